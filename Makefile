@@ -1,0 +1,35 @@
+# One command sets everything up and runs the main job; one runs the tests.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck check bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## demo: install, then bots play a complete game of El Capitan and show the standings
+demo: $(STAMP)
+	$(BIN)/rulekit play tic_tac_toe --players 2 --seed 1
+
+## test: install, then lint, type-check and run the whole test suite (CI runs this)
+test: $(STAMP)
+	$(BIN)/ruff check rulekit tests
+	$(BIN)/mypy
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check rulekit tests
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/rulekit bench tic_tac_toe
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build *.egg-info

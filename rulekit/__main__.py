@@ -1,0 +1,5 @@
+"""``python -m rulekit``: the command-line interface."""
+
+from rulekit.cli import main
+
+raise SystemExit(main())

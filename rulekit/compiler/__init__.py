@@ -1,0 +1,1 @@
+"""Check rules and compile them to Python functions, once, before play."""

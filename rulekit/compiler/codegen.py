@@ -1,0 +1,616 @@
+"""Check DSL trees against the ruleset's names and types, and translate them
+to Python source.
+
+One walk does both: every expression is resolved (names, fields, built-ins),
+type-checked, and turned into a Python expression over the field dict ``F``
+and the runtime ``R``.  Problems are collected, not raised one by one.  The
+generated code can only name what this module emits: mangled DSL variables
+(``v_x``), field lookups, and the run-time helpers; DSL text never becomes
+Python code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from attrs import frozen
+
+from rulekit.dsl import ast
+from rulekit.dsl import types as t
+from rulekit.dsl.types import Type
+from rulekit.errors import DiagnosticBag, Span, did_you_mean
+from rulekit.rules.model import RulesModel
+from rulekit.runtime.builtins import BUILTINS, PLAYER_BUILTINS, VALUE_EFFECTS
+
+AGGREGATES = {
+    "count": "number of elements: count(c for c in cities if c.open)",
+    "sum": "sum of the elements: sum(c.value for c in cities)",
+    "min": "smallest element, or none if there is none",
+    "max": "largest element, or none if there is none",
+    "any": "true if some element is true",
+    "all": "true if every element is true",
+    "list": "the elements as a list (same as [...])",
+    "first": "the first element, or none",
+    "rank": "elements sorted by the 'by' key, highest first; ties keep collection order",
+    "sorted": "elements sorted by the 'by' key, lowest first; ties keep collection order",
+}
+
+_ARITH = {"+", "-", "*", "//", "%"}
+_COMPARE = {"==", "!=", "<", "<=", ">", ">="}
+
+
+@frozen
+class Symbol:
+    """What a name means where it is used, its type and its Python spelling."""
+
+    kind: str  # local, const, collection, special
+    type: Type
+    code: str
+
+
+class Context:
+    """Names visible to a snippet: locals in nested scopes, plus what the rule allows."""
+
+    def __init__(self, *, me: bool = True, effects: bool = False) -> None:
+        self.scopes: list[dict[str, Symbol]] = [{}]
+        self.me = me
+        self.effects = effects
+
+    def lookup(self, name: str) -> Symbol | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def bind(self, name: str, type_: Type) -> str:
+        code = f"v_{name}"
+        self.scopes[-1][name] = Symbol("local", type_, code)
+        return code
+
+    @contextmanager
+    def nested(self) -> Iterator[None]:
+        self.scopes.append({})
+        try:
+            yield
+        finally:
+            self.scopes.pop()
+
+    def local_names(self) -> list[str]:
+        return [n for scope in self.scopes for n in scope]
+
+
+class CodeGen:
+    """Translates checked DSL to Python source for one ruleset."""
+
+    def __init__(self, rules: RulesModel, bag: DiagnosticBag) -> None:
+        self.rules = rules
+        self.bag = bag
+        self.spans: list[Span | None] = []
+        self.constants: dict[str, Any] = {}
+        self.kinds = set(rules.kinds)
+        self.collections = {k.collection: k for k in rules.kinds.values()}
+        self.item_kind = {item.id: k.name for k in rules.kinds.values() for item in k.items}
+        self.attr_types: dict[str, dict[str, Type]] = {}
+        for kind in rules.kinds.values():
+            types = {}
+            for attr, text in kind.attributes.items():
+                parsed = t.parse_type(text, self.kinds)
+                if parsed is None:
+                    self.bag.error(
+                        f"unknown type '{text}' for attribute '{attr}'",
+                        kind.span,
+                        hint=did_you_mean(text, ["int", "bool", "str", "player", "list[int]", *self.kinds]),
+                    )
+                    parsed = t.ANY
+                types[attr] = parsed
+            self.attr_types[kind.name] = types
+        self.field_types: dict[str, dict[str, Type]] = {}
+        for scope, fields in rules.fields.items():
+            types = {}
+            for name, decl in fields.items():
+                parsed = t.parse_type(decl.type_text, self.kinds)
+                if parsed is None:
+                    self.bag.error(
+                        f"unknown type '{decl.type_text}' for field '{scope}.{name}'",
+                        decl.span,
+                        hint=did_you_mean(decl.type_text, ["int", "bool", "str", "player", "map", "list[int]", *self.kinds]),
+                    )
+                    parsed = t.ANY
+                if scope in self.attr_types and name in self.attr_types[scope]:
+                    self.bag.error(f"field '{name}' of {scope} clashes with its attribute of that name", decl.span)
+                types[name] = parsed
+            self.field_types[scope] = types
+        self.function_types: dict[str, Type] = {}
+        self.const_types = {}
+        for name, constant in rules.constants.items():
+            declared = t.value_type(constant.value)
+            if constant.type_text is not None:
+                parsed = t.parse_type(constant.type_text, self.kinds)
+                if parsed is None:
+                    self.bag.error(f"unknown type '{constant.type_text}' for constant '{name}'", constant.span)
+                else:
+                    declared = parsed
+                    self.check_ids(constant.value, parsed, constant.span, f"constant '{name}'")
+            self.const_types[name] = declared
+
+    # ------------------------------------------------------------ helpers
+    def check_ids(self, value: Any, type_: Type, span: Span | None, what: str) -> None:
+        """Check that component ids in typed data name components of the right kind."""
+        if type_.name == "entity":
+            if self.item_kind.get(value) != type_.kind:
+                kind = self.rules.kinds[type_.kind or ""]
+                self.bag.error(
+                    f"{what}: '{value}' is not a {type_.kind}",
+                    span,
+                    hint=did_you_mean(str(value), [i.id for i in kind.items]),
+                )
+        elif type_.is_list and isinstance(value, tuple):
+            for element in value:
+                self.check_ids(element, t.element_type(type_), span, what)
+
+    def span_ref(self, span: Span | None) -> str:
+        self.spans.append(span)
+        return f"SPANS[{len(self.spans) - 1}]"
+
+    def error(self, message: str, node: Any, hint: str | None = None) -> None:
+        self.bag.error(message, getattr(node, "span", None), hint=hint)
+
+    def expect(self, expected: Type, actual: Type, node: Any, what: str) -> None:
+        if not t.compatible(expected, actual):
+            self.error(f"{what} must be {expected}, not {actual}", node)
+
+    # --------------------------------------------------------- expressions
+    def expr(self, node: ast.Expr, ctx: Context) -> tuple[str, Type]:
+        method = getattr(self, f"_expr_{type(node).__name__}")
+        return method(node, ctx)  # type: ignore[no-any-return]
+
+    def _expr_Literal(self, node: ast.Literal, ctx: Context) -> tuple[str, Type]:
+        value = node.value
+        if value is None:
+            return "None", t.NONE
+        if isinstance(value, bool):
+            return repr(value), t.BOOL
+        if isinstance(value, int):
+            return repr(value), t.INT
+        return repr(value), t.STR
+
+    def _expr_Name(self, node: ast.Name, ctx: Context) -> tuple[str, Type]:
+        name = node.id
+        symbol = ctx.lookup(name)
+        if symbol is not None:
+            return symbol.code, symbol.type
+        if name == "me":
+            if not ctx.me:
+                self.error("'me' means the acting player and is not defined here", node)
+            return "me", t.PLAYER
+        if name == "players":
+            return "R.players", t.list_of(t.PLAYER)
+        if name == "num_players":
+            return "R.num_players", t.INT
+        if name == "bank":
+            return "-1", t.OWNER
+        if name in self.rules.constants:
+            return self.constant(name), self.const_types[name]
+        if name in self.collections:
+            kind = self.collections[name].name
+            return f"C_{kind}", t.list_of(t.entity(kind))
+        if name in ("game", "turn"):
+            self.error(f"'{name}' needs a field: {name}.FIELD", node)
+            return "None", t.ANY
+        candidates = [
+            *ctx.local_names(),
+            *self.rules.constants,
+            *self.collections,
+            "me",
+            "players",
+            "num_players",
+            "bank",
+        ]
+        if name in self.item_kind:
+            kind = self.rules.kinds[self.item_kind[name]]
+            self.error(f"unknown name '{name}'", node, hint=f"a {kind.name} is written {kind.collection}.{name}")
+        else:
+            self.error(f"unknown name '{name}'", node, hint=did_you_mean(name, candidates))
+        return "None", t.ANY
+
+    def constant(self, name: str) -> str:
+        value = self.rules.constants[name].value
+        if isinstance(value, bool | int | str) or value is None:
+            return repr(value)
+        self.constants[name] = value
+        return f"K_{name}"
+
+    def _expr_Attribute(self, node: ast.Attribute, ctx: Context) -> tuple[str, Type]:
+        code, type_, _ = self.attribute(node, ctx)
+        return code, type_
+
+    def attribute(self, node: ast.Attribute, ctx: Context) -> tuple[str, Type, str | None]:
+        """Code, type and (for state fields) the key expression of ``subject.name``."""
+        subject, name = node.subject, node.name
+        if isinstance(subject, ast.Name) and ctx.lookup(subject.id) is None:
+            sid = subject.id
+            if sid in ("game", "turn"):
+                fields = self.field_types[sid]
+                if name not in fields:
+                    self.error(
+                        f"unknown {sid} field '{name}'",
+                        node,
+                        hint=did_you_mean(name, fields) or f"declare it under state.{sid}",
+                    )
+                    return "None", t.ANY, None
+                key = f"({sid!r}, {name!r})"
+                return f"F[{key}]", fields[name], key
+            if sid == "bank":
+                if name in ("paid_out", "taken_in"):
+                    key = f"('_', {name!r})"
+                    return f"F[{key}]", t.INT, None
+                self.error(f"the bank has 'paid_out' and 'taken_in', not '{name}'", node)
+                return "None", t.ANY, None
+            if sid in self.collections and sid not in self.rules.constants:
+                kind = self.collections[sid]
+                if name in self.item_kind and self.item_kind[name] == kind.name:
+                    return repr(name), t.entity(kind.name), None
+                self.error(
+                    f"no {kind.name} '{name}'",
+                    node,
+                    hint=did_you_mean(name, [i.id for i in kind.items]),
+                )
+                return "None", t.ANY, None
+        subject_code, subject_type = self.expr(subject, ctx)
+        if subject_type == t.PLAYER:
+            fields = self.field_types["player"]
+            if name not in fields:
+                self.error(
+                    f"unknown player field '{name}'",
+                    node,
+                    hint=did_you_mean(name, fields) or "declare it under state.player",
+                )
+                return "None", t.ANY, None
+            key = f"({subject_code}, {name!r})"
+            return f"F[{key}]", fields[name], key
+        if subject_type.name == "entity":
+            kind = subject_type.kind or ""
+            if name == "id":
+                return subject_code, t.STR, None
+            if name in self.attr_types.get(kind, {}):
+                return f"A[({subject_code}, {name!r})]", self.attr_types[kind][name], None
+            if name in self.field_types.get(kind, {}):
+                key = f"({subject_code}, {name!r})"
+                return f"F[{key}]", self.field_types[kind][name], key
+            known = [*self.attr_types.get(kind, {}), *self.field_types.get(kind, {}), "id"]
+            self.error(f"{kind} has no attribute or field '{name}'", node, hint=did_you_mean(name, known))
+            return "None", t.ANY, None
+        if subject_type in (t.MAP, t.ANY):
+            return f"B_get({subject_code}, {name!r})", t.ANY, None
+        self.error(f"a {subject_type} has no attribute '{name}'", node)
+        return "None", t.ANY, None
+
+    def _expr_Index(self, node: ast.Index, ctx: Context) -> tuple[str, Type]:
+        subject, subject_type = self.expr(node.subject, ctx)
+        key, key_type = self.expr(node.key, ctx)
+        if subject_type.is_list:
+            self.expect(t.INT, key_type, node.key, "a list index")
+            return f"{subject}[{key}]", t.element_type(subject_type)
+        if subject_type not in (t.MAP, t.ANY, t.TUPLE):
+            self.error(f"cannot index a {subject_type}", node)
+        return f"{subject}[{key}]", t.ANY
+
+    def _expr_Call(self, node: ast.Call, ctx: Context) -> tuple[str, Type]:
+        name = node.function
+        if name in self.rules.functions:
+            decl = self.rules.functions[name]
+            if node.keywords:
+                self.error(f"function '{name}' takes no keyword arguments", node)
+            if len(node.args) != len(decl.params):
+                self.error(
+                    f"function '{name}' takes {len(decl.params)} argument(s), not {len(node.args)}",
+                    node,
+                )
+            args = []
+            for arg, (pname, ptext) in zip(node.args, decl.params, strict=False):
+                code, type_ = self.expr(arg, ctx)
+                expected = t.parse_type(ptext, self.kinds) or t.ANY
+                self.expect(expected, type_, arg, f"argument '{pname}' of {name}")
+                args.append(code)
+            me = "me" if ctx.me else "-1"
+            return f"fn_{name}(F, R, {me}{''.join(', ' + a for a in args)})", self.function_types.get(name, t.ANY)
+        builtin = BUILTINS.get(name)
+        if builtin is None:
+            if name in AGGREGATES:
+                self.error(f"{name}(...) takes a generator: {name}(x for x in xs)", node)
+            else:
+                self.error(
+                    f"unknown function '{name}'",
+                    node,
+                    hint=did_you_mean(name, [*BUILTINS, *self.rules.functions, *AGGREGATES]),
+                )
+            return "None", t.ANY
+        if builtin.effect and not (ctx.effects and name in VALUE_EFFECTS):
+            if not ctx.effects:
+                self.error(f"'{name}' changes the game and can only be used in effects", node)
+            else:
+                self.error(f"'{name}' is a statement, not a value", node)
+            return "None", t.ANY
+        code, type_ = self.call_args(builtin, node, ctx)
+        return code, type_
+
+    def call_args(self, builtin: Any, node: ast.Call, ctx: Context) -> tuple[str, Type]:
+        if node.keywords:
+            self.error(f"'{builtin.name}' takes no keyword arguments", node)
+        count = len(node.args)
+        required = len(builtin.params) - builtin.optional
+        if count < required or (count > len(builtin.params) and not builtin.variadic):
+            shown = f"{required}" if not builtin.optional else f"{required} to {len(builtin.params)}"
+            if builtin.variadic:
+                shown = f"at least {required}"
+            self.error(f"'{builtin.name}' takes {shown} argument(s), not {count}", node)
+        codes, types = [], []
+        for i, arg in enumerate(node.args):
+            if i in builtin.fields:
+                if not isinstance(arg, ast.Attribute):
+                    self.error(f"argument {i + 1} of '{builtin.name}' must be a state field, e.g. game.deck", arg)
+                    codes.append("None")
+                    types.append(t.ANY)
+                    continue
+                _, ftype, key = self.attribute(arg, ctx)
+                if key is None:
+                    self.error(f"argument {i + 1} of '{builtin.name}' must be a state field", arg)
+                    key = "None"
+                codes.append(key)
+                types.append(ftype)
+                expected = builtin.params[i][1]
+                self.expect(expected, ftype, arg, f"argument '{builtin.params[i][0]}' of {builtin.name}")
+                continue
+            code, type_ = self.expr(arg, ctx)
+            index = min(i, len(builtin.params) - 1)
+            if builtin.params:
+                pname, expected = builtin.params[index]
+                self.expect(expected, type_, arg, f"argument '{pname}' of {builtin.name}")
+            codes.append(code)
+            types.append(type_)
+        result = builtin.result_type(types)
+        if builtin.effect:
+            return f"E_{builtin.name}(R, F{''.join(', ' + c for c in codes)})", result
+        if builtin.name in PLAYER_BUILTINS:
+            return f"B_{builtin.name}(R.num_players{''.join(', ' + c for c in codes)})", result
+        return f"B_{builtin.name}({', '.join(codes)})", result
+
+    def generator(self, comp: ast.Comprehension, ctx: Context, with_key: bool = False) -> tuple[str, Type, Type]:
+        """Python generator text for a comprehension, its element type and key type."""
+        parts = []
+        key_type = t.ANY
+        with ctx.nested():
+            for var, iterable in comp.loops:
+                code, type_ = self.expr(iterable, ctx)
+                if not (type_.is_list or type_ in (t.ANY, t.TUPLE, t.MAP)):
+                    self.error(f"cannot loop over a {type_}", iterable)
+                py = ctx.bind(var, t.element_type(type_))
+                parts.append(f"for {py} in {code}")
+            if comp.condition is not None:
+                cond, ctype = self.expr(comp.condition, ctx)
+                self.expect(t.BOOL, ctype, comp.condition, "a condition")
+                parts.append(f"if {cond}")
+            element, etype = self.expr(comp.element, ctx)
+            key = None
+            if comp.key is not None:
+                key, key_type = self.expr(comp.key, ctx)
+        if with_key:
+            head = f"(({key if key is not None else 0}), {element})"
+        else:
+            head = element
+            if key is not None:
+                self.error("'by' is only allowed in rank(...), sorted(...) and [...]", comp.key)
+        return f"{head} {' '.join(parts)}", etype, key_type
+
+    def _expr_Aggregate(self, node: ast.Aggregate, ctx: Context) -> tuple[str, Type]:
+        name = node.function
+        comp = node.comprehension
+        if name not in AGGREGATES:
+            self.error(
+                f"'{name}' is not an aggregate",
+                node,
+                hint=did_you_mean(name, AGGREGATES) or "aggregates: " + ", ".join(AGGREGATES),
+            )
+            return "None", t.ANY
+        if name in ("rank", "sorted"):
+            if comp.key is None:
+                self.error(f"{name}(...) needs a key: {name}(x for x in xs by key)", node)
+            gen, etype, _ = self.generator(comp, ctx, with_key=True)
+            reverse = ", reverse=True" if name == "rank" else ""
+            return f"tuple(_e for _k, _e in sorted(({gen}), key=_key0{reverse}))", t.list_of(etype)
+        gen, etype, _ = self.generator(comp, ctx)
+        if name == "count":
+            return f"sum(1 for _ in ({gen}))", t.INT
+        if name == "sum":
+            self.expect(t.INT, etype, comp.element, "what sum adds up")
+            return f"sum({gen})", t.INT
+        if name in ("min", "max"):
+            return f"{name}(({gen}), default=None)", etype
+        if name in ("any", "all"):
+            self.expect(t.BOOL, etype, comp.element, f"what {name} tests")
+            return f"{name}({gen})", t.BOOL
+        if name == "first":
+            return f"next(({gen}), None)", etype
+        return f"tuple({gen})", t.list_of(etype)
+
+    def _expr_ListExpr(self, node: ast.ListExpr, ctx: Context) -> tuple[str, Type]:
+        items = [self.expr(item, ctx) for item in node.items]
+        types = {ty for _, ty in items if ty != t.NONE}
+        element = types.pop() if len(types) == 1 else t.ANY
+        return "(" + "".join(code + ", " for code, _ in items) + ")", t.list_of(element)
+
+    def _expr_TupleExpr(self, node: ast.TupleExpr, ctx: Context) -> tuple[str, Type]:
+        items = [self.expr(item, ctx)[0] for item in node.items]
+        return "(" + "".join(code + ", " for code in items) + ")", t.TUPLE
+
+    def _expr_ListComprehension(self, node: ast.ListComprehension, ctx: Context) -> tuple[str, Type]:
+        comp = node.comprehension
+        if comp.key is not None:
+            gen, etype, _ = self.generator(comp, ctx, with_key=True)
+            return f"tuple(_e for _k, _e in sorted(({gen}), key=_key0))", t.list_of(etype)
+        gen, etype, _ = self.generator(comp, ctx)
+        return f"tuple({gen})", t.list_of(etype)
+
+    def _expr_Unary(self, node: ast.Unary, ctx: Context) -> tuple[str, Type]:
+        code, type_ = self.expr(node.operand, ctx)
+        if node.op == "not":
+            self.expect(t.BOOL, type_, node.operand, "the operand of 'not'")
+            return f"(not {code})", t.BOOL
+        self.expect(t.INT, type_, node.operand, "the operand of '-'")
+        return f"(-{code})", t.INT
+
+    def _expr_Binary(self, node: ast.Binary, ctx: Context) -> tuple[str, Type]:
+        left, ltype = self.expr(node.left, ctx)
+        right, rtype = self.expr(node.right, ctx)
+        op = node.op
+        if op in ("and", "or"):
+            self.expect(t.BOOL, ltype, node.left, f"the left side of '{op}'")
+            self.expect(t.BOOL, rtype, node.right, f"the right side of '{op}'")
+            return f"({left} {op} {right})", t.BOOL
+        if op in _ARITH:
+            if op == "+" and (ltype.is_list or rtype.is_list) and ltype != t.INT and rtype != t.INT:
+                return f"(tuple({left}) + tuple({right}))", ltype if ltype.is_list else rtype
+            self.expect(t.INT, ltype, node.left, f"the left side of '{op}'")
+            self.expect(t.INT, rtype, node.right, f"the right side of '{op}'")
+            return f"({left} {op} {right})", t.INT
+        if op in ("==", "!="):
+            if not t.comparable(ltype, rtype):
+                self.error(f"comparing a {ltype} with a {rtype} is always {'false' if op == '==' else 'true'}", node)
+            return f"({left} {op} {right})", t.BOOL
+        if op in _COMPARE:
+            self.expect(t.INT, ltype, node.left, f"the left side of '{op}'")
+            self.expect(t.INT, rtype, node.right, f"the right side of '{op}'")
+            return f"({left} {op} {right})", t.BOOL
+        # in / not in
+        if not (rtype.is_list or rtype in (t.ANY, t.MAP, t.TUPLE, t.STR)):
+            self.error(f"'{op}' needs a list on its right, not a {rtype}", node.right)
+        elif rtype.is_list and not t.comparable(t.element_type(rtype), ltype):
+            self.error(f"a {ltype} is never in a {rtype}", node)
+        return f"({left} {op} {right})", t.BOOL
+
+    def _expr_Conditional(self, node: ast.Conditional, ctx: Context) -> tuple[str, Type]:
+        cond, ctype = self.expr(node.condition, ctx)
+        self.expect(t.BOOL, ctype, node.condition, "a condition")
+        then, ttype = self.expr(node.then, ctx)
+        other, otype = self.expr(node.otherwise, ctx)
+        result = ttype if ttype == otype or otype == t.NONE else otype if ttype == t.NONE else t.ANY
+        return f"({then} if {cond} else {other})", result
+
+    def _expr_Where(self, node: ast.Where, ctx: Context) -> tuple[str, Type]:
+        value, vtype = self.expr(node.value, ctx)
+        with ctx.nested():
+            py = ctx.bind(node.name, vtype)
+            body, btype = self.expr(node.body, ctx)
+        return f"(lambda {py}: {body})({value})", btype
+
+    # ----------------------------------------------------------- statements
+    def block(self, block: ast.Block | tuple[ast.Stmt, ...], ctx: Context, indent: int) -> list[str]:
+        statements = block.statements if isinstance(block, ast.Block) else block
+        lines: list[str] = []
+        for stmt in statements:
+            lines.extend(self.stmt(stmt, ctx, indent))
+        if not lines:
+            lines.append("    " * indent + "pass")
+        return lines
+
+    def stmt(self, node: ast.Stmt, ctx: Context, indent: int) -> list[str]:
+        pad = "    " * indent
+        if isinstance(node, ast.Assign):
+            _, ftype, key = self.attribute(node.target, ctx)
+            value, vtype = self.expr(node.value, ctx)
+            if key is None:
+                if ftype != t.ANY or True:
+                    self.error(
+                        f"cannot assign to '{_describe(node.target)}': only state fields change",
+                        node.target,
+                        hint="component attributes are fixed; declare a field under state:",
+                    )
+                return []
+            if node.op == "=":
+                self.expect(ftype, vtype, node.value, f"the value of {_describe(node.target)}")
+                return [f"{pad}F[{key}] = {value}"]
+            if not (ftype.is_list and node.op == "+="):
+                self.expect(t.INT, ftype, node.target, f"'{node.op}' target")
+                self.expect(t.INT, vtype, node.value, f"the value added to {_describe(node.target)}")
+            elif node.op == "+=":
+                return [f"{pad}F[{key}] = tuple(F[{key}]) + tuple({value})"]
+            return [f"{pad}F[{key}] {node.op} {value}"]
+        if isinstance(node, ast.Let):
+            value, vtype = self.expr(node.value, ctx)
+            py = ctx.bind(node.name, vtype)
+            return [f"{pad}{py} = {value}"]
+        if isinstance(node, ast.Emit):
+            event = self.rules.events.get(node.event)
+            if event is None:
+                self.error(
+                    f"unknown event '{node.event}'",
+                    node,
+                    hint=did_you_mean(node.event, self.rules.events) or "declare it under events:",
+                )
+                return []
+            declared = dict(event.fields)
+            parts = []
+            for kw in node.args:
+                code, type_ = self.expr(kw.value, ctx)
+                if kw.name not in declared:
+                    self.error(f"event '{node.event}' has no field '{kw.name}'", kw, hint=did_you_mean(kw.name, declared))
+                    continue
+                expected = t.parse_type(declared[kw.name], self.kinds) or t.ANY
+                self.expect(expected, type_, kw.value, f"field '{kw.name}' of event {node.event}")
+                parts.append(f"'v_{kw.name}': {code}")
+            missing = set(declared) - {kw.name for kw in node.args}
+            if missing:
+                self.error(f"emit {node.event} is missing {', '.join(sorted(missing))}", node)
+            me = "me" if ctx.me else "-1"
+            return [f"{pad}R.emit(F, {me}, {node.event!r}, {{{', '.join(parts)}}})"]
+        if isinstance(node, ast.Fail):
+            message, _ = self.expr(node.message, ctx)
+            return [f"{pad}raise RuleFailure(str({message}), {self.span_ref(node.span)})"]
+        if isinstance(node, ast.Pass):
+            return [f"{pad}pass"]
+        if isinstance(node, ast.CallStatement):
+            call = node.call
+            builtin = BUILTINS.get(call.function)
+            if builtin is None or not builtin.effect:
+                if builtin is not None or call.function in self.rules.functions:
+                    self.error(f"'{call.function}(...)' computes a value; as a statement it does nothing", call)
+                else:
+                    self.error(
+                        f"unknown effect '{call.function}'",
+                        call,
+                        hint=did_you_mean(call.function, [n for n, b in BUILTINS.items() if b.effect]),
+                    )
+                return []
+            code, _ = self.call_args(builtin, call, ctx)
+            return [f"{pad}{code}"]
+        if isinstance(node, ast.If):
+            lines = []
+            for i, (cond, body) in enumerate(node.branches):
+                code, ctype = self.expr(cond, ctx)
+                self.expect(t.BOOL, ctype, cond, "an if condition")
+                lines.append(f"{pad}{'if' if i == 0 else 'elif'} {code}:")
+                with ctx.nested():
+                    lines.extend(self.block(body, ctx, indent + 1))
+            if node.otherwise:
+                lines.append(f"{pad}else:")
+                with ctx.nested():
+                    lines.extend(self.block(node.otherwise, ctx, indent + 1))
+            return lines
+        assert isinstance(node, ast.For)
+        code, type_ = self.expr(node.iterable, ctx)
+        if not (type_.is_list or type_ in (t.ANY, t.TUPLE, t.MAP)):
+            self.error(f"cannot loop over a {type_}", node.iterable)
+        with ctx.nested():
+            py = ctx.bind(node.var, t.element_type(type_))
+            body = self.block(node.body, ctx, indent + 1)
+        return [f"{pad}for {py} in tuple({code}):", *body]
+
+
+def _describe(node: ast.Expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_describe(node.subject)}.{node.name}"
+    return "expression"

@@ -1,0 +1,530 @@
+"""Compile a :class:`RulesModel` into a :class:`Program`: Python functions built once.
+
+Every DSL snippet is checked and translated by :mod:`rulekit.compiler.codegen`;
+the whole ruleset becomes one generated Python module, executed once in a
+namespace that holds only rulekit's run-time helpers.  Nothing is parsed or
+looked up by name during play.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from operator import itemgetter
+from typing import Any
+
+from attrs import define, field
+
+from rulekit.compiler.codegen import CodeGen, Context
+from rulekit.dsl import ast
+from rulekit.dsl import types as t
+from rulekit.dsl.types import Type
+from rulekit.errors import DiagnosticBag, Span, did_you_mean
+from rulekit.rules import model as m
+from rulekit.runtime.builtins import BUILTINS
+from rulekit.runtime.errors import RuleFailure
+
+Fn = Callable[..., Any]
+
+_SAFE_BUILTINS = {
+    "sum": sum,
+    "min": min,
+    "max": max,
+    "any": any,
+    "all": all,
+    "next": next,
+    "tuple": tuple,
+    "sorted": sorted,
+    "str": str,
+    "len": len,
+}
+
+
+@define
+class CompiledRequirement:
+    """A requirement's compiled condition and what to say when it fails."""
+
+    check: Fn
+    decl: m.Requirement
+
+
+@define
+class CompiledAction:
+    """An action ready to enumerate and apply."""
+
+    name: str
+    decl: m.ActionDecl
+    params: tuple[str, ...]
+    param_types: tuple[Type, ...]
+    domains: tuple[Fn, ...]
+    requires: tuple[CompiledRequirement, ...]
+    cost: Fn | None
+    effect: Fn | None
+
+
+@define
+class CompiledTrigger:
+    """A trigger's compiled condition and effect."""
+
+    decl: m.TriggerDecl
+    condition: Fn | None
+    effect: Fn
+
+
+@define
+class CompiledInvariant:
+    """An invariant's compiled condition."""
+
+    decl: m.InvariantDecl
+    check: Fn
+
+
+@define
+class FlowNode:
+    """One compiled flow step; ``kind`` is seq, do, repeat, for_each, turn or if."""
+
+    kind: str
+    span: Span | None
+    children: tuple[int, ...] = ()
+    fns: dict[str, Fn | None] = field(factory=dict)
+    data: dict[str, Any] = field(factory=dict)
+
+
+@define
+class Program:
+    """A checked and compiled ruleset: everything the engine needs to run games."""
+
+    rules: m.RulesModel
+    actions: dict[str, CompiledAction]
+    triggers: list[CompiledTrigger]
+    invariants: list[CompiledInvariant]
+    field_inits: list[tuple[str, str, Fn]]
+    setup: Fn | None
+    flow: list[FlowNode]
+    score: Fn | None
+    tiebreaks: tuple[Fn, ...]
+    end_when: Fn | None
+    attributes: dict[tuple[str, str], Any]
+    collections: dict[str, tuple[str, ...]]
+    field_types: dict[str, dict[str, Type]]
+    source: str
+    spans: list[Span | None]
+
+    @property
+    def name(self) -> str:
+        return self.rules.name
+
+    @property
+    def fingerprint(self) -> str:
+        return self.rules.fingerprint
+
+
+class _Compiler:
+    def __init__(self, rules: m.RulesModel) -> None:
+        self.rules = rules
+        self.bag = DiagnosticBag()
+        self.gen = CodeGen(rules, self.bag)
+        self.lines: list[str] = []
+        self.flow: list[FlowNode] = []
+        self._counter = 0
+
+    def fresh(self, prefix: str) -> str:
+        self._counter += 1
+        return f"{prefix}_{self._counter}"
+
+    def define_expr(
+        self,
+        prefix: str,
+        expr: ast.Expr,
+        params: list[tuple[str, Type]],
+        *,
+        me: bool = True,
+        expected: Type | None = None,
+        what: str = "expression",
+        extra: list[str] | None = None,
+    ) -> str:
+        ctx = Context(me=me)
+        names = [ctx.bind(n, ty) for n, ty in params]
+        for name in extra or ():
+            names.append(name)
+        code, type_ = self.gen.expr(expr, ctx)
+        if expected is not None:
+            self.gen.expect(expected, type_, expr, what)
+        fname = self.fresh(prefix)
+        args = ", ".join(["F", "R", "me", *names])
+        self.lines.append(f"def {fname}({args}):\n    return {code}\n")
+        return fname
+
+    def define_block(
+        self,
+        prefix: str,
+        block: ast.Block,
+        params: list[tuple[str, Type]],
+        *,
+        me: bool = True,
+        kwargs: bool = False,
+    ) -> str:
+        ctx = Context(me=me, effects=True)
+        names = [ctx.bind(n, ty) for n, ty in params]
+        body = self.gen.block(block, ctx, 1)
+        fname = self.fresh(prefix)
+        args = ["F", "R", "me", *names]
+        if kwargs:
+            args.append("**_")
+        self.lines.append(f"def {fname}({', '.join(args)}):\n" + "\n".join(body) + "\n")
+        return fname
+
+    # ------------------------------------------------------------- sections
+    def functions(self) -> None:
+        rules = self.rules
+        calls = {name: _calls(decl.body) & set(rules.functions) for name, decl in rules.functions.items()}
+        cycle = _find_cycle(calls)
+        if cycle:
+            decl = rules.functions[cycle[0]]
+            self.bag.error(
+                "functions call each other in a cycle: " + " -> ".join(cycle),
+                decl.span,
+                hint="rules must terminate; functions cannot be recursive",
+            )
+            return
+        for name in _topological(calls):
+            decl = rules.functions[name]
+            params = []
+            for pname, ptext in decl.params:
+                ptype = t.parse_type(ptext, self.gen.kinds)
+                if ptype is None:
+                    self.bag.error(f"unknown type '{ptext}' for parameter '{pname}'", decl.span)
+                    ptype = t.ANY
+                params.append((pname, ptype))
+            if name in BUILTINS:
+                self.bag.error(f"function '{name}' hides the built-in of that name", decl.span)
+            ctx = Context()
+            py_params = [ctx.bind(n, ty) for n, ty in params]
+            code, type_ = self.gen.expr(decl.body, ctx)
+            self.gen.function_types[name] = type_
+            self.lines.append(
+                f"def fn_{name}({', '.join(['F', 'R', 'me', *py_params])}):\n    return {code}\n"
+            )
+
+    def action(self, decl: m.ActionDecl) -> dict[str, Any]:
+        params: list[tuple[str, Type]] = []
+        domains = []
+        for param in decl.params:
+            ctx = Context()
+            py = [ctx.bind(n, ty) for n, ty in params]
+            code, type_ = self.gen.expr(param.domain, ctx)
+            if not (type_.is_list or type_ in (t.ANY, t.TUPLE)):
+                self.gen.error(f"the domain of '{param.name}' must be a list, not {type_}", param.domain)
+            fname = self.fresh(f"dom_{decl.name}")
+            self.lines.append(f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n    return {code}\n")
+            domains.append(fname)
+            params.append((param.name, t.element_type(type_)))
+        requires = [
+            self.define_expr(f"req_{decl.name}", r.condition, params, expected=t.BOOL, what="a requirement")
+            for r in decl.requires
+        ]
+        cost = None
+        if decl.cost is not None:
+            cost = self.define_expr(f"cost_{decl.name}", decl.cost, params, expected=t.INT, what="a cost")
+            if self.rules.money is None:
+                self.bag.error("an action with a cost needs the ruleset's 'money' field", decl.cost_span)
+        effect = None
+        if decl.effect is not None:
+            effect = self.define_block(f"eff_{decl.name}", decl.effect, params)
+        return {"params": params, "domains": domains, "requires": requires, "cost": cost, "effect": effect}
+
+    def trigger(self, decl: m.TriggerDecl) -> dict[str, Any] | None:
+        rules = self.rules
+        if decl.event in rules.actions:
+            action = rules.actions[decl.event]
+            params = self._action_param_types.get(action.name, [])
+        elif decl.event in rules.events:
+            if decl.timing == "before":
+                self.bag.error("'before' triggers listen to actions; events run 'after' only", decl.span)
+            params = [
+                (name, t.parse_type(text, self.gen.kinds) or t.ANY)
+                for name, text in rules.events[decl.event].fields
+            ]
+        else:
+            self.bag.error(
+                f"trigger '{decl.name}' listens to '{decl.event}', which is neither an action nor an event",
+                decl.span,
+                hint=did_you_mean(decl.event, [*rules.actions, *rules.events]),
+            )
+            return None
+        condition = None
+        if decl.condition is not None:
+            ctx = Context()
+            names = [ctx.bind(n, ty) for n, ty in params]
+            code, type_ = self.gen.expr(decl.condition, ctx)
+            self.gen.expect(t.BOOL, type_, decl.condition, "a trigger condition")
+            condition = self.fresh(f"when_{decl.name}")
+            self.lines.append(
+                f"def {condition}({', '.join(['F', 'R', 'me', *names, '**_'])}):\n    return {code}\n"
+            )
+        effect = self.define_block(f"trig_{decl.name}", decl.effect, params, kwargs=True)
+        return {"condition": condition, "effect": effect}
+
+    def steps(self, steps: tuple[m.FlowStep, ...]) -> int:
+        children = tuple(self.step(s) for s in steps)
+        self.flow.append(FlowNode("seq", None, children))
+        return len(self.flow) - 1
+
+    def flow_expr(self, expr: ast.Expr | None, expected: Type | None, what: str) -> str | None:
+        if expr is None:
+            return None
+        return self.define_expr("flow", expr, [], expected=expected, what=what)
+
+    def flow_field(self, name: str | None, span: Span | None) -> None:
+        if name is not None and name not in self.rules.fields["game"]:
+            self.bag.error(
+                f"flow variable '{name}' must be a game field",
+                span,
+                hint=did_you_mean(name, self.rules.fields["game"]) or f"declare it under state.game.{name}",
+            )
+
+    def step(self, step: m.FlowStep) -> int:
+        if isinstance(step, m.DoStep):
+            node = FlowNode("do", step.span, data={"effect": self.define_block("do", step.effect, [])})
+        elif isinstance(step, m.RepeatStep):
+            self.flow_field(step.counter, step.span)
+            node = FlowNode(
+                "repeat",
+                step.span,
+                (self.steps(step.steps),),
+                data={
+                    "times": self.flow_expr(step.times, t.INT, "repeat times"),
+                    "while": self.flow_expr(step.while_, t.BOOL, "a while condition"),
+                    "until": self.flow_expr(step.until, t.BOOL, "an until condition"),
+                    "counter": step.counter,
+                },
+            )
+        elif isinstance(step, m.ForEachStep):
+            self.flow_field(step.var, step.span)
+            node = FlowNode(
+                "for_each",
+                step.span,
+                (self.steps(step.steps),),
+                data={"items": self.flow_expr(step.items, t.ANY_LIST, "for_each in"), "var": step.var},
+            )
+        elif isinstance(step, m.TurnStep):
+            for name in step.actions or ():
+                if name not in self.rules.actions:
+                    self.bag.error(
+                        f"turn lists unknown action '{name}'",
+                        step.span,
+                        hint=did_you_mean(name, self.rules.actions),
+                    )
+            node = FlowNode(
+                "turn",
+                step.span,
+                data={
+                    "player": self.flow_expr(step.player, t.PLAYER, "the turn's player"),
+                    "until": self.flow_expr(step.until, t.BOOL, "an until condition"),
+                    "on_start": self.define_block("turn_start", step.on_start, []) if step.on_start else None,
+                    "on_end": self.define_block("turn_end", step.on_end, []) if step.on_end else None,
+                    "actions": step.actions
+                    if step.actions is not None
+                    else tuple(a for a, d in self.rules.actions.items() if not d.prompt_only),
+                    "once": step.once,
+                },
+            )
+        else:
+            node = FlowNode(
+                "if",
+                step.span,
+                (self.steps(step.then), self.steps(step.otherwise)),
+                data={"condition": self.flow_expr(step.condition, t.BOOL, "an if condition")},
+            )
+        self.flow.append(node)
+        return len(self.flow) - 1
+
+    def compile(self) -> Program:
+        rules = self.rules
+        gen = self.gen
+        self.functions()
+        field_inits = []
+        for scope, fields in rules.fields.items():
+            for name, decl in fields.items():
+                if decl.initial is None:
+                    continue
+                params: list[tuple[str, Type]] = []
+                if scope in rules.kinds:
+                    params = [("this", t.entity(scope))]
+                fname = self.define_expr(
+                    f"init_{scope}_{name}",
+                    decl.initial,
+                    params,
+                    me=scope == "player",
+                    expected=gen.field_types[scope][name],
+                    what=f"the initial value of {scope}.{name}",
+                )
+                field_inits.append((scope, name, fname))
+        if rules.money is not None and rules.money not in rules.fields["player"]:
+            self.bag.error(
+                f"money field '{rules.money}' is not a player field",
+                None,
+                hint=did_you_mean(rules.money, rules.fields["player"]),
+            )
+        self._action_param_types: dict[str, list[tuple[str, Type]]] = {}
+        action_parts = {}
+        for name, decl in rules.actions.items():
+            parts = self.action(decl)
+            self._action_param_types[name] = parts["params"]
+            action_parts[name] = parts
+        trigger_parts = {name: self.trigger(decl) for name, decl in rules.triggers.items()}
+        invariant_parts = {
+            name: self.define_expr(f"inv_{name}", decl.condition, [], me=False, expected=t.BOOL, what="an invariant")
+            for name, decl in rules.invariants.items()
+        }
+        setup = self.define_block("setup", rules.setup, [], me=False) if rules.setup else None
+        root = self.steps(rules.flow)
+        scoring = rules.scoring
+        score = tiebreaks = end_when = None
+        if scoring.score is not None:
+            score = self.define_expr("score", scoring.score, [("player", t.PLAYER)], me=False, expected=t.INT, what="a score")
+        tiebreaks = [
+            self.define_expr("tiebreak", e, [("player", t.PLAYER)], me=False, expected=t.INT, what="a tie-break")
+            for e in scoring.tiebreak
+        ]
+        if scoring.end_when is not None:
+            end_when = self.define_expr("end_when", scoring.end_when, [], me=False, expected=t.BOOL, what="end_when")
+        self.bag.raise_if_any()
+
+        source = "\n".join(self.lines)
+        namespace = self.namespace()
+        exec(compile(source, f"<rulekit:{rules.name}>", "exec"), namespace)  # noqa: S102 - our own generated code
+
+        def fn(name: str | None) -> Fn | None:
+            return namespace[name] if name else None
+
+        actions = {}
+        for name, decl in rules.actions.items():
+            parts = action_parts[name]
+            actions[name] = CompiledAction(
+                name,
+                decl,
+                tuple(n for n, _ in parts["params"]),
+                tuple(ty for _, ty in parts["params"]),
+                tuple(namespace[d] for d in parts["domains"]),
+                tuple(CompiledRequirement(namespace[q], r) for q, r in zip(parts["requires"], decl.requires, strict=True)),
+                fn(parts["cost"]),
+                fn(parts["effect"]),
+            )
+        triggers = [
+            CompiledTrigger(rules.triggers[name], fn(parts["condition"]), namespace[parts["effect"]])
+            for name, parts in trigger_parts.items()
+            if parts is not None
+        ]
+        invariants = [CompiledInvariant(rules.invariants[n], namespace[f]) for n, f in invariant_parts.items()]
+        for node in self.flow:
+            node.fns = {k: namespace[v] for k, v in node.data.items() if isinstance(v, str) and v in namespace and k not in ("counter", "var")}
+        # the root sequence must be the last node so the engine can find it
+        assert root == len(self.flow) - 1
+        return Program(
+            rules=rules,
+            actions=actions,
+            triggers=triggers,
+            invariants=invariants,
+            field_inits=[(s, n, namespace[f]) for s, n, f in field_inits],
+            setup=fn(setup),
+            flow=self.flow,
+            score=fn(score),
+            tiebreaks=tuple(namespace[x] for x in tiebreaks),
+            end_when=fn(end_when),
+            attributes=self.attributes(),
+            collections={k.name: tuple(i.id for i in k.items) for k in rules.kinds.values()},
+            field_types=gen.field_types,
+            source=source,
+            spans=gen.spans,
+        )
+
+    def attributes(self) -> dict[tuple[str, str], Any]:
+        return {
+            (item.id, attr): value
+            for kind in self.rules.kinds.values()
+            for item in kind.items
+            for attr, value in item.values.items()
+        }
+
+    def namespace(self) -> dict[str, Any]:
+        ns: dict[str, Any] = {"__builtins__": _SAFE_BUILTINS}
+        for name, builtin in BUILTINS.items():
+            ns[("E_" if builtin.effect else "B_") + name] = builtin.impl
+        ns["RuleFailure"] = RuleFailure
+        ns["SPANS"] = self.gen.spans
+        ns["A"] = self.attributes()
+        ns["_key0"] = itemgetter(0)
+        for kind in self.rules.kinds.values():
+            ns[f"C_{kind.name}"] = tuple(i.id for i in kind.items)
+        for name, value in self.gen.constants.items():
+            ns[f"K_{name}"] = value
+        return ns
+
+
+def _calls(node: Any) -> set[str]:
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Call):
+            found.add(current.function)
+        if isinstance(current, tuple):
+            stack.extend(current)
+            continue
+        if hasattr(current, "__attrs_attrs__"):
+            for attribute in current.__attrs_attrs__:
+                if attribute.name != "span":
+                    stack.append(getattr(current, attribute.name))
+    return found
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in graph:
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def _topological(graph: dict[str, set[str]]) -> list[str]:
+    order: list[str] = []
+    seen: set[str] = set()
+
+    def visit(node: str) -> None:
+        if node in seen:
+            return
+        seen.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            visit(nxt)
+        order.append(node)
+
+    for node in graph:
+        visit(node)
+    return order
+
+
+def compile_rules(rules: m.RulesModel) -> Program:
+    """Check and compile a rules model.
+
+    Raises:
+        RulesetError: every name, arity and type problem found, with positions.
+    """
+    return _Compiler(rules).compile()

@@ -1,0 +1,262 @@
+"""AST nodes produced by the DSL parser; every node carries its source span.
+
+Spans take no part in equality, so ``parse(print(tree)) == tree`` holds.
+"""
+
+from __future__ import annotations
+
+from attrs import field, frozen
+
+from rulekit.errors import Span
+
+_NOWHERE = Span("<unknown>", 1, 1, 1, 1)
+
+
+def _span() -> Span:
+    return field(default=_NOWHERE, eq=False, kw_only=True, repr=False)  # type: ignore[no-any-return]
+
+
+# ----------------------------------------------------------------- expressions
+
+
+@frozen
+class Literal:
+    """An int, string, bool or ``none``: ``3``, ``"yes"``, ``true``, ``none``."""
+
+    value: int | str | bool | None
+    span: Span = _span()
+
+
+@frozen
+class Name:
+    """A reference: a parameter, a let/loop variable, a constant, a collection."""
+
+    id: str
+    span: Span = _span()
+
+
+@frozen
+class Attribute:
+    """``subject.name``: a field of a player, a component, ``game`` or ``turn``."""
+
+    subject: Expr
+    name: str
+    span: Span = _span()
+
+
+@frozen
+class Index:
+    """``subject[key]``: an element of a list, tuple or table."""
+
+    subject: Expr
+    key: Expr
+    span: Span = _span()
+
+
+@frozen
+class Keyword:
+    """``name=value`` inside a call's arguments."""
+
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+@frozen
+class Call:
+    """``f(a, b, key=c)``: a built-in or a ruleset function."""
+
+    function: str
+    args: tuple[Expr, ...]
+    keywords: tuple[Keyword, ...] = ()
+    span: Span = _span()
+
+
+@frozen
+class Comprehension:
+    """``expr for x in xs [for y in ys] [if cond] [by key]``.
+
+    Used inside ``[...]`` (a list) and as the single argument of an aggregate
+    such as ``sum(...)``, ``count(...)`` or ``rank(...)``.
+    """
+
+    element: Expr
+    loops: tuple[tuple[str, Expr], ...]
+    condition: Expr | None = None
+    key: Expr | None = None
+    span: Span = _span()
+
+
+@frozen
+class Aggregate:
+    """``count(x for x in xs if c)``, ``sum(...)``, ``rank(... by key)`` and friends."""
+
+    function: str
+    comprehension: Comprehension
+    span: Span = _span()
+
+
+@frozen
+class ListExpr:
+    """``[a, b, c]``."""
+
+    items: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@frozen
+class ListComprehension:
+    """``[x.cost for x in cards if x.seals > 1]``."""
+
+    comprehension: Comprehension
+    span: Span = _span()
+
+
+@frozen
+class TupleExpr:
+    """``(x, y)``."""
+
+    items: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@frozen
+class Unary:
+    """``-x`` (op ``-``) and ``not x`` (op ``not``)."""
+
+    op: str
+    operand: Expr
+    span: Span = _span()
+
+
+@frozen
+class Binary:
+    """Arithmetic, comparison, membership and boolean operators."""
+
+    op: str
+    left: Expr
+    right: Expr
+    span: Span = _span()
+
+
+@frozen
+class Conditional:
+    """``a if cond else b``."""
+
+    condition: Expr
+    then: Expr
+    otherwise: Expr
+    span: Span = _span()
+
+
+@frozen
+class Where:
+    """``body where name = value``: a let-binding local to ``body``."""
+
+    body: Expr
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+Expr = (
+    Literal
+    | Name
+    | Attribute
+    | Index
+    | Call
+    | Aggregate
+    | ListExpr
+    | ListComprehension
+    | TupleExpr
+    | Unary
+    | Binary
+    | Conditional
+    | Where
+)
+
+# ------------------------------------------------------------------ statements
+
+
+@frozen
+class Assign:
+    """``target.field = value``; op is ``=``, ``+=`` or ``-=``."""
+
+    target: Attribute
+    op: str
+    value: Expr
+    span: Span = _span()
+
+
+@frozen
+class Let:
+    """``let name = value``: visible to the statements after it."""
+
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+@frozen
+class Emit:
+    """``emit event(key=value, ...)``: runs the triggers that listen to ``event``."""
+
+    event: str
+    args: tuple[Keyword, ...]
+    span: Span = _span()
+
+
+@frozen
+class Fail:
+    """``fail "message"``: reject the action being applied; nothing changes."""
+
+    message: Expr
+    span: Span = _span()
+
+
+@frozen
+class Pass:
+    """``pass``: do nothing."""
+
+    span: Span = _span()
+
+
+@frozen
+class CallStatement:
+    """An effect built-in called for its effect: ``transfer(3, me, bank)``."""
+
+    call: Call
+    span: Span = _span()
+
+
+@frozen
+class If:
+    """``if c: ... elif d: ... else: ...``; ``branches`` pairs conditions with bodies."""
+
+    branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
+    otherwise: tuple[Stmt, ...] = ()
+    span: Span = _span()
+
+
+@frozen
+class For:
+    """``for x in collection: ...``: bounded, the collection is finite."""
+
+    var: str
+    iterable: Expr
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+Stmt = Assign | Let | Emit | Fail | Pass | CallStatement | If | For
+
+
+@frozen
+class Block:
+    """A sequence of statements: an effect."""
+
+    statements: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+Node = Expr | Stmt | Block | Comprehension | Keyword

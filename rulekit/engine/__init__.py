@@ -1,0 +1,1 @@
+"""Run games: state, legal actions, apply, flow, triggers, logs."""

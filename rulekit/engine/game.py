@@ -1,0 +1,477 @@
+"""Games and states with an OpenSpiel-style API.
+
+``Game(program, num_players)`` is immutable; ``game.new_initial_state(seed)``
+gives a mutable :class:`State` with ``current_player``, ``legal_actions``,
+``apply_action``, ``is_terminal``, ``returns``, ``clone``.  All game data is
+one dict of immutable values, so a clone is a shallow copy and a rejected
+action is undone by restoring the copy taken before it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from attrs import frozen
+
+from rulekit.compiler.program import CompiledAction, Program
+from rulekit.dsl import types as t
+from rulekit.engine import flow
+from rulekit.engine.values import NotationError, coerce, format_value, from_json, parse_action_text, to_json
+from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, Span
+from rulekit.runtime.context import BANK, Runtime, Trigger
+from rulekit.runtime.errors import RuleFailure
+
+TERMINAL = -4
+_ENGINE = "_"
+
+
+@frozen
+class Action:
+    """An action with its arguments, e.g. ``place(b2)``."""
+
+    name: str
+    args: tuple[Any, ...] = ()
+
+    def __str__(self) -> str:
+        return self.name + ("(" + ", ".join(format_value(a) for a in self.args) + ")" if self.args else "")
+
+
+class Game:
+    """A compiled ruleset set up for a number of players."""
+
+    def __init__(self, program: Program, num_players: int) -> None:
+        rules = program.rules
+        if not rules.min_players <= num_players <= rules.max_players:
+            raise RulekitError(
+                Diagnostic(
+                    f"{rules.title} is for {rules.min_players}-{rules.max_players} players, not {num_players}"
+                )
+            )
+        self.program = program
+        self.num_players = num_players
+        self.runtime = Runtime(num_players, rules.money)
+        self.runtime.players = tuple(range(num_players))  # type: ignore[attr-defined]
+        for trigger in program.triggers:
+            decl = trigger.decl
+            self.runtime.triggers.setdefault((decl.timing, decl.event), []).append(
+                Trigger(decl.name, decl.timing, trigger.condition, trigger.effect, decl.span)
+            )
+
+    @property
+    def name(self) -> str:
+        return self.program.name
+
+    def new_initial_state(self, seed: int = 0) -> State:
+        """The state after setup, waiting for the first decision.
+
+        Raises:
+            RuleEvaluationError: the setup rules failed.
+        """
+        program = self.program
+        F: dict[Any, Any] = {
+            (_ENGINE, "rng"): (seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) & ((1 << 64) - 1),
+            (_ENGINE, "flow"): ((len(program.flow) - 1, 0),),
+            (_ENGINE, "asks"): (),
+            (_ENGINE, "over"): False,
+            (_ENGINE, "notes"): (),
+            (_ENGINE, "paid_out"): 0,
+            (_ENGINE, "taken_in"): 0,
+            (_ENGINE, "decision"): None,
+            (_ENGINE, "turn"): None,
+            (_ENGINE, "moves"): 0,
+            (_ENGINE, "asked"): False,
+        }
+        for scope, fields in program.rules.fields.items():
+            owners = self.owners(scope)
+            for name, decl in fields.items():
+                default = _default(program.field_types[scope][name], decl.type_text)
+                for owner in owners:
+                    F[(owner, name)] = default
+        runtime = self.runtime
+        try:
+            for scope, name, fn in program.field_inits:
+                if scope == "turn":
+                    continue
+                for owner in self.owners(scope):
+                    if scope == "player":
+                        F[(owner, name)] = fn(F, runtime, owner)
+                    elif scope == "game":
+                        F[(owner, name)] = fn(F, runtime, -1)
+                    else:
+                        F[(owner, name)] = fn(F, runtime, -1, owner)
+            if program.setup is not None:
+                program.setup(F, runtime, -1)
+            state = State(self, F)
+            state._advance()
+        except RuleFailure as failure:
+            raise RuleEvaluationError(Diagnostic(f"setup failed: {failure.message}", failure.span)) from None
+        except (ArithmeticError, LookupError, TypeError, ValueError) as error:
+            raise RuleEvaluationError(Diagnostic(f"setup failed: {type(error).__name__}: {error}")) from None
+        return state
+
+    def owners(self, scope: str) -> tuple[Any, ...]:
+        if scope in ("game", "turn"):
+            return (scope,)
+        if scope == "player":
+            return tuple(range(self.num_players))
+        return self.program.collections[scope]
+
+    def parse_action(self, text: str) -> Action:
+        """Read an action in the log notation, e.g. ``buy(card_12)`` or ``choose(P2)``.
+
+        Raises:
+            IllegalActionError: the text names no action or is malformed.
+        """
+        try:
+            name, raw = parse_action_text(text)
+        except NotationError as error:
+            raise IllegalActionError(Diagnostic(f"cannot read action '{text}': {error}")) from None
+        compiled = self.program.actions.get(name)
+        if compiled is None:
+            from rulekit.errors import did_you_mean
+
+            raise IllegalActionError(
+                Diagnostic(f"unknown action '{name}'", hint=did_you_mean(name, self.program.actions))
+            )
+        if len(raw) != len(compiled.params):
+            raise IllegalActionError(
+                Diagnostic(
+                    f"action '{name}' takes {len(compiled.params)} argument(s) "
+                    f"({', '.join(compiled.params)}), not {len(raw)}"
+                )
+            )
+        args = tuple(coerce(v, ty) for v, ty in zip(raw, compiled.param_types, strict=True))
+        return Action(name, args)
+
+    def action_to_string(self, action: Action) -> str:
+        compiled = self.program.actions.get(action.name)
+        if compiled is None or not action.args:
+            return action.name
+        return (
+            action.name
+            + "("
+            + ", ".join(format_value(a, ty) for a, ty in zip(action.args, compiled.param_types, strict=False))
+            + ")"
+        )
+
+
+def _default(type_: t.Type, text: str) -> Any:
+    if text.endswith("?"):
+        return None
+    if type_ == t.INT:
+        return 0
+    if type_ == t.BOOL:
+        return False
+    if type_ == t.STR:
+        return ""
+    if type_.is_list or type_ == t.TUPLE:
+        return ()
+    if type_ == t.MAP:
+        return {}
+    return None
+
+
+class State:
+    """A game in progress: the decision pending, legal actions, apply, result."""
+
+    __slots__ = ("_legal", "fields", "game")
+
+    def __init__(self, game: Game, fields: dict[Any, Any]) -> None:
+        self.game = game
+        self.fields = fields
+        self._legal: list[Action] | None = None
+
+    # ---------------------------------------------------------------- API
+    def current_player(self) -> int:
+        """The player who decides now, or TERMINAL."""
+        decision = self.fields[(_ENGINE, "decision")]
+        return TERMINAL if decision is None else int(decision[0])
+
+    def is_terminal(self) -> bool:
+        return self.fields[(_ENGINE, "decision")] is None
+
+    def allowed_action_names(self) -> tuple[str, ...]:
+        decision = self.fields[(_ENGINE, "decision")]
+        return () if decision is None else tuple(decision[1])
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the current player, in a fixed order."""
+        if self._legal is None:
+            self._legal = list(self._enumerate())
+        return self._legal
+
+    def legal_action_strings(self) -> list[str]:
+        return [self.game.action_to_string(a) for a in self.legal_actions()]
+
+    def apply_action(self, action: Action | str) -> None:
+        """Apply a legal action atomically.
+
+        Raises:
+            IllegalActionError: the action is not legal now (the state is unchanged);
+                the message names the rule or condition that forbids it.
+            RuleEvaluationError: a rule failed while the action was applied (the
+                state is unchanged).
+        """
+        if isinstance(action, str):
+            action = self.game.parse_action(action)
+        if action not in self.legal_actions():
+            raise IllegalActionError(self.explain(action))
+        backup, legal = self.fields, self._legal
+        self.fields = dict(backup)
+        self._legal = None
+        try:
+            self._apply(action)
+        except RuleFailure as failure:
+            self.fields, self._legal = backup, legal
+            raise IllegalActionError(
+                Diagnostic(
+                    f"{self.game.action_to_string(action)} cannot be carried out: {failure.message}",
+                    failure.span or self.game.program.actions[action.name].decl.span,
+                )
+            ) from None
+        except RulekitError:
+            self.fields, self._legal = backup, legal
+            raise
+        except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError) as error:
+            self.fields, self._legal = backup, legal
+            raise RuleEvaluationError(
+                Diagnostic(
+                    f"a rule failed while applying {self.game.action_to_string(action)}: "
+                    f"{type(error).__name__}: {error}",
+                    self.game.program.actions[action.name].decl.span,
+                    hint="this is a mistake in the rules (e.g. a missing value or a bad index)",
+                )
+            ) from None
+
+    def returns(self) -> list[float]:
+        """At the end: +1 for each winner, -1 for the others, 0 for all if all tie."""
+        standings = self.standings()
+        best = standings[0][1]
+        winners = [p for p, key in standings if key == best]
+        if len(winners) == self.game.num_players:
+            return [0.0] * self.game.num_players
+        return [1.0 if p in winners else -1.0 for p in range(self.game.num_players)]
+
+    def scores(self) -> list[int]:
+        program = self.game.program
+        if program.score is None:
+            return [0] * self.game.num_players
+        return [program.score(self.fields, self.game.runtime, -1, p) for p in range(self.game.num_players)]
+
+    def standings(self) -> list[tuple[int, tuple[int, ...]]]:
+        """Players from first to last, each with its (score, tie-breaks...) key."""
+        program = self.game.program
+        runtime = self.game.runtime
+        keys = []
+        for p in range(self.game.num_players):
+            score = program.score(self.fields, runtime, -1, p) if program.score else 0
+            extra = tuple(fn(self.fields, runtime, -1, p) for fn in program.tiebreaks)
+            keys.append((p, (score, *extra)))
+        return sorted(keys, key=lambda pk: pk[1], reverse=True)
+
+    def winners(self) -> list[int]:
+        standings = self.standings()
+        return [p for p, key in standings if key == standings[0][1]]
+
+    def clone(self) -> State:
+        copy = State(self.game, dict(self.fields))
+        copy._legal = None if self._legal is None else list(self._legal)
+        return copy
+
+    def notes(self) -> tuple[str, ...]:
+        return tuple(self.fields[(_ENGINE, "notes")])
+
+    def moves(self) -> int:
+        return int(self.fields[(_ENGINE, "moves")])
+
+    # ------------------------------------------------------ serialization
+    def to_json(self) -> dict[str, Any]:
+        """The whole state as JSON-compatible data (exact; see :meth:`from_json`)."""
+        return {
+            "ruleset": self.game.program.name,
+            "fingerprint": self.game.program.fingerprint,
+            "players": self.game.num_players,
+            "fields": [[to_json(owner), name, to_json(value)] for (owner, name), value in self.fields.items()],
+        }
+
+    @classmethod
+    def from_json(cls, game: Game, data: dict[str, Any]) -> State:
+        fields = {(from_json(owner), name): from_json(value) for owner, name, value in data["fields"]}
+        return cls(game, fields)
+
+    def state_hash(self) -> str:
+        """A stable hash of the whole state (hidden parts included)."""
+        canonical = sorted(
+            (json.dumps(to_json(owner)), name, json.dumps(to_json(value), sort_keys=True))
+            for (owner, name), value in self.fields.items()
+        )
+        return hashlib.sha256(json.dumps(canonical).encode("utf-8")).hexdigest()[:16]
+
+    def view(self, player: int | None) -> dict[str, Any]:
+        """What ``player`` may see (``None``: a spectator); hidden fields show only their size."""
+        rules = self.game.program.rules
+        result: dict[str, Any] = {}
+        for (owner, name), value in self.fields.items():
+            if owner == _ENGINE:
+                if name in ("rng",):
+                    continue
+                result[f"_.{name}"] = to_json(value)
+                continue
+            scope = "player" if isinstance(owner, int) else owner if owner in ("game", "turn") else _kind_of(self.game, owner)
+            decl = rules.fields.get(scope, {}).get(name)
+            visibility = decl.visibility if decl else "public"
+            shown: Any = to_json(value)
+            if visibility == "hidden" or (visibility == "owner" and owner != player):
+                shown = {"hidden": len(value) if isinstance(value, tuple | dict) else 1}
+            key = f"P{owner + 1}.{name}" if isinstance(owner, int) else f"{owner}.{name}"
+            result[key] = shown
+        return result
+
+    def value(self, owner: Any, name: str) -> Any:
+        return self.fields[(owner, name)]
+
+    # -------------------------------------------------------- internals
+    def _enumerate(self) -> Iterator[Action]:
+        decision = self.fields[(_ENGINE, "decision")]
+        if decision is None:
+            return
+        me, names = decision
+        program = self.game.program
+        for name in names:
+            compiled = program.actions[name]
+            yield from self._enumerate_action(compiled, me)
+
+    def _enumerate_action(self, compiled: CompiledAction, me: int) -> Iterator[Action]:
+        F, R = self.fields, self.game.runtime
+        money = self.game.program.rules.money
+        requires = compiled.requires
+        cost = compiled.cost
+        name = compiled.name
+
+        def ok(args: tuple[Any, ...]) -> bool:
+            for req in requires:
+                if not req.check(F, R, me, *args):
+                    return False
+            if cost is not None and F[(me, money)] < cost(F, R, me, *args):
+                return False
+            return True
+
+        domains = compiled.domains
+        if not domains:
+            if ok(()):
+                yield Action(name, ())
+            return
+        if len(domains) == 1:
+            domain = domains[0]
+            for value in domain(F, R, me):
+                args = (value,)
+                if ok(args):
+                    yield Action(name, args)
+            return
+
+        def expand(prefix: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
+            if len(prefix) == len(domains):
+                yield prefix
+                return
+            for value in domains[len(prefix)](F, R, me, *prefix):
+                yield from expand((*prefix, value))
+
+        for args in expand(()):
+            if ok(args):
+                yield Action(name, args)
+
+    def explain(self, action: Action) -> Diagnostic:
+        """Why ``action`` is not legal now, naming the rule that forbids it."""
+        game = self.game
+        text = game.action_to_string(action)
+        decision = self.fields[(_ENGINE, "decision")]
+        if decision is None:
+            return Diagnostic(f"{text} is not legal: the game is over")
+        me, names = decision
+        compiled = game.program.actions.get(action.name)
+        if compiled is None:
+            return Diagnostic(f"unknown action '{action.name}'")
+        if action.name not in names:
+            return Diagnostic(
+                f"{text} is not allowed now: P{me + 1} must choose one of {', '.join(names)}",
+                hint=_describe_decision(self),
+            )
+        F, R = self.fields, game.runtime
+        try:
+            for i, (param, domain) in enumerate(zip(compiled.params, compiled.domains, strict=True)):
+                values = domain(F, R, me, *action.args[:i])
+                if action.args[i] not in values:
+                    shown = ", ".join(format_value(v, compiled.param_types[i]) for v in values[:12])
+                    if len(values) > 12:
+                        shown += ", ..."
+                    return Diagnostic(
+                        f"{text} is not legal: {format_value(action.args[i], compiled.param_types[i])} "
+                        f"is not a possible '{param}' now (possible: {shown or 'none'})",
+                        compiled.decl.params[i].span,
+                    )
+            for req in compiled.requires:
+                if not req.check(F, R, me, *action.args):
+                    cite = f" [{req.decl.cite}]" if req.decl.cite else ""
+                    return Diagnostic(f"{text} is not legal: {req.decl.message}{cite}", req.decl.span)
+            if compiled.cost is not None:
+                money = game.program.rules.money
+                price = compiled.cost(F, R, me, *action.args)
+                have = F[(me, money)]
+                if have < price:
+                    return Diagnostic(
+                        f"{text} is not legal: it costs {price} and P{me + 1} has {have}",
+                        compiled.decl.cost_span,
+                    )
+        except (ArithmeticError, LookupError, TypeError, ValueError, RuleFailure) as error:
+            return Diagnostic(f"{text} is not legal: {error}", compiled.decl.span)
+        return Diagnostic(f"{text} is not legal now", compiled.decl.span)
+
+    def _apply(self, action: Action) -> None:
+        game = self.game
+        program = game.program
+        compiled = program.actions[action.name]
+        F, R = self.fields, game.runtime
+        me = F[(_ENGINE, "decision")][0]
+        kwargs = {"v_" + p: a for p, a in zip(compiled.params, action.args, strict=True)}
+        if R.fired is not None:
+            R.fired(f"action:{action.name}")
+        R.emit(F, me, action.name, kwargs, "before")
+        if compiled.cost is not None:
+            price = compiled.cost(F, R, me, *action.args)
+            R.transfer(F, price, me, BANK, partial=False)
+        if compiled.effect is not None:
+            try:
+                compiled.effect(F, R, me, *action.args)
+            except RuleFailure as failure:
+                if failure.span is None:
+                    failure.span = compiled.decl.span
+                raise
+        R.emit(F, me, action.name, kwargs, "after")
+        F[(_ENGINE, "moves")] += 1
+        flow.after_action(self, compiled)
+        self._advance()
+
+    def _advance(self) -> None:
+        flow.advance(self)
+
+
+def _kind_of(game: Game, owner: str) -> str:
+    for kind, ids in game.program.collections.items():
+        if owner in ids:
+            return kind
+    return ""
+
+
+def _describe_decision(state: State) -> str | None:
+    legal = state.legal_action_strings()
+    if not legal:
+        return None
+    shown = ", ".join(legal[:8]) + (", ..." if len(legal) > 8 else "")
+    return f"legal now: {shown}"
+
+
+def span_text(span: Span | None) -> str:
+    return str(span) if span else "?"

@@ -1,0 +1,56 @@
+"""The front door: load, check and compile a ruleset with modules and variants."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rulekit.compiler.program import Program, compile_rules
+from rulekit.engine.game import Game
+from rulekit.rules.compose import compose, fingerprint, load_source, module_order
+from rulekit.rules.loader import build_model
+
+_CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Program] = {}
+
+
+def load_program(
+    ruleset: str,
+    modules: Sequence[str] = (),
+    variants: Sequence[str] = (),
+    *,
+    players: int | None = None,
+) -> Program:
+    """Load, check and compile a ruleset (a bundled name or a directory).
+
+    Raises:
+        RulesetError: anything wrong in the files, all of it, with positions.
+    """
+    source = load_source(ruleset)
+    chosen = module_order(source, list(modules), players)
+    key = (str(source.directory.resolve()), tuple(m.name for m in chosen), tuple(variants))
+    if key in _CACHE:
+        return _CACHE[key]
+    data = compose(source, chosen)
+    variant_names: list[tuple[str, str]] = []
+    if variants:
+        from rulekit.rules.variants import apply_variants
+
+        data, variant_names = apply_variants(data, source, list(variants), chosen)
+    model = build_model(data, fingerprint(data), tuple(m.name for m in chosen))
+    if variant_names:
+        import attrs
+
+        model = attrs.evolve(model, variants=tuple(variant_names))
+    program = compile_rules(model)
+    _CACHE[key] = program
+    return program
+
+
+def load_game(
+    ruleset: str,
+    players: int,
+    modules: Sequence[str] = (),
+    variants: Sequence[str] = (),
+) -> Game:
+    """A :class:`Game` ready for ``new_initial_state(seed)``."""
+    program = load_program(ruleset, modules, variants, players=players)
+    return Game(program, players)

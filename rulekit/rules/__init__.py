@@ -1,0 +1,1 @@
+"""Load rules files: YAML with located values, composition of modules and variants."""

@@ -1,0 +1,479 @@
+"""Find a ruleset's files and compose base, modules and variants by name.
+
+Composition works on the located YAML data (before DSL parsing): a module adds
+entries to named sections, overrides entries by name, or removes them.  Every
+piece keeps the span of the file it came from, so later errors point into the
+module or variant that wrote it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from attrs import field, frozen
+
+from rulekit.errors import Diagnostic, DiagnosticBag, RulesetError, Span, did_you_mean
+from rulekit.rules.yaml_source import LocDict, LocList, LocStr, load_file, span_of
+
+#: Sections that map names to definitions; modules add, override or remove entries.
+NAMED_SECTIONS = (
+    "constants",
+    "components",
+    "state",
+    "functions",
+    "events",
+    "actions",
+    "triggers",
+    "invariants",
+)
+#: Sections holding one value; a module may only override them.
+SINGLE_SECTIONS = ("setup", "flow", "scoring", "players", "money", "display")
+RULESET_KEYS = (
+    "ruleset",
+    "title",
+    "description",
+    "version",
+    "include",
+    *NAMED_SECTIONS,
+    *SINGLE_SECTIONS,
+)
+MODULE_KEYS = (
+    "module",
+    "title",
+    "description",
+    "requires",
+    "conflicts",
+    "players",
+    "include",
+    "override",
+    "remove",
+    *NAMED_SECTIONS,
+)
+
+
+@frozen
+class ModuleSource:
+    """A module file of a ruleset: its name, constraints and raw content."""
+
+    name: str
+    path: Path
+    data: LocDict
+    requires: tuple[str, ...]
+    conflicts: tuple[str, ...]
+    players: tuple[int, int] | None
+
+
+@frozen
+class RulesetSource:
+    """The located raw data of a ruleset directory and its modules."""
+
+    name: str
+    directory: Path
+    data: LocDict
+    modules: dict[str, ModuleSource] = field(factory=dict)
+
+
+def bundled_ruleset_dirs() -> list[Path]:
+    """Directories searched for rulesets by name, in order."""
+    dirs = [Path.cwd() / "rulesets"]
+    env = os.environ.get("RULEKIT_PATH")
+    if env:
+        dirs.extend(Path(p) for p in env.split(os.pathsep) if p)
+    dirs.append(Path(__file__).resolve().parent.parent.parent / "rulesets")
+    return dirs
+
+
+def available_rulesets() -> list[str]:
+    names: set[str] = set()
+    for directory in bundled_ruleset_dirs():
+        if directory.is_dir():
+            names.update(p.parent.name for p in directory.glob("*/ruleset.yaml"))
+    return sorted(names)
+
+
+def find_ruleset(name_or_path: str) -> Path:
+    """Resolve a ruleset name or directory path to its directory.
+
+    Raises:
+        RulesetError: nothing by that name or path.
+    """
+    candidate = Path(name_or_path)
+    if candidate.is_file() and candidate.name.endswith((".yaml", ".yml")):
+        return candidate.parent
+    if (candidate / "ruleset.yaml").is_file():
+        return candidate
+    if "/" not in name_or_path:
+        for directory in bundled_ruleset_dirs():
+            if (directory / name_or_path / "ruleset.yaml").is_file():
+                return directory / name_or_path
+    hint = did_you_mean(name_or_path, available_rulesets())
+    known = ", ".join(available_rulesets()) or "none"
+    raise RulesetError(
+        Diagnostic(
+            f"no ruleset '{name_or_path}' (bundled rulesets: {known})",
+            hint=hint or "give a ruleset name or a directory containing ruleset.yaml",
+        )
+    )
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _check_keys(data: LocDict, allowed: tuple[str, ...], what: str, bag: DiagnosticBag) -> None:
+    for key in data:
+        if key not in allowed:
+            bag.error(
+                f"unknown {what} key '{key}'",
+                data.key_spans.get(key),
+                hint=did_you_mean(str(key), allowed),
+                expected=allowed,
+            )
+
+
+def _expect_mapping(value: Any, what: str, fallback: Span | None) -> LocDict:
+    if not isinstance(value, LocDict):
+        raise RulesetError(
+            Diagnostic(f"{what} must be a mapping", span_of(value, fallback))
+        )
+    return value
+
+
+def load_source(name_or_path: str) -> RulesetSource:
+    """Read a ruleset directory: ruleset.yaml, its includes and modules/*.yaml.
+
+    Raises:
+        RulesetError: the files are missing, not YAML, or not shaped like a ruleset.
+    """
+    directory = find_ruleset(name_or_path)
+    main_path = directory / "ruleset.yaml"
+    bag = DiagnosticBag()
+    data = _expect_mapping(load_file(main_path, _display(main_path)), "a ruleset file", Span(_display(main_path), 1, 1))
+    _check_keys(data, RULESET_KEYS, "ruleset", bag)
+    for included in _includes(data, directory, bag):
+        _merge_into(data, included, bag, allow_override=False)
+    modules: dict[str, ModuleSource] = {}
+    module_dir = directory / "modules"
+    if module_dir.is_dir():
+        for path in sorted(module_dir.glob("*.yaml")):
+            module = load_module_file(path, bag)
+            if module is None:
+                continue
+            if module.name in modules:
+                bag.error(f"duplicate module '{module.name}'", span_of(module.data.get("module")))
+            modules[module.name] = module
+    bag.raise_if_any()
+    name = str(data.get("ruleset") or directory.name)
+    return RulesetSource(name, directory, data, modules)
+
+
+def _includes(data: LocDict, directory: Path, bag: DiagnosticBag) -> list[LocDict]:
+    result = []
+    includes = data.pop("include", None) or []
+    if isinstance(includes, str):
+        includes = [includes]
+    for entry in includes:
+        path = directory / str(entry)
+        if not path.is_file():
+            bag.error(f"included file '{entry}' does not exist", span_of(entry))
+            continue
+        included = load_file(path, _display(path))
+        if not isinstance(included, LocDict):
+            bag.error("an included file must be a mapping of sections", span_of(included))
+            continue
+        _check_keys(included, (*NAMED_SECTIONS, *SINGLE_SECTIONS), "section", bag)
+        result.append(included)
+    return result
+
+
+def load_module_file(path: Path, bag: DiagnosticBag) -> ModuleSource | None:
+    data = load_file(path, _display(path))
+    if not isinstance(data, LocDict):
+        bag.error("a module file must be a mapping", span_of(data, Span(_display(path), 1, 1)))
+        return None
+    _check_keys(data, MODULE_KEYS, "module", bag)
+    for included in _includes(data, path.parent, bag):
+        _merge_into(data, included, bag, allow_override=False)
+    name = str(data.get("module") or path.stem)
+    players = data.get("players")
+    bounds = None
+    if isinstance(players, dict):
+        bounds = (int(players.get("min", 1)), int(players.get("max", 99)))
+    return ModuleSource(
+        name,
+        path,
+        data,
+        tuple(str(x) for x in data.get("requires") or ()),
+        tuple(str(x) for x in data.get("conflicts") or ()),
+        bounds,
+    )
+
+
+def _merge_into(base: LocDict, extra: LocDict, bag: DiagnosticBag, *, allow_override: bool) -> None:
+    """Add the named sections of ``extra`` to ``base``; duplicates are errors."""
+    for section, value in extra.items():
+        if section in NAMED_SECTIONS:
+            add_entries(base, section, value, bag)
+        elif section in SINGLE_SECTIONS:
+            if section in base and not allow_override:
+                bag.error(
+                    f"section '{section}' is already defined at {span_of(base[section])}",
+                    extra.key_spans.get(section),
+                )
+                continue
+            base[section] = value
+            base.key_spans[section] = extra.key_spans.get(section)  # type: ignore[assignment]
+
+
+def _section(base: LocDict, section: str, like: Any) -> LocDict:
+    current = base.get(section)
+    if current is None:
+        current = LocDict()
+        current.span = span_of(like) or Span("<composed>", 1, 1)
+        current.key_spans = {}
+        base[section] = current
+        base.key_spans[section] = current.span
+    return current  # type: ignore[no-any-return]
+
+
+def add_entries(base: LocDict, section: str, entries: Any, bag: DiagnosticBag) -> None:
+    """Add new named entries to a section; an existing name is a conflict.
+
+    ``components`` and ``state`` are two-level: adding items to an existing
+    component kind or fields to an existing state scope is allowed.
+    """
+    if entries is None:
+        return
+    if not isinstance(entries, LocDict):
+        bag.error(f"section '{section}' must be a mapping of names", span_of(entries))
+        return
+    target = _section(base, section, entries)
+    for name, entry in entries.items():
+        existing = target.get(name)
+        if existing is None:
+            target[name] = entry
+            target.key_spans[name] = entries.key_spans.get(name)  # type: ignore[assignment]
+        elif section == "state" and isinstance(existing, LocDict) and isinstance(entry, LocDict):
+            for fname, fspec in entry.items():
+                if fname in existing:
+                    bag.error(
+                        f"state field '{name}.{fname}' is already defined at {span_of(existing[fname]) or existing.key_spans.get(fname)}",
+                        entry.key_spans.get(fname),
+                        hint="use 'override:' to replace it",
+                    )
+                else:
+                    existing[fname] = fspec
+                    existing.key_spans[fname] = entry.key_spans.get(fname)  # type: ignore[assignment]
+        elif section == "components" and isinstance(existing, LocDict) and isinstance(entry, LocDict):
+            _extend_component(existing, entry, bag)
+        else:
+            bag.error(
+                f"{section[:-1] if section.endswith('s') else section} '{name}' is already defined at {existing_span(target, name)}",
+                entries.key_spans.get(name),
+                hint="use 'override:' to replace it",
+            )
+
+
+def existing_span(section: LocDict, name: str) -> str:
+    span = section.key_spans.get(name) or span_of(section.get(name))
+    return str(span) if span else "an earlier file"
+
+
+def _extend_component(existing: LocDict, entry: LocDict, bag: DiagnosticBag) -> None:
+    for key, value in entry.items():
+        if key == "items" and isinstance(value, list):
+            items = existing.get("items")
+            if not isinstance(items, list):
+                items = LocList()
+                items.span = span_of(value) or Span("<composed>", 1, 1)
+                existing["items"] = items
+            merged = LocList([*items, *value])
+            merged.span = items.span
+            existing["items"] = merged
+        elif key == "attributes" and isinstance(value, LocDict):
+            attrs = existing.setdefault("attributes", value)
+            if attrs is not value:
+                for aname, atype in value.items():
+                    if aname in attrs:
+                        bag.error(f"attribute '{aname}' is already defined", value.key_spans.get(aname))
+                    else:
+                        attrs[aname] = atype
+                        attrs.key_spans[aname] = value.key_spans.get(aname)
+        else:
+            bag.error(
+                f"a module can add 'items' or 'attributes' to component kind; '{key}' needs 'override:'",
+                entry.key_spans.get(key),
+            )
+
+
+def override_entries(base: LocDict, section: str, entries: Any, bag: DiagnosticBag) -> None:
+    """Replace existing entries by name; a name that does not exist is an error."""
+    if section in SINGLE_SECTIONS:
+        if section not in base:
+            bag.error(f"cannot override '{section}': the ruleset has none", span_of(entries))
+        base[section] = entries
+        return
+    if not isinstance(entries, LocDict):
+        bag.error(f"override of '{section}' must be a mapping of names", span_of(entries))
+        return
+    target = base.get(section)
+    if not isinstance(target, LocDict):
+        bag.error(f"cannot override '{section}': the ruleset has none", span_of(entries))
+        return
+    for name, entry in entries.items():
+        if name not in target:
+            bag.error(
+                f"cannot override {section} '{name}': no such entry",
+                entries.key_spans.get(name),
+                hint=did_you_mean(str(name), [str(k) for k in target]),
+            )
+            continue
+        if section == "state" and isinstance(entry, LocDict):
+            scope = target[name]
+            for fname, fspec in entry.items():
+                if fname not in scope:
+                    bag.error(
+                        f"cannot override state field '{name}.{fname}': no such field",
+                        entry.key_spans.get(fname),
+                        hint=did_you_mean(str(fname), [str(k) for k in scope]),
+                    )
+                    continue
+                scope[fname] = fspec
+            continue
+        target[name] = entry
+        target.key_spans[name] = entries.key_spans.get(name)  # type: ignore[assignment]
+
+
+def remove_entry(base: LocDict, path: Any, bag: DiagnosticBag) -> None:
+    text = str(path)
+    section, _, name = text.partition(".")
+    target = base.get(section)
+    if section not in NAMED_SECTIONS or not name:
+        bag.error(
+            f"cannot remove '{text}': write SECTION.NAME, e.g. triggers.lisboa_payment",
+            span_of(path),
+            expected=NAMED_SECTIONS,
+        )
+        return
+    if not isinstance(target, LocDict) or name not in target:
+        bag.error(
+            f"cannot remove '{text}': no such entry",
+            span_of(path),
+            hint=did_you_mean(name, [str(k) for k in target] if isinstance(target, dict) else []),
+        )
+        return
+    del target[name]
+
+
+def apply_module(base: LocDict, module: ModuleSource, bag: DiagnosticBag) -> None:
+    data = module.data
+    for section in NAMED_SECTIONS:
+        if section in data:
+            add_entries(base, section, data[section], bag)
+    override = data.get("override")
+    if override is not None:
+        if not isinstance(override, LocDict):
+            bag.error("'override' must be a mapping of sections", span_of(override))
+        else:
+            for section, entries in override.items():
+                if section not in (*NAMED_SECTIONS, *SINGLE_SECTIONS):
+                    bag.error(
+                        f"unknown section '{section}'",
+                        override.key_spans.get(section),
+                        hint=did_you_mean(str(section), (*NAMED_SECTIONS, *SINGLE_SECTIONS)),
+                    )
+                    continue
+                override_entries(base, section, entries, bag)
+    for path in data.get("remove") or ():
+        remove_entry(base, path, bag)
+
+
+def module_order(source: RulesetSource, names: list[str], players: int | None, where: Span | None = None) -> list[ModuleSource]:
+    """Check module names and constraints; return them in dependency order.
+
+    Raises:
+        RulesetError: an unknown module, a missing requirement, a conflict, or a
+            player count the module does not allow.
+    """
+    bag = DiagnosticBag()
+    chosen: list[ModuleSource] = []
+    for name in names:
+        if name not in source.modules:
+            bag.error(
+                f"unknown module '{name}' for ruleset '{source.name}'",
+                where,
+                hint=did_you_mean(name, source.modules) or
+                f"available modules: {', '.join(sorted(source.modules)) or 'none'}",
+            )
+            continue
+        if source.modules[name] not in chosen:
+            chosen.append(source.modules[name])
+    names_set = {m.name for m in chosen}
+    for module in chosen:
+        for required in module.requires:
+            if required not in names_set:
+                bag.error(
+                    f"module '{module.name}' requires module '{required}' (declared at {span_of(module.data.get('requires'))})",
+                    where,
+                )
+        for conflict in module.conflicts:
+            if conflict in names_set:
+                bag.error(
+                    f"module '{module.name}' conflicts with module '{conflict}' (declared at {span_of(module.data.get('conflicts'))})",
+                    where,
+                )
+        if players is not None and module.players is not None:
+            low, high = module.players
+            if not low <= players <= high:
+                bag.error(
+                    f"module '{module.name}' allows {low}-{high} players, not {players} (declared at {span_of(module.data.get('players'))})",
+                    where,
+                )
+    bag.raise_if_any()
+    return sorted(chosen, key=lambda m: m.name)
+
+
+def compose(source: RulesetSource, modules: list[ModuleSource]) -> LocDict:
+    """The ruleset data with the modules applied, in a fresh copy."""
+    bag = DiagnosticBag()
+    data = _copy(source.data)
+    for module in modules:
+        apply_module(data, module, bag)
+    bag.raise_if_any()
+    return data
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, LocDict):
+        result = LocDict((k, _copy(v)) for k, v in value.items())
+        result.span = value.span
+        result.key_spans = dict(value.key_spans)
+        return result
+    if isinstance(value, LocList):
+        seq = LocList(_copy(v) for v in value)
+        seq.span = value.span
+        return seq
+    return value
+
+
+def fingerprint(data: Any) -> str:
+    """A stable hash of composed rules data (spans and file names excluded)."""
+    text = json.dumps(_plain(data), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, LocStr):
+        return str(value)
+    return value

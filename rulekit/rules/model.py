@@ -1,0 +1,233 @@
+"""The typed rules model: what a composed ruleset says, with every DSL snippet parsed.
+
+Built by :mod:`rulekit.rules.loader` from the located YAML; consumed by the
+compiler.  Every declaration keeps its span for error messages and explanations.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import field, frozen
+
+from rulekit.dsl import ast
+from rulekit.errors import Span
+
+
+@frozen
+class Constant:
+    """A named constant: ``START_MONEY: 20``."""
+
+    name: str
+    value: Any
+    span: Span | None
+    type_text: str | None = None
+
+
+@frozen
+class Item:
+    """One component instance: ``{id: marseille, x: 1, y: 0}``."""
+
+    id: str
+    values: dict[str, Any]
+    span: Span | None
+
+
+@frozen
+class ComponentKind:
+    """A kind of component with static attributes and its instances."""
+
+    name: str
+    collection: str
+    attributes: dict[str, str]
+    items: tuple[Item, ...]
+    span: Span | None
+
+
+@frozen
+class FieldDecl:
+    """A piece of game state: ``money: {type: int, initial: START_MONEY}``.
+
+    ``scope`` is ``game``, ``turn``, ``player`` or a component kind.
+    ``visibility`` is ``public``, ``owner`` (player fields: only that player sees
+    it) or ``hidden`` (nobody sees the contents, only its size).
+    """
+
+    scope: str
+    name: str
+    type_text: str
+    initial: ast.Expr | None
+    visibility: str
+    span: Span | None
+
+
+@frozen
+class FunctionDecl:
+    """A named pure function of the ruleset: ``V(city)``."""
+
+    name: str
+    params: tuple[tuple[str, str], ...]
+    body: ast.Expr
+    span: Span | None
+
+
+@frozen
+class EventDecl:
+    """An event that effects may ``emit`` and triggers may listen to."""
+
+    name: str
+    fields: tuple[tuple[str, str], ...]
+    span: Span | None
+
+
+@frozen
+class Param:
+    """An action parameter and the DSL expression listing its possible values."""
+
+    name: str
+    domain: ast.Expr
+    span: Span | None
+
+
+@frozen
+class Requirement:
+    """A condition an action needs, the message shown when it fails, and a citation."""
+
+    condition: ast.Expr
+    message: str
+    cite: str | None
+    span: Span | None
+
+
+@frozen
+class ActionDecl:
+    """Something a player may do: parameters, requirements, cost, effect."""
+
+    name: str
+    params: tuple[Param, ...]
+    requires: tuple[Requirement, ...]
+    cost: ast.Expr | None
+    effect: ast.Block | None
+    ends_turn: bool
+    prompt_only: bool
+    cite: str | None
+    doc: str
+    span: Span | None
+    cost_span: Span | None = None
+
+
+@frozen
+class TriggerDecl:
+    """Effects that run right ``before`` or ``after`` an action or event."""
+
+    name: str
+    timing: str
+    event: str
+    condition: ast.Expr | None
+    effect: ast.Block
+    cite: str | None
+    span: Span | None
+
+
+@frozen
+class InvariantDecl:
+    """A condition that must hold in every reachable state."""
+
+    name: str
+    condition: ast.Expr
+    message: str
+    cite: str | None
+    span: Span | None
+
+
+@frozen
+class DoStep:
+    """Flow step ``do:``: run an effect block."""
+
+    effect: ast.Block
+    span: Span | None
+
+
+@frozen
+class RepeatStep:
+    """Flow step ``repeat:``: run steps ``times`` times, or ``while``/``until`` a condition."""
+
+    steps: tuple[FlowStep, ...]
+    times: ast.Expr | None
+    while_: ast.Expr | None
+    until: ast.Expr | None
+    counter: str | None
+    span: Span | None
+
+
+@frozen
+class ForEachStep:
+    """Flow step ``for_each:``: run steps once per element, stored in a game field."""
+
+    items: ast.Expr
+    var: str
+    steps: tuple[FlowStep, ...]
+    span: Span | None
+
+
+@frozen
+class TurnStep:
+    """Flow step ``turn:``: a player decides until she ends her turn."""
+
+    player: ast.Expr
+    actions: tuple[str, ...] | None
+    once: bool
+    until: ast.Expr | None
+    on_start: ast.Block | None
+    on_end: ast.Block | None
+    span: Span | None
+
+
+@frozen
+class IfStep:
+    """Flow step ``if:``: run ``then`` or ``else`` steps."""
+
+    condition: ast.Expr
+    then: tuple[FlowStep, ...]
+    otherwise: tuple[FlowStep, ...]
+    span: Span | None
+
+
+FlowStep = DoStep | RepeatStep | ForEachStep | TurnStep | IfStep
+
+
+@frozen
+class Scoring:
+    """Final standings: a score per player (``player`` is bound), then tie-breaks."""
+
+    score: ast.Expr | None
+    tiebreak: tuple[ast.Expr, ...]
+    end_when: ast.Expr | None
+    span: Span | None
+
+
+@frozen
+class RulesModel:
+    """A whole composed ruleset, parsed and structurally checked."""
+
+    name: str
+    title: str
+    description: str
+    min_players: int
+    max_players: int
+    constants: dict[str, Constant]
+    kinds: dict[str, ComponentKind]
+    fields: dict[str, dict[str, FieldDecl]]
+    functions: dict[str, FunctionDecl]
+    events: dict[str, EventDecl]
+    actions: dict[str, ActionDecl]
+    triggers: dict[str, TriggerDecl]
+    invariants: dict[str, InvariantDecl]
+    setup: ast.Block | None
+    flow: tuple[FlowStep, ...]
+    scoring: Scoring
+    money: str | None
+    display: dict[str, Any]
+    modules: tuple[str, ...] = ()
+    fingerprint: str = ""
+    variants: tuple[tuple[str, str], ...] = field(default=())

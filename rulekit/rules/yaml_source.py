@@ -1,0 +1,139 @@
+"""Load YAML safely into plain values that remember where they came from.
+
+Mappings become :class:`LocDict`, sequences :class:`LocList`, strings
+:class:`LocStr`; each carries a :class:`~rulekit.errors.Span` (1-based).  DSL
+embedded in a string scalar is given an :class:`~rulekit.dsl.Origin` that
+accounts for quotes and block-scalar indentation, so DSL errors point into the
+YAML file.  Only ``yaml.SafeLoader`` is ever used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rulekit.dsl import Origin
+from rulekit.errors import Diagnostic, RulesetError, Span, remember_source
+
+
+class LocStr(str):
+    """A string scalar with its span and the origin of its first character."""
+
+    span: Span
+    origin: Origin
+
+    def __new__(cls, value: str, span: Span, origin: Origin) -> LocStr:
+        obj = super().__new__(cls, value)
+        obj.span = span
+        obj.origin = origin
+        return obj
+
+
+class LocDict(dict[Any, Any]):
+    """A mapping with its span and the span of each key."""
+
+    span: Span
+    key_spans: dict[Any, Span]
+
+
+class LocList(list[Any]):
+    """A sequence with its span."""
+
+    span: Span
+
+
+def span_of(value: Any, default: Span | None = None) -> Span | None:
+    """The span of a loaded value, if it has one."""
+    return getattr(value, "span", default)
+
+
+def _span(file: str, node: yaml.Node) -> Span:
+    start, end = node.start_mark, node.end_mark
+    return Span(file, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+
+
+def _scalar_origin(file: str, node: yaml.ScalarNode, lines: list[str]) -> Origin:
+    mark = node.start_mark
+    line, column = mark.line + 1, mark.column + 1
+    style = node.style
+    if style in ("|", ">"):
+        # The content starts on the next non-empty line, indented.
+        row = mark.line + 1
+        while row < len(lines) and not lines[row].strip():
+            row += 1
+        text = lines[row] if row < len(lines) else ""
+        indent = len(text) - len(text.lstrip(" "))
+        return Origin(file, row + 1, indent + 1, indent + 1)
+    if style in ("'", '"'):
+        return Origin(file, line, column + 1, column + 1)
+    return Origin(file, line, column, column)
+
+
+def _convert(file: str, node: yaml.Node, lines: list[str]) -> Any:
+    if isinstance(node, yaml.MappingNode):
+        result = LocDict()
+        result.span = _span(file, node)
+        result.key_spans = {}
+        for key_node, value_node in node.value:
+            key = _convert(file, key_node, lines)
+            if isinstance(key, list | dict):
+                raise RulesetError(Diagnostic("a mapping key must be a scalar", _span(file, key_node)))
+            if key in result:
+                raise RulesetError(
+                    Diagnostic(f"duplicate key '{key}'", _span(file, key_node))
+                )
+            result[key] = _convert(file, value_node, lines)
+            result.key_spans[key] = _span(file, key_node)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        seq = LocList(_convert(file, item, lines) for item in node.value)
+        seq.span = _span(file, node)
+        return seq
+    assert isinstance(node, yaml.ScalarNode)
+    value = yaml.SafeLoader.construct_scalar(_CONSTRUCTOR, node)  # type: ignore[arg-type]
+    tag = node.tag
+    if tag == "tag:yaml.org,2002:str" or node.style in ("'", '"', "|", ">"):
+        return LocStr(str(value), _span(file, node), _scalar_origin(file, node, lines))
+    resolved = _CONSTRUCTOR.construct_object(node)
+    if isinstance(resolved, str):
+        return LocStr(resolved, _span(file, node), _scalar_origin(file, node, lines))
+    return resolved
+
+
+_CONSTRUCTOR = yaml.SafeLoader("")
+
+
+def load_text(text: str, file: str) -> Any:
+    """Parse YAML text safely into located values.
+
+    Raises:
+        RulesetError: the text is not valid YAML (with the position of the problem).
+    """
+    remember_source(file, text)
+    lines = text.splitlines()
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        span = Span(file, mark.line + 1, mark.column + 1) if mark else Span(file, 1, 1)
+        message = (error.problem or "invalid YAML").strip()
+        if error.context:
+            message = f"{message} ({error.context.strip()})"
+        raise RulesetError(Diagnostic(f"invalid YAML: {message}", span)) from None
+    except yaml.YAMLError as error:
+        raise RulesetError(Diagnostic(f"invalid YAML: {error}", Span(file, 1, 1))) from None
+    if node is None:
+        return None
+    return _convert(file, node, lines)
+
+
+def load_file(path: Path, display_name: str | None = None) -> Any:
+    """Read and parse a YAML file; errors name ``display_name`` (default: the path)."""
+    name = display_name or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise RulesetError(Diagnostic(f"cannot read file: {error.strerror}", Span(name, 1, 1))) from None
+    return load_text(text, name)

@@ -1,0 +1,157 @@
+"""The runtime services that compiled rules call: money, randomness, events, asks.
+
+All game data lives in one dict ``F`` that maps ``(owner, field)`` to an
+immutable value; owners are ``"game"``, ``"turn"``, a player index or a
+component id.  Engine bookkeeping lives under the owner ``"_"``.  The
+:class:`Runtime` itself holds only what never changes during a game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rulekit.errors import Span
+from rulekit.runtime.errors import RuleFailure
+
+BANK = -1
+_MASK = (1 << 64) - 1
+MAX_TRIGGER_DEPTH = 32
+MAX_NOTES = 30
+
+
+def next_random(seed: int) -> tuple[int, int]:
+    """One step of splitmix64: (new seed, 64-bit output)."""
+    seed = (seed + 0x9E3779B97F4A7C15) & _MASK
+    z = seed
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return seed, z ^ (z >> 31)
+
+
+TriggerFn = Callable[..., Any]
+
+
+class Trigger:
+    """A compiled trigger: its name, condition and effect functions, and its span."""
+
+    __slots__ = ("condition", "effect", "name", "span", "timing")
+
+    def __init__(
+        self,
+        name: str,
+        timing: str,
+        condition: TriggerFn | None,
+        effect: TriggerFn,
+        span: Span | None,
+    ) -> None:
+        self.name = name
+        self.timing = timing
+        self.condition = condition
+        self.effect = effect
+        self.span = span
+
+
+class Runtime:
+    """Services for compiled rules; one per compiled ruleset and player count."""
+
+    def __init__(self, num_players: int, money_field: str | None) -> None:
+        self.num_players = num_players
+        self.money_field = money_field
+        self.triggers: dict[tuple[str, str], list[Trigger]] = {}
+        self.fired: Callable[[str], None] | None = None  # coverage hook
+        self._depth = 0
+
+    # -- randomness
+    def random_below(self, F: dict[Any, Any], n: int) -> int:
+        if n <= 0:
+            raise RuleFailure(f"cannot draw a random number below {n}")
+        seed, value = next_random(F[("_", "rng")])
+        F[("_", "rng")] = seed
+        return value % n
+
+    def shuffled(self, F: dict[Any, Any], items: Sequence[Any]) -> tuple[Any, ...]:
+        result = list(items)
+        for i in range(len(result) - 1, 0, -1):
+            j = self.random_below(F, i + 1)
+            result[i], result[j] = result[j], result[i]
+        return tuple(result)
+
+    # -- money
+    def transfer(
+        self, F: dict[Any, Any], amount: int, source: int, target: int, *, partial: bool
+    ) -> None:
+        field = self.money_field
+        if field is None:
+            raise RuleFailure("transfer needs a 'money' field declared in the ruleset")
+        if amount < 0:
+            raise RuleFailure(f"cannot transfer a negative amount ({amount})")
+        if source == target or amount == 0:
+            return
+        if source != BANK:
+            have = F[(source, field)]
+            if have < amount:
+                if not partial:
+                    raise RuleFailure(
+                        f"{self.format_player(source)} cannot pay {amount} (has {have})"
+                    )
+                amount = max(0, have)
+            F[(source, field)] = have - amount
+        else:
+            F[("_", "paid_out")] += amount
+        if target != BANK:
+            F[(target, field)] += amount
+        else:
+            F[("_", "taken_in")] += amount
+
+    # -- flow interaction
+    def ask(self, F: dict[Any, Any], player: int, actions: Sequence[str]) -> None:
+        F[("_", "asks")] = (*F[("_", "asks")], (player, tuple(actions)))
+
+    def note(self, F: dict[Any, Any], text: str) -> None:
+        notes = (*F[("_", "notes")], str(text))
+        F[("_", "notes")] = notes[-MAX_NOTES:]
+
+    def end_game(self, F: dict[Any, Any]) -> None:
+        F[("_", "over")] = True
+
+    # -- events
+    def emit(
+        self, F: dict[Any, Any], me: int, event: str, args: dict[str, Any], timing: str = "after"
+    ) -> None:
+        triggers = self.triggers.get((timing, event))
+        if not triggers:
+            return
+        if self._depth >= MAX_TRIGGER_DEPTH:
+            raise RuleFailure(
+                f"triggers nested more than {MAX_TRIGGER_DEPTH} deep at event '{event}' "
+                "(a trigger probably emits the event it listens to)"
+            )
+        self._depth += 1
+        try:
+            for trigger in triggers:
+                if trigger.condition is not None and not trigger.condition(F, self, me, **args):
+                    continue
+                if self.fired is not None:
+                    self.fired(f"trigger:{trigger.name}")
+                try:
+                    trigger.effect(F, self, me, **args)
+                except RuleFailure as failure:
+                    if failure.span is None:
+                        failure.span = trigger.span
+                    raise
+        finally:
+            self._depth -= 1
+
+    # -- text
+    def format_player(self, player: int) -> str:
+        return "bank" if player == BANK else f"P{player + 1}"
+
+    def format_value(self, value: Any) -> str:
+        return repr(value) if isinstance(value, str) else str(value)
+
+    def format_key(self, key: tuple[Any, str]) -> str:
+        owner, name = key
+        if isinstance(owner, int):
+            return f"{self.format_player(owner)}.{name}"
+        return f"{owner}.{name}"

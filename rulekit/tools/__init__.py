@@ -1,0 +1,1 @@
+"""Command-line tools: play, bots, replay, scenarios, benchmark."""
