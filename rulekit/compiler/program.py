@@ -8,14 +8,14 @@ looked up by name during play.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
 from attrs import define, field
 
 from rulekit.compiler.codegen import CodeGen, Context
-from rulekit.dsl import ast
+from rulekit.dsl import Origin, ast, parse_block, parse_expression
 from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
@@ -108,6 +108,55 @@ class Program:
     field_types: dict[str, dict[str, Type]]
     source: str
     spans: list[Span | None]
+    namespace: dict[str, Any] = field(factory=dict, repr=False)
+    function_types: dict[str, Type] = field(factory=dict, repr=False)
+
+    def compile_expression(
+        self, text: str, origin: Origin | None = None, *, params: Sequence[tuple[str, Type]] = ()
+    ) -> tuple[Fn, Type]:
+        """Check and compile an extra expression against this ruleset.
+
+        The result is called as ``fn(F, R, me, *params)``.
+
+        Raises:
+            DslSyntaxError, RulesetError: with the position inside ``origin``'s file.
+        """
+        expr = parse_expression(text, origin)
+        bag = DiagnosticBag()
+        gen = self._codegen(bag)
+        ctx = Context()
+        names = [ctx.bind(n, ty) for n, ty in params]
+        code, type_ = gen.expr(expr, ctx)
+        bag.raise_if_any()
+        return self._define(f"def _snippet(F, R, me{''.join(', ' + n for n in names)}):\n    return {code}\n", gen), type_
+
+    def compile_effect(
+        self, text: str, origin: Origin | None = None, *, params: Sequence[tuple[str, Type]] = ()
+    ) -> Fn:
+        """Check and compile an extra effect block, called as ``fn(F, R, me, *params)``."""
+        block = parse_block(text, origin)
+        bag = DiagnosticBag()
+        gen = self._codegen(bag)
+        ctx = Context(effects=True)
+        names = [ctx.bind(n, ty) for n, ty in params]
+        body = gen.block(block, ctx, 1)
+        bag.raise_if_any()
+        return self._define(
+            f"def _snippet(F, R, me{''.join(', ' + n for n in names)}):\n" + "\n".join(body) + "\n", gen
+        )
+
+    def _codegen(self, bag: DiagnosticBag) -> CodeGen:
+        gen = CodeGen(self.rules, bag)
+        gen.function_types = dict(self.function_types)
+        gen.spans = self.spans
+        return gen
+
+    def _define(self, source: str, gen: CodeGen) -> Fn:
+        namespace = dict(self.namespace)
+        for name, value in gen.constants.items():
+            namespace[f"K_{name}"] = value
+        exec(compile(source, f"<rulekit:{self.rules.name}:snippet>", "exec"), namespace)  # noqa: S102
+        return namespace["_snippet"]  # type: ignore[no-any-return]
 
     @property
     def name(self) -> str:
@@ -436,6 +485,8 @@ class _Compiler:
             field_types=gen.field_types,
             source=source,
             spans=gen.spans,
+            namespace=namespace,
+            function_types=dict(gen.function_types),
         )
 
     def attributes(self) -> dict[tuple[str, str], Any]:

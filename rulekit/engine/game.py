@@ -53,7 +53,6 @@ class Game:
         self.program = program
         self.num_players = num_players
         self.runtime = Runtime(num_players, rules.money)
-        self.runtime.players = tuple(range(num_players))  # type: ignore[attr-defined]
         for trigger in program.triggers:
             decl = trigger.decl
             self.runtime.triggers.setdefault((decl.timing, decl.event), []).append(

@@ -57,6 +57,7 @@ class Runtime:
 
     def __init__(self, num_players: int, money_field: str | None) -> None:
         self.num_players = num_players
+        self.players = tuple(range(num_players))
         self.money_field = money_field
         self.triggers: dict[tuple[str, str], list[Trigger]] = {}
         self.fired: Callable[[str], None] | None = None  # coverage hook
