@@ -521,12 +521,11 @@ class CodeGen:
             _, ftype, key = self.attribute(node.target, ctx)
             value, vtype = self.expr(node.value, ctx)
             if key is None:
-                if ftype != t.ANY or True:
-                    self.error(
-                        f"cannot assign to '{_describe(node.target)}': only state fields change",
-                        node.target,
-                        hint="component attributes are fixed; declare a field under state:",
-                    )
+                self.error(
+                    f"cannot assign to '{_describe(node.target)}': only state fields change",
+                    node.target,
+                    hint="component attributes are fixed; declare a field under state:",
+                )
                 return []
             if node.op == "=":
                 self.expect(ftype, vtype, node.value, f"the value of {_describe(node.target)}")
