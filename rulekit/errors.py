@@ -71,19 +71,24 @@ class SourceCache:
         self._texts: dict[str, list[str]] = {}
 
     def add(self, name: str, text: str) -> None:
-        self._texts[name] = text.splitlines()
+        self._texts[name] = _split_lines(text)
 
     def line(self, name: str, line: int) -> str | None:
         lines = self._texts.get(name)
         if lines is None:
             try:
-                lines = Path(name).read_text(encoding="utf-8").splitlines()
+                lines = _split_lines(Path(name).read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError):
                 return None
             self._texts[name] = lines
         if 1 <= line <= len(lines):
             return lines[line - 1]
         return None
+
+
+def _split_lines(text: str) -> list[str]:
+    # Only "\n" ends a line, as for the DSL parser (str.splitlines also splits at \f, \x1c...).
+    return [line.removesuffix("\r") for line in text.split("\n")]
 
 
 _DEFAULT_SOURCES = SourceCache()

@@ -9,7 +9,7 @@ from rulekit.engine.game import Game
 from rulekit.rules.compose import compose, fingerprint, load_source, module_order
 from rulekit.rules.loader import build_model
 
-_CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Program] = {}
+_CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...], str], Program] = {}
 
 
 def load_program(
@@ -26,7 +26,14 @@ def load_program(
     """
     source = load_source(ruleset)
     chosen = module_order(source, list(modules), players)
-    key = (str(source.directory.resolve()), tuple(m.name for m in chosen), tuple(variants))
+    variant_key: tuple[str, ...] = ()
+    if variants:
+        from rulekit.rules.variants import variant_cache_key
+
+        variant_key = variant_cache_key(source, variants, players)
+    # The files' content is part of the key, so edited rules are never served from the cache.
+    content = fingerprint([source.data, *(m.data for m in chosen)])
+    key = (str(source.directory.resolve()), tuple(m.name for m in chosen), variant_key, content)
     if key in _CACHE:
         return _CACHE[key]
     data = compose(source, chosen)
@@ -34,7 +41,7 @@ def load_program(
     if variants:
         from rulekit.rules.variants import apply_variants
 
-        data, variant_names = apply_variants(data, source, list(variants), chosen)
+        data, variant_names = apply_variants(data, source, list(variants), chosen, players=players)
     model = build_model(data, fingerprint(data), tuple(m.name for m in chosen))
     if variant_names:
         import attrs

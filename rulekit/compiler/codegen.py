@@ -142,7 +142,7 @@ class CodeGen:
             if self.item_kind.get(value) != type_.kind:
                 kind = self.rules.kinds[type_.kind or ""]
                 self.bag.error(
-                    f"{what}: '{value}' is not a {type_.kind}",
+                    f"{what}: '{value}' is not {_a(type_.kind)}",
                     span,
                     hint=did_you_mean(str(value), [i.id for i in kind.items]),
                 )
@@ -284,7 +284,7 @@ class CodeGen:
             return "None", t.ANY, None
         if subject_type in (t.MAP, t.ANY):
             return f"B_get({subject_code}, {name!r})", t.ANY, None
-        self.error(f"a {subject_type} has no attribute '{name}'", node)
+        self.error(f"{_a(subject_type)} has no attribute '{name}'", node)
         return "None", t.ANY, None
 
     def _expr_Index(self, node: ast.Index, ctx: Context) -> tuple[str, Type]:
@@ -294,7 +294,7 @@ class CodeGen:
             self.expect(t.INT, key_type, node.key, "a list index")
             return f"{subject}[{key}]", t.element_type(subject_type)
         if subject_type not in (t.MAP, t.ANY, t.TUPLE):
-            self.error(f"cannot index a {subject_type}", node)
+            self.error(f"cannot index {_a(subject_type)}", node)
         return f"{subject}[{key}]", t.ANY
 
     def _expr_Call(self, node: ast.Call, ctx: Context) -> tuple[str, Type]:
@@ -385,7 +385,7 @@ class CodeGen:
             for var, iterable in comp.loops:
                 code, type_ = self.expr(iterable, ctx)
                 if not (type_.is_list or type_ in (t.ANY, t.TUPLE, t.MAP)):
-                    self.error(f"cannot loop over a {type_}", iterable)
+                    self.error(f"cannot loop over {_a(type_)}", iterable)
                 py = ctx.bind(var, t.element_type(type_))
                 parts.append(f"for {py} in {code}")
             if comp.condition is not None:
@@ -477,7 +477,7 @@ class CodeGen:
             return f"({left} {op} {right})", t.INT
         if op in ("==", "!="):
             if not t.comparable(ltype, rtype):
-                self.error(f"comparing a {ltype} with a {rtype} is always {'false' if op == '==' else 'true'}", node)
+                self.error(f"comparing {_a(ltype)} with {_a(rtype)} is always {'false' if op == '==' else 'true'}", node)
             return f"({left} {op} {right})", t.BOOL
         if op in _COMPARE:
             self.expect(t.INT, ltype, node.left, f"the left side of '{op}'")
@@ -485,9 +485,9 @@ class CodeGen:
             return f"({left} {op} {right})", t.BOOL
         # in / not in
         if not (rtype.is_list or rtype in (t.ANY, t.MAP, t.TUPLE, t.STR)):
-            self.error(f"'{op}' needs a list on its right, not a {rtype}", node.right)
+            self.error(f"'{op}' needs a list on its right, not {_a(rtype)}", node.right)
         elif rtype.is_list and not t.comparable(t.element_type(rtype), ltype):
-            self.error(f"a {ltype} is never in a {rtype}", node)
+            self.error(f"{_a(ltype)} is never in {_a(rtype)}", node)
         return f"({left} {op} {right})", t.BOOL
 
     def _expr_Conditional(self, node: ast.Conditional, ctx: Context) -> tuple[str, Type]:
@@ -518,9 +518,12 @@ class CodeGen:
     def stmt(self, node: ast.Stmt, ctx: Context, indent: int) -> list[str]:
         pad = "    " * indent
         if isinstance(node, ast.Assign):
+            reported = len(self.bag.items)
             _, ftype, key = self.attribute(node.target, ctx)
             value, vtype = self.expr(node.value, ctx)
             if key is None:
+                if len(self.bag.items) > reported:
+                    return []  # the target was already reported (unknown field, ...)
                 self.error(
                     f"cannot assign to '{_describe(node.target)}': only state fields change",
                     node.target,
@@ -600,11 +603,17 @@ class CodeGen:
         assert isinstance(node, ast.For)
         code, type_ = self.expr(node.iterable, ctx)
         if not (type_.is_list or type_ in (t.ANY, t.TUPLE, t.MAP)):
-            self.error(f"cannot loop over a {type_}", node.iterable)
+            self.error(f"cannot loop over {_a(type_)}", node.iterable)
         with ctx.nested():
             py = ctx.bind(node.var, t.element_type(type_))
             body = self.block(node.body, ctx, indent + 1)
         return [f"{pad}for {py} in tuple({code}):", *body]
+
+
+def _a(thing: object) -> str:
+    """``thing`` with its indefinite article: 'an int', 'a player'."""
+    text = str(thing)
+    return ("an " if text[:1] in "aeiou" else "a ") + text
 
 
 def _describe(node: ast.Expr) -> str:

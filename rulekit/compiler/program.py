@@ -318,10 +318,13 @@ class _Compiler:
         self.flow.append(FlowNode("seq", None, children))
         return len(self.flow) - 1
 
-    def flow_expr(self, expr: ast.Expr | None, expected: Type | None, what: str) -> str | None:
+    def flow_expr(
+        self, expr: ast.Expr | None, expected: Type | None, what: str, *, me: bool = False
+    ) -> str | None:
+        # Flow steps run for nobody in particular; only a turn's 'until' has a 'me'.
         if expr is None:
             return None
-        return self.define_expr("flow", expr, [], expected=expected, what=what)
+        return self.define_expr("flow", expr, [], me=me, expected=expected, what=what)
 
     def flow_field(self, name: str | None, span: Span | None) -> None:
         if name is not None and name not in self.rules.fields["game"]:
@@ -333,7 +336,7 @@ class _Compiler:
 
     def step(self, step: m.FlowStep) -> int:
         if isinstance(step, m.DoStep):
-            node = FlowNode("do", step.span, data={"effect": self.define_block("do", step.effect, [])})
+            node = FlowNode("do", step.span, data={"effect": self.define_block("do", step.effect, [], me=False)})
         elif isinstance(step, m.RepeatStep):
             self.flow_field(step.counter, step.span)
             node = FlowNode(
@@ -363,16 +366,22 @@ class _Compiler:
                         step.span,
                         hint=did_you_mean(name, self.rules.actions),
                     )
+            offered = step.actions
+            if offered is not None:  # actions that ask to join such a turn (offered_with)
+                offered = (*offered, *(
+                    a for a, d in self.rules.actions.items()
+                    if a not in offered and any(w in offered for w in d.offered_with)
+                ))
             node = FlowNode(
                 "turn",
                 step.span,
                 data={
                     "player": self.flow_expr(step.player, t.PLAYER, "the turn's player"),
-                    "until": self.flow_expr(step.until, t.BOOL, "an until condition"),
+                    "until": self.flow_expr(step.until, t.BOOL, "an until condition", me=True),
                     "on_start": self.define_block("turn_start", step.on_start, []) if step.on_start else None,
                     "on_end": self.define_block("turn_end", step.on_end, []) if step.on_end else None,
-                    "actions": step.actions
-                    if step.actions is not None
+                    "actions": offered
+                    if offered is not None
                     else tuple(a for a, d in self.rules.actions.items() if not d.prompt_only),
                     "once": step.once,
                 },
@@ -417,6 +426,13 @@ class _Compiler:
         self._action_param_types: dict[str, list[tuple[str, Type]]] = {}
         action_parts = {}
         for name, decl in rules.actions.items():
+            for other in decl.offered_with:
+                if other not in rules.actions:
+                    self.bag.error(
+                        f"action '{name}' is offered_with unknown action '{other}'",
+                        decl.span,
+                        hint=did_you_mean(other, rules.actions),
+                    )
             parts = self.action(decl)
             self._action_param_types[name] = parts["params"]
             action_parts[name] = parts

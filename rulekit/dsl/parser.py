@@ -73,7 +73,10 @@ class _DslIndenter(Indenter):
         token = None
         for token in stream:
             if token.type == self.NL_type:
-                yield from self.handle_NL(token)
+                try:
+                    yield from self.handle_NL(token)
+                except DedentError:
+                    raise _BadDedent(token.end_line or 1, token.end_column or 1) from None
             else:
                 yield token
             if token.type in self.OPEN_PAREN_types:
@@ -86,6 +89,15 @@ class _DslIndenter(Indenter):
                 yield Token.new_borrow_pos(self.DEDENT_type, "", token)
             else:
                 yield Token(self.DEDENT_type, "", 0, 1, 1, 1, 1, 0)
+
+
+class _BadDedent(Exception):
+    """A line is indented less than its block but more than the enclosing one."""
+
+    def __init__(self, line: int, column: int) -> None:
+        super().__init__(line, column)
+        self.line = line
+        self.column = column
 
 
 _HUMAN_TERMINALS = {
@@ -173,9 +185,14 @@ def _parse(text: str, start: str, origin: Origin) -> Any:
         tree = _parser(start).parse(source)
     except UnexpectedInput as error:
         raise _syntax_error(error, text, origin) from None
-    except DedentError:
+    except _BadDedent as error:
+        line, column = origin.locate(error.line, error.column)
         raise DslSyntaxError(
-            Diagnostic("inconsistent indentation", Span(origin.file, origin.line, origin.column))
+            Diagnostic(
+                "inconsistent indentation",
+                Span(origin.file, line, column, line, column + 1),
+                hint="indent this line like the statements of the block it belongs to",
+            )
         ) from None
     except LarkError as error:  # pragma: no cover - defensive
         raise DslSyntaxError(
@@ -187,35 +204,53 @@ def _parse(text: str, start: str, origin: Origin) -> Any:
         if isinstance(error.orig_exc, RulekitError):
             raise error.orig_exc from None
         raise
+    except RecursionError:
+        raise DslSyntaxError(
+            Diagnostic("expression nested too deeply", Span(origin.file, origin.line, origin.column))
+        ) from None
 
 
 def _syntax_error(error: UnexpectedInput, text: str, origin: Origin) -> DslSyntaxError:
     line = getattr(error, "line", 1)
     column = getattr(error, "column", 1)
     if not isinstance(line, int) or line < 1:
-        lines = text.splitlines() or [""]
-        line, column = len(lines), len(lines[-1]) + 1
-    file_line, file_column = origin.locate(line, column)
+        line, column = _end_of_text(text)
     expected: set[str] = set()
     if isinstance(error, UnexpectedToken):
         token = error.token
         found = "end of text" if token.type == "$END" else f"'{token}'"
         if token.type == "_NL":
             found = "end of line"
+        elif token.type in ("_INDENT", "_DEDENT"):
+            found = "indentation"
         message = f"unexpected {found}"
         expected = {_human(t) for t in error.accepts or error.expected}
+        if token.type == "$END":
+            line, column = _end_of_text(text)
+        elif token.type in ("_INDENT", "_DEDENT"):
+            # These borrow the position of the line break; point at the line's start instead.
+            line, column = token.end_line or line, token.end_column or column
+        if (line, column) > _end_of_text(text):
+            line, column = _end_of_text(text)
     elif isinstance(error, UnexpectedCharacters):
-        char = text.splitlines()[line - 1][column - 1] if text else "?"
-        message = f"unexpected character '{char}'"
+        message = f"unexpected character {error.char!r}"
         expected = {_human(t) for t in error.allowed or ()}
     elif isinstance(error, UnexpectedEOF):
         message = "unexpected end of text"
         expected = {_human(t) for t in error.expected}
+        line, column = _end_of_text(text)
     else:  # pragma: no cover - lark has no other subclasses
         message = "syntax error"
     hint = _hint(text, message)
+    file_line, file_column = origin.locate(line, column)
     span = Span(origin.file, file_line, file_column, file_line, file_column + 1)
     return DslSyntaxError(Diagnostic(message, span, tuple(sorted(expected)), hint))
+
+
+def _end_of_text(text: str) -> tuple[int, int]:
+    """The position just after the last character that is not white space."""
+    lines = text.rstrip().split("\n")
+    return len(lines), len(lines[-1]) + 1
 
 
 def _hint(text: str, message: str) -> str | None:
@@ -378,6 +413,8 @@ class _ToAst(Transformer[Token, Any]):
         return ast.Keyword(str(c[0]), c[1], span=self._span(meta))
 
     def int_literal(self, meta: Any, c: list[Any]) -> ast.Literal:
+        if len(c[0]) > 100:
+            raise DslSyntaxError(Diagnostic("number too long (at most 100 digits)", self._tok_span(c[0])))
         return ast.Literal(int(c[0]), span=self._span(meta))
 
     def string_literal(self, meta: Any, c: list[Any]) -> ast.Literal:

@@ -275,6 +275,14 @@ class State:
         standings = self.standings()
         return [p for p, key in standings if key == standings[0][1]]
 
+    def refresh(self) -> None:
+        """Re-derive the decision after fields were changed from outside the rules
+        (scenario set-up, tools).  The position in the flow and the player who decides
+        stay as they are, unless that player now has no legal action: then the flow
+        moves on as it would in play (the turn ends by itself)."""
+        self._legal = None
+        self._advance()
+
     def clone(self) -> State:
         copy = State(self.game, dict(self.fields))
         copy._legal = None if self._legal is None else list(self._legal)

@@ -50,9 +50,12 @@ MODULE_KEYS = (
     "players",
     "include",
     "override",
+    "extend",
     "remove",
     *NAMED_SECTIONS,
 )
+#: What a module's ``extend:`` may append to: section -> list-valued keys of its entries.
+EXTENDABLE = {"actions": ("require",)}
 
 
 @frozen
@@ -391,8 +394,67 @@ def apply_module(base: LocDict, module: ModuleSource, bag: DiagnosticBag) -> Non
                     )
                     continue
                 override_entries(base, section, entries, bag)
+    extend = data.get("extend")
+    if extend is not None:
+        extend_entries(base, extend, bag)
     for path in data.get("remove") or ():
         remove_entry(base, path, bag)
+
+
+def extend_entries(base: LocDict, extend: Any, bag: DiagnosticBag) -> None:
+    """A module's ``extend:``: append to list-valued keys of existing entries.
+
+    Only the keys in :data:`EXTENDABLE` can be extended, e.g. a module adds a
+    requirement to a base action without copying the action::
+
+        extend:
+          actions:
+            sail_to:
+              require:
+                - {if: "not turn.pirate_raided", else: "sailing is over", cite: "§12.5"}
+    """
+    if not isinstance(extend, LocDict):
+        bag.error("'extend' must be a mapping of sections", span_of(extend))
+        return
+    for section, entries in extend.items():
+        keys = EXTENDABLE.get(str(section))
+        if keys is None:
+            bag.error(
+                f"cannot extend section '{section}'",
+                extend.key_spans.get(section),
+                expected=tuple(f"{s}.NAME.{k}" for s, ks in EXTENDABLE.items() for k in ks),
+            )
+            continue
+        target = base.get(section)
+        if not isinstance(entries, LocDict) or not isinstance(target, LocDict):
+            bag.error(f"extend of '{section}' must be a mapping of existing names", span_of(entries))
+            continue
+        for name, additions in entries.items():
+            entry = target.get(name)
+            if not isinstance(entry, LocDict):
+                bag.error(
+                    f"cannot extend {section} '{name}': no such entry",
+                    entries.key_spans.get(name),
+                    hint=did_you_mean(str(name), [str(k) for k in target]),
+                )
+                continue
+            if not isinstance(additions, LocDict):
+                bag.error(f"extend of {section} '{name}' must be a mapping of keys", span_of(additions))
+                continue
+            for key, values in additions.items():
+                if key not in keys:
+                    bag.error(
+                        f"cannot extend '{key}' of {section} '{name}'",
+                        additions.key_spans.get(key),
+                        expected=keys,
+                    )
+                    continue
+                current = entry.get(key)
+                merged = LocList([] if current is None else current if isinstance(current, list) else [current])
+                merged.span = span_of(current) or span_of(values) or Span("<composed>", 1, 1)
+                merged.extend(values if isinstance(values, list) else [values])
+                entry[key] = merged
+                entry.key_spans.setdefault(key, additions.key_spans.get(key))  # type: ignore[arg-type]
 
 
 def module_order(source: RulesetSource, names: list[str], players: int | None, where: Span | None = None) -> list[ModuleSource]:

@@ -31,7 +31,7 @@ RESERVED_NAMES = frozenset(
         "_",
     }
 )
-_ACTION_KEYS = ("params", "require", "cost", "effect", "ends_turn", "prompt", "cite", "doc")
+_ACTION_KEYS = ("params", "require", "cost", "effect", "ends_turn", "prompt", "offered_with", "cite", "doc")
 _TRIGGER_KEYS = ("after", "before", "when", "effect", "cite", "doc")
 _FIELD_KEYS = ("type", "initial", "visibility", "doc")
 _STEP_KEYS = ("do", "repeat", "for_each", "turn", "if")
@@ -98,7 +98,7 @@ class _Builder:
             self.bag.error(f"{what} '{name}' is not a valid name (letters, digits, _)", span)
             return False
         if name in RESERVED_NAMES:
-            self.bag.error(f"'{name}' is reserved and cannot name a {what}", span)
+            self.bag.error(f"'{name}' is reserved and cannot name {'an' if what[:1] in 'aeiou' else 'a'} {what}", span)
             return False
         return True
 
@@ -331,6 +331,7 @@ class _Builder:
                 doc=str(spec.get("doc") or ""),
                 span=span,
                 cost_span=self.where(spec.get("cost"), spec, "cost"),
+                offered_with=_names(spec.get("offered_with")),
             )
         return result
 
@@ -495,6 +496,13 @@ class _Builder:
                 tiebreak.append(expr)
         end_when = self.expr(spec["end_when"], "end_when", spec, "end_when") if "end_when" in spec else None
         return m.Scoring(score, tuple(tiebreak), end_when, spec.span)
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    """A name or a list of names as a tuple of strings."""
+    if value is None:
+        return ()
+    return tuple(str(v) for v in value) if isinstance(value, list) else (str(value),)
 
 
 def _opt_str(value: Any) -> str | None:

@@ -101,7 +101,12 @@ class Requirement:
 
 @frozen
 class ActionDecl:
-    """Something a player may do: parameters, requirements, cost, effect."""
+    """Something a player may do: parameters, requirements, cost, effect.
+
+    ``offered_with`` names actions of explicit turn lists: this action is also
+    offered in every ``turn`` step whose ``actions:`` list names one of them
+    (so a module can add an action to a base ruleset's turns).
+    """
 
     name: str
     params: tuple[Param, ...]
@@ -114,6 +119,7 @@ class ActionDecl:
     doc: str
     span: Span | None
     cost_span: Span | None = None
+    offered_with: tuple[str, ...] = ()
 
 
 @frozen

@@ -71,7 +71,20 @@ def _scalar_origin(file: str, node: yaml.ScalarNode, lines: list[str]) -> Origin
     return Origin(file, line, column, column)
 
 
+_STANDARD_TAGS = frozenset(
+    "tag:yaml.org,2002:" + name for name in ("str", "int", "bool", "null", "float", "seq", "map")
+)
+
+
 def _convert(file: str, node: yaml.Node, lines: list[str]) -> Any:
+    if node.tag == "tag:yaml.org,2002:timestamp" and isinstance(node, yaml.ScalarNode):
+        node.tag = "tag:yaml.org,2002:str"  # a bare date is just text here
+    if node.tag not in _STANDARD_TAGS:
+        tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+        hint = "write the value out instead of '<<'" if tag == "!!merge" else None
+        raise RulesetError(
+            Diagnostic(f"unsupported YAML tag '{tag}' (rules files use plain YAML values)", _span(file, node), hint=hint)
+        )
     if isinstance(node, yaml.MappingNode):
         result = LocDict()
         result.span = _span(file, node)
@@ -120,7 +133,10 @@ def load_text(text: str, file: str) -> Any:
         span = Span(file, mark.line + 1, mark.column + 1) if mark else Span(file, 1, 1)
         message = (error.problem or "invalid YAML").strip()
         if error.context:
-            message = f"{message} ({error.context.strip()})"
+            where = ""
+            if error.context_mark is not None and error.problem_mark is not None:
+                where = f" started at line {error.context_mark.line + 1}, column {error.context_mark.column + 1}"
+            message = f"{message} ({error.context.strip()}{where})"
         raise RulesetError(Diagnostic(f"invalid YAML: {message}", span)) from None
     except yaml.YAMLError as error:
         raise RulesetError(Diagnostic(f"invalid YAML: {error}", Span(file, 1, 1))) from None

@@ -459,6 +459,103 @@ def _components(nodes: Sequence[Any], links: Sequence[Sequence[Any]]) -> tuple[t
     return tuple(tuple(g) for g in groups.values())
 
 
+# -------------------------------------------------------------------- text
+# For display panels and notes.  Values become text as in the action notation
+# (none, true, false); players are ints at run time, so use player_name(p).
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    return str(value)
+
+
+@_register(
+    "concat",
+    [("value", ANY)],
+    STR,
+    "The values written as text, one after the other (any number of them).",
+    variadic=True,
+    example='concat("round ", game.round) == "round 3"',
+)
+def _concat(*values: Any) -> str:
+    return "".join(_text(v) for v in values)
+
+
+@_register(
+    "join",
+    [("items", ANY_LIST), ("separator", STR)],
+    STR,
+    "The elements of a list written as text, with the separator between them.",
+    example='join(["X", "O", "."], " | ") == "X | O | ."',
+)
+def _join(items: Sequence[Any], separator: str) -> str:
+    return separator.join(_text(v) for v in items)
+
+
+@_register(
+    "pad",
+    [("value", ANY), ("width", INT)],
+    STR,
+    "The value as text, left-aligned: spaces added on the right up to width.",
+    example='pad("ab", 4) == "ab  "',
+)
+def _pad(value: Any, width: int) -> str:
+    return _text(value).ljust(width)
+
+
+@_register(
+    "pad_left",
+    [("value", ANY), ("width", INT)],
+    STR,
+    "The value as text, right-aligned: spaces added on the left up to width.",
+    example='pad_left(7, 3) == "  7"',
+)
+def _pad_left(value: Any, width: int) -> str:
+    return _text(value).rjust(width)
+
+
+@_register(
+    "center",
+    [("value", ANY), ("width", INT)],
+    STR,
+    "The value as text, centred in width characters.",
+    example='center("X", 3) == " X "',
+)
+def _center(value: Any, width: int) -> str:
+    return _text(value).center(width)
+
+
+@_register(
+    "repeat_text",
+    [("text", STR), ("times", INT)],
+    STR,
+    "The text repeated a number of times (at most 10000 characters).",
+    example='repeat_text("-", 3) == "---"',
+)
+def _repeat_text(text: str, times: int) -> str:
+    if len(text) * max(0, times) > 10_000:
+        raise RuleFailure("repeat_text() is limited to 10000 characters")
+    return text * max(0, times)
+
+
+@_register(
+    "player_name",
+    [("player", OWNER)],
+    STR,
+    'A player as text: "P1", "P2"...; "bank" for the bank and "none" for none.',
+    example='player_name(player_at(2)) == "P2"',
+)
+def _player_name(player: int | None) -> str:
+    if player is None:
+        return "none"
+    return "bank" if player == -1 else f"P{player + 1}"
+
+
 # ----------------------------------------------------------------- players
 # These need the number of players; the runtime passes it as the first argument.
 
@@ -649,3 +746,5 @@ def _end_game(R: Any, F: dict[Any, Any]) -> None:
 VALUE_EFFECTS = frozenset({"roll"})
 
 _ = (MAP, OWNER)  # re-exported types used in signatures above
+
+from rulekit.runtime import tiles as _tiles  # noqa: E402,F401  (registers the tile-grid built-ins)

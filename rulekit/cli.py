@@ -1,0 +1,355 @@
+"""The ``rulekit`` command: check, play, replay, scenario, rules, bench (and verify, diff).
+
+Exit status: 0 success, 1 a user error (bad rules, illegal action, failed
+scenario), 2 a usage error, 3 an internal error (a bug in rulekit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from rulekit.engine.game import Game, State
+from rulekit.errors import Diagnostic, IllegalActionError, RulekitError, UsageError
+from rulekit.load import load_program
+from rulekit.rules.compose import find_ruleset
+from rulekit.tools import bench as bench_tool
+from rulekit.tools.bots import BOT_KINDS, make_bots, play_game
+from rulekit.tools.log import GameRecorder, replay
+from rulekit.tools.render import compile_display, describe_rules, render_standings, render_state
+from rulekit.tools.scenario import run_paths
+
+#: Subcommands written in their own modules: each has add_parser(subparsers) and run(args) -> int.
+PLUGIN_COMMANDS = ("rulekit.tools.verify", "rulekit.tools.diff")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser, plugins = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else 2
+    try:
+        if args.command in plugins:
+            return int(plugins[args.command].run(args))
+        handler: Callable[[argparse.Namespace], int] = args.handler
+        return handler(args)
+    except UsageError as error:
+        print(f"rulekit {args.command}: {error.render()}", file=sys.stderr)
+        return 2
+    except RulekitError as error:
+        print(error.render(), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception:
+        print(
+            "internal error: this is a bug in rulekit; please report it with the traceback below",
+            file=sys.stderr,
+        )
+        traceback.print_exc()
+        return 3
+
+
+# ------------------------------------------------------------------ parser
+
+
+def _modules(values: list[str] | None) -> list[str]:
+    return [m.strip() for value in values or () for m in value.split(",") if m.strip()]
+
+
+def _rules_options(parser: argparse.ArgumentParser, *, modules: bool = True) -> None:
+    if modules:
+        parser.add_argument(
+            "--with",
+            dest="modules",
+            action="append",
+            metavar="MOD,...",
+            help="modules to add (comma-separated; repeatable)",
+        )
+    parser.add_argument(
+        "--variant",
+        dest="variants",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a variant file to apply (repeatable)",
+    )
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
+    """The argument parser, and the plugin module of each plugin subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="rulekit",
+        description="Board-game rules as data: check, play, replay and test rulesets.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("check", help="load and check a ruleset; print every problem")
+    p.add_argument("ruleset", metavar="RULESET", help="a bundled ruleset's name or a directory")
+    _rules_options(p)
+    p.add_argument(
+        "--all-combinations",
+        action="store_true",
+        help="check every allowed combination of the ruleset's modules (with the given variants) "
+        "and play a short random game with each",
+    )
+    p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser("play", help="play a game with bots (and optionally a person)")
+    p.add_argument("ruleset", metavar="RULESET")
+    p.add_argument("--players", type=int, metavar="N", help="number of players (default: the minimum)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    p.add_argument("--log", metavar="FILE", help="write the game's action log (JSON Lines) to FILE")
+    p.add_argument("--human", metavar="SEAT", help="a person plays this seat (1 or P1) in the terminal")
+    p.add_argument("--bot", choices=BOT_KINDS, default="random", help="the bots' kind (default random)")
+    p.add_argument(
+        "--max-actions", type=int, default=10_000, metavar="N", help="stop after N actions (default 10000)"
+    )
+    p.add_argument("--quiet", action="store_true", help="print only the final standings")
+    _rules_options(p)
+    p.set_defaults(handler=cmd_play)
+
+    p = sub.add_parser("replay", help="replay an action log and check its final state")
+    p.add_argument("log", metavar="LOG")
+    p.add_argument(
+        "--ruleset", metavar="RULESET", help="load the rules from here instead of the log's ruleset"
+    )
+    p.add_argument("--show", action="store_true", help="print the final state")
+    _rules_options(p, modules=False)
+    p.set_defaults(handler=cmd_replay)
+
+    p = sub.add_parser("scenario", help="run scenario files or directories of them")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    _rules_options(p, modules=False)
+    p.set_defaults(handler=cmd_scenario)
+
+    p = sub.add_parser("rules", help="list a ruleset's actions, triggers, modules and constants")
+    p.add_argument("ruleset", metavar="RULESET")
+    _rules_options(p)
+    p.set_defaults(handler=cmd_rules)
+
+    p = sub.add_parser("bench", help="random playouts per second (and OpenSpiel's, if installed)")
+    p.add_argument("ruleset", metavar="RULESET")
+    p.add_argument("--players", type=int, metavar="N", help="number of players (default: the minimum)")
+    p.add_argument("--seconds", type=float, default=3.0, metavar="S", help="how long to run each (default 3)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="first seed (default 0)")
+    _rules_options(p)
+    p.set_defaults(handler=cmd_bench)
+
+    plugins: dict[str, ModuleType] = {}
+    for name in PLUGIN_COMMANDS:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        before = set(sub.choices)
+        module.add_parser(sub)
+        for command in set(sub.choices) - before:
+            plugins[command] = module
+    return parser, plugins
+
+
+# ---------------------------------------------------------------- commands
+
+
+def _load_game(args: argparse.Namespace, players: int | None) -> Game:
+    modules = _modules(getattr(args, "modules", None))
+    program = load_program(args.ruleset, modules, args.variants, players=players)
+    count = players if players is not None else program.rules.min_players
+    return Game(program, count)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    if args.all_combinations:
+        from rulekit.tools.combinations import run_all_combinations
+
+        if args.modules:
+            raise UsageError(Diagnostic("--all-combinations chooses the modules itself; drop --with"))
+        return run_all_combinations(args.ruleset, args.variants)
+    program = load_program(args.ruleset, _modules(args.modules), args.variants)
+    compile_display(program)
+    rules = program.rules
+    parts = [
+        f"{len(rules.actions)} actions",
+        f"{len(rules.triggers)} triggers",
+        f"{len(rules.invariants)} invariants",
+        f"{len(rules.functions)} functions",
+        f"{len(rules.constants)} constants",
+    ]
+    modules = f", modules: {', '.join(rules.modules)}" if rules.modules else ""
+    variants = f", variants: {', '.join(p for p, _ in rules.variants)}" if rules.variants else ""
+    print(
+        f"ok: {rules.name} (fingerprint {program.fingerprint}) {', '.join(parts)}; "
+        f"{rules.min_players}-{rules.max_players} players{modules}{variants}"
+    )
+    return 0
+
+
+def _source_of(ruleset: str) -> str | None:
+    """The ruleset directory when RULESET was given as a path (for the log header)."""
+    if "/" in ruleset or Path(ruleset).is_dir():
+        return str(find_ruleset(ruleset).resolve())
+    return None
+
+
+def _seat(text: str, players: int) -> int:
+    raw = text[1:] if text[:1] in ("P", "p") else text
+    if not raw.isdigit() or not 1 <= int(raw) <= players:
+        raise UsageError(
+            Diagnostic(f"--human takes a seat from 1 to {players} (or P1..P{players}), not {text!r}")
+        )
+    return int(raw) - 1
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    game = _load_game(args, args.players)
+    compile_display(game.program)
+    if args.max_actions < 0:
+        raise UsageError(Diagnostic("--max-actions must not be negative"))
+    source = _source_of(args.ruleset)
+    if args.human is not None:
+        return _play_human(game, args, _seat(args.human, game.num_players), source)
+    played = play_game(game, args.seed, make_bots(game, args.bot, args.seed), args.max_actions, source=source)
+    state = played.state
+    if not args.quiet:
+        print(f"{game.program.rules.title}: {game.num_players} players, seed {args.seed}, {args.bot} bots")
+        for number, (player, text) in enumerate(played.log.actions, start=1):
+            print(f"{number:>5}. P{player + 1} {text}")
+        print()
+        print(render_state(state))
+        print()
+    if args.log:
+        played.log.write(args.log)
+    if not played.finished:
+        print(render_standings(state))
+        raise RulekitError(
+            Diagnostic(
+                f"the game did not end within {args.max_actions} actions",
+                hint="raise --max-actions, or check the rules' end conditions",
+            )
+        )
+    print(f"final standings after {len(played.log.actions)} actions:")
+    print(render_standings(state))
+    return 0
+
+
+_HELP = "type the number of an action or the action itself (e.g. place(b2)); 's' shows the state, 'q' quits"
+
+
+def _play_human(game: Game, args: argparse.Namespace, human: int, source: str | None) -> int:
+    recorder = GameRecorder(game.new_initial_state(args.seed), args.seed, source)
+    state = recorder.state
+    bots = make_bots(game, args.bot, args.seed)
+    print(f"{game.program.rules.title}: you are P{human + 1}. {_HELP}")
+    quit_ = False
+    while not state.is_terminal() and len(recorder.actions) < args.max_actions:
+        player = state.current_player()
+        if player != human:
+            action = bots[player].choose(state)
+            print(f"P{player + 1} plays {game.action_to_string(action)}")
+            recorder.apply_action(action)
+            continue
+        chosen = _ask_human(state, human)
+        if chosen is None:
+            quit_ = True
+            break
+        recorder.apply_action(chosen)
+    if args.log:
+        recorder.write(args.log)
+    print()
+    print(render_state(state, human))
+    print()
+    if quit_:
+        print("you quit the game")
+        return 0
+    if not state.is_terminal():
+        raise RulekitError(Diagnostic(f"the game did not end within {args.max_actions} actions"))
+    print(f"final standings after {len(recorder.actions)} actions:")
+    print(render_standings(state))
+    return 0
+
+
+def _ask_human(state: State, human: int) -> Any:
+    """Show the state and the numbered legal actions; return the chosen action, or None to quit."""
+    game = state.game
+    print()
+    print(render_state(state, human))
+    legal = state.legal_actions()
+
+    def options() -> None:
+        print("your options:")
+        for number, action in enumerate(legal, start=1):
+            print(f"  {number:>3}. {game.action_to_string(action)}")
+
+    options()
+    while True:
+        try:
+            answer = input(f"P{human + 1}> ").strip()
+        except EOFError:
+            return None
+        if answer in ("q", "quit", "exit"):
+            return None
+        if answer in ("", "?", "h", "help"):
+            print(_HELP)
+            options()
+            continue
+        if answer in ("s", "state"):
+            print(render_state(state, human))
+            continue
+        if answer.isdigit():
+            index = int(answer)
+            if 1 <= index <= len(legal):
+                return legal[index - 1]
+            print(f"choose a number from 1 to {len(legal)}")
+            continue
+        try:
+            action = game.parse_action(answer)
+        except IllegalActionError as error:
+            print(error.render())
+            continue
+        if action in legal:
+            return action
+        print(IllegalActionError(state.explain(action)).render())
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    state = replay(args.log, ruleset=args.ruleset, variants=args.variants or None)
+    program = state.game.program
+    if args.show:
+        print(render_state(state))
+    print(
+        f"ok: replayed {state.moves()} actions of {program.name} (fingerprint {program.fingerprint}); "
+        f"final state hash {state.state_hash()}"
+    )
+    if state.is_terminal():
+        print(render_standings(state))
+    return 0
+
+
+def cmd_scenario(args: argparse.Namespace) -> int:
+    return run_paths(args.paths, variants=args.variants)
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    print(describe_rules(args.ruleset, _modules(args.modules), args.variants))
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    game = _load_game(args, args.players)
+    if args.seconds <= 0:
+        raise UsageError(Diagnostic("--seconds must be positive"))
+    for line in bench_tool.run(game, args.seconds, args.seed):
+        print(line)
+    return 0

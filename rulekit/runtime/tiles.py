@@ -1,0 +1,406 @@
+"""Tile-grid built-ins for tile-laying games: square tiles with labelled edges.
+
+A *grid* is a map from cells ``(x, y)`` to records (maps) describing what is
+placed there.  A *tile* is a record with
+
+* ``edges``: the labels of its four edges as printed, north, east, south, west
+  (any values: ``"L"``/``"W"``, ``"road"``/``"field"``...);
+* ``rotation`` (optional, default 0): clockwise quarter turns it was placed
+  with; its edge on side ``d`` is ``edges[(d - rotation) % 4]``;
+* ``parts`` (optional): its parts as printed, a list of ``(label, sides)``.
+  Without it, the parts are the maximal cyclic runs of equal edge labels;
+  :func:`tile_parts` can build explicit parts (e.g. one part for all edges of
+  a label);
+* ``kind`` (optional): compared with the ``kind`` argument, so a grid can hold
+  tiles and other pieces (records of another kind, which have no edges).
+
+Sides are 0 north (0, -1), 1 east (1, 0), 2 south (0, 1), 3 west (-1, 0).  A
+part is numbered by its position in the tile's part list and is written
+``(cell, part)`` in regions.  Everything is computed from the grid value
+passed in; nothing is cached between calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rulekit.dsl.types import ANY, ANY_LIST, BOOL, INT, MAP, TUPLE, list_of
+from rulekit.runtime.builtins import _register
+from rulekit.runtime.errors import RuleFailure
+
+Cell = tuple[int, int]
+Part = tuple[Any, tuple[int, ...]]
+
+_STEPS = ((0, -1), (1, 0), (0, 1), (-1, 0))
+
+
+def _step(cell: Sequence[int], side: int) -> Cell:
+    dx, dy = _STEPS[side]
+    return (cell[0] + dx, cell[1] + dy)
+
+
+def _is_tile(record: Any, kind: Any) -> bool:
+    if not isinstance(record, dict) or "edges" not in record:
+        return False
+    return kind is None or record.get("kind") == kind
+
+
+def _check_edges(edges: Sequence[Any]) -> tuple[Any, ...]:
+    seq = tuple(edges)
+    if len(seq) != 4:
+        raise RuleFailure(f"a tile needs 4 edge labels (north, east, south, west), not {len(seq)}")
+    return seq
+
+
+def _placed_edges(edges: Sequence[Any], rotation: int) -> tuple[Any, ...]:
+    seq = _check_edges(edges)
+    r = rotation % 4
+    return tuple(seq[(d - r) % 4] for d in range(4))
+
+
+def _tile_edges(tile: dict[Any, Any]) -> tuple[Any, ...]:
+    return _placed_edges(tile["edges"], int(tile.get("rotation") or 0))
+
+
+def _default_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part, ...]:
+    """Parts as printed: one part for all sides of a joined label, cyclic runs otherwise."""
+    seq = _check_edges(edges)
+    parts: list[Part] = []
+    done: set[Any] = set()
+    # joined labels first, in order of first appearance
+    for label in seq:
+        if label in joined and label not in done:
+            done.add(label)
+            parts.append((label, tuple(d for d in range(4) if seq[d] == label)))
+    if len(set(seq)) == 1:
+        if seq[0] not in joined:
+            parts.append((seq[0], (0, 1, 2, 3)))
+        return tuple(parts)
+    # start each run right after a label change, so runs never wrap past index 3
+    runs: list[Part] = []
+    start = next(d for d in range(4) if seq[d] != seq[d - 1])
+    current: list[int] = []
+    for i in range(4):
+        d = (start + i) % 4
+        if current and seq[d] != seq[current[-1]]:
+            runs.append((seq[current[0]], tuple(sorted(current))))
+            current = []
+        current.append(d)
+    runs.append((seq[current[0]], tuple(sorted(current))))
+    runs.sort(key=lambda p: p[1][0])
+    parts.extend(p for p in runs if p[0] not in joined)
+    return tuple(parts)
+
+
+def _record_parts(tile: dict[Any, Any]) -> tuple[Part, ...]:
+    explicit = tile.get("parts")
+    if explicit:
+        return tuple((p[0], tuple(p[1])) for p in explicit)
+    return _default_parts(tile["edges"])
+
+
+def _part_by_side(tile: dict[Any, Any]) -> list[int]:
+    """For each placed side, the index of the part touching it (-1: none)."""
+    r = int(tile.get("rotation") or 0) % 4
+    result = [-1, -1, -1, -1]
+    for index, (_, sides) in enumerate(_record_parts(tile)):
+        for printed in sides:
+            result[(printed + r) % 4] = index
+    return result
+
+
+# --------------------------------------------------------------- records
+
+
+@_register(
+    "record",
+    [("key", ANY), ("value", ANY)],
+    MAP,
+    "A new map from alternating keys and values (any number of pairs), e.g. the record "
+    "describing what a grid cell holds; record() is an empty map.",
+    variadic=True,
+    optional=2,
+    example='record("kind", "tile", "edges", ["L", "W", "W", "W"], "rotation", 1)',
+)
+def _record(*items: Any) -> dict[Any, Any]:
+    if len(items) % 2:
+        raise RuleFailure("record() needs keys and values in pairs")
+    return {items[i]: items[i + 1] for i in range(0, len(items), 2)}
+
+
+# ------------------------------------------------------------ single tiles
+
+
+@_register(
+    "tile_edges",
+    [("edges", ANY_LIST), ("rotation", INT)],
+    ANY_LIST,
+    "The four edge labels (north, east, south, west) of a tile printed with edges and "
+    "placed with rotation clockwise quarter turns.",
+    example='tile_edges(["L", "W", "W", "W"], 1) == ["W", "L", "W", "W"]',
+)
+def _tile_edges_builtin(edges: Sequence[Any], rotation: int) -> tuple[Any, ...]:
+    return _placed_edges(edges, rotation)
+
+
+@_register(
+    "tile_edge",
+    [("tile", MAP), ("side", INT)],
+    ANY,
+    "The label of a placed tile's edge on a side (0 N, 1 E, 2 S, 3 W), its rotation applied.",
+    example='tile_edge(record("edges", ["L", "W", "W", "W"], "rotation", 1), 1) == "L"',
+)
+def _tile_edge(tile: dict[Any, Any], side: int) -> Any:
+    return _tile_edges(tile)[side % 4]
+
+
+@_register(
+    "tile_parts",
+    [("edges", ANY_LIST), ("joined", ANY_LIST)],
+    list_of(TUPLE),
+    "The parts of a tile printed with these edges, as a list of (label, sides): all edges "
+    "of a label in joined form one part; every other label forms one part per maximal "
+    "cyclic run of equal edges. Joined parts come first, then runs by their first side. "
+    "Store the result as the tile's 'parts' to use it.",
+    optional=1,
+    example='tile_parts(["L", "W", "L", "W"], ["L"]) == [("L", [0, 2]), ("W", [1]), ("W", [3])]',
+)
+def _tile_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part, ...]:
+    return _default_parts(edges, tuple(joined))
+
+
+@_register(
+    "tile_part_at",
+    [("tile", MAP), ("side", INT)],
+    INT,
+    "The index (in the tile's parts) of the part of a placed tile touching a side, or -1.",
+    example='tile_part_at(record("edges", ["L", "W", "L", "W"], "rotation", 0), 3) == 2',
+)
+def _tile_part_at(tile: dict[Any, Any], side: int) -> int:
+    return _part_by_side(tile)[side % 4]
+
+
+# ------------------------------------------------------------- placement
+
+
+def _fits(grid: dict[Any, Any], cell: Cell, placed: tuple[Any, ...], kind: Any, adjacent: bool) -> bool:
+    if cell in grid:
+        return False
+    x, y = cell
+    touching = False
+    for side in range(4):
+        dx, dy = _STEPS[side]
+        other = grid.get((x + dx, y + dy))
+        if other is None or not _is_tile(other, kind):
+            continue
+        touching = True
+        if _tile_edges(other)[(side + 2) % 4] != placed[side]:
+            return False
+    return touching or not adjacent
+
+
+@_register(
+    "tile_fits",
+    [("grid", MAP), ("cell", TUPLE), ("edges", ANY_LIST), ("rotation", INT), ("kind", ANY), ("adjacent", BOOL)],
+    BOOL,
+    "Whether a tile with these printed edges can go on cell with this rotation: the cell is "
+    "empty, every edge it shares with a tile of kind (none: any tile) has the same label as "
+    "that tile's facing edge, and (unless adjacent is false) at least one such tile touches it. "
+    "Neighbours of other kinds impose nothing.",
+    optional=2,
+    example='tile_fits(game.map, (1, 0), card.edges, 3, "area")',
+)
+def _tile_fits(
+    grid: dict[Any, Any],
+    cell: Sequence[int],
+    edges: Sequence[Any],
+    rotation: int,
+    kind: Any = None,
+    adjacent: bool = True,
+) -> bool:
+    return _fits(grid, (cell[0], cell[1]), _placed_edges(edges, rotation), kind, adjacent)
+
+
+def _frontier(grid: dict[Any, Any], kind: Any) -> list[Cell]:
+    cells: set[Cell] = set()
+    for cell, record in grid.items():
+        if not _is_tile(record, kind):
+            continue
+        x, y = cell
+        for dx, dy in _STEPS:
+            neighbour = (x + dx, y + dy)
+            if neighbour not in grid:
+                cells.add(neighbour)
+    return sorted(cells)
+
+
+@_register(
+    "tile_frontier",
+    [("grid", MAP), ("kind", ANY)],
+    list_of(TUPLE),
+    "The empty cells orthogonally next to a tile of kind (none: any tile), sorted by (x, y).",
+    optional=1,
+    example='tile_frontier(game.map, "area")',
+)
+def _tile_frontier(grid: dict[Any, Any], kind: Any = None) -> tuple[Cell, ...]:
+    return tuple(_frontier(grid, kind))
+
+
+@_register(
+    "tile_placements",
+    [("grid", MAP), ("edges", ANY_LIST), ("kind", ANY)],
+    list_of(TUPLE),
+    "Every (cell, rotation) where a tile with these printed edges fits next to the tiles of "
+    "kind (see tile_fits), cells sorted by (x, y), rotations 0..3.",
+    optional=1,
+    example='len(tile_placements(game.map, card.edges, "area")) > 0',
+)
+def _tile_placements(grid: dict[Any, Any], edges: Sequence[Any], kind: Any = None) -> tuple[tuple[Cell, int], ...]:
+    rotations = [_placed_edges(edges, r) for r in range(4)]
+    result = []
+    for cell in _frontier(grid, kind):
+        for r, placed in enumerate(rotations):
+            if _fits(grid, cell, placed, kind, True):
+                result.append((cell, r))
+    return tuple(result)
+
+
+# -------------------------------------------------------------- adjacency
+
+
+@_register(
+    "tile_facing",
+    [("grid", MAP), ("cell", TUPLE), ("kind", ANY), ("label", ANY)],
+    list_of(INT),
+    "The sides of cell whose neighbour is a tile of kind (none: any) showing an edge labelled "
+    "label toward cell (label none: any edge), in side order.",
+    example='len(tile_facing(game.map, (2, 1), "area", "L")) >= 2',
+)
+def _tile_facing(grid: dict[Any, Any], cell: Sequence[int], kind: Any, label: Any) -> tuple[int, ...]:
+    result = []
+    for side in range(4):
+        other = grid.get(_step(cell, side))
+        if other is None or not _is_tile(other, kind):
+            continue
+        if label is None or _tile_edges(other)[(side + 2) % 4] == label:
+            result.append(side)
+    return tuple(result)
+
+
+@_register(
+    "tile_facing_part",
+    [("grid", MAP), ("cell", TUPLE), ("side", INT), ("kind", ANY)],
+    TUPLE,
+    "The part across a side of cell: (neighbour cell, index of its part touching cell), or "
+    "none if no tile of kind (none: any) is there. Use it as a key of tile_region_ids.",
+    optional=1,
+    example="tile_facing_part(game.map, (2, 1), 3)",
+)
+def _tile_facing_part(grid: dict[Any, Any], cell: Sequence[int], side: int, kind: Any = None) -> tuple[Cell, int] | None:
+    neighbour = _step(cell, side % 4)
+    other = grid.get(neighbour)
+    if other is None or not _is_tile(other, kind):
+        return None
+    index = _part_by_side(other)[(side + 2) % 4]
+    return None if index < 0 else (neighbour, index)
+
+
+# ---------------------------------------------------------------- regions
+
+
+def _regions(grid: dict[Any, Any], kind: Any, label: Any) -> list[tuple[tuple[Cell, int], ...]]:
+    parent: dict[tuple[Cell, int], tuple[Cell, int]] = {}
+    sides_of: dict[Cell, list[int]] = {}
+    edges_of: dict[Cell, tuple[Any, ...]] = {}
+    for cell, record in grid.items():
+        if not _is_tile(record, kind):
+            continue
+        r = int(record.get("rotation") or 0) % 4
+        by_side = [-1, -1, -1, -1]
+        for index, (part_label, sides) in enumerate(_record_parts(record)):
+            if part_label != label:
+                continue
+            node = (cell, index)
+            parent[node] = node
+            for printed in sides:
+                by_side[(printed + r) % 4] = index
+        sides_of[cell] = by_side
+        edges_of[cell] = _tile_edges(record)
+
+    def find(node: tuple[Cell, int]) -> tuple[Cell, int]:
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for cell, by_side in sides_of.items():
+        x, y = cell
+        for side in (1, 2):  # east and south: each shared edge once
+            mine = by_side[side]
+            if mine < 0:
+                continue
+            dx, dy = _STEPS[side]
+            other_cell = (x + dx, y + dy)
+            other = sides_of.get(other_cell)
+            if other is None:
+                continue
+            theirs = other[(side + 2) % 4]
+            if theirs < 0 or edges_of[cell][side] != edges_of[other_cell][(side + 2) % 4]:
+                continue
+            a, b = find((cell, mine)), find((other_cell, theirs))
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    groups: dict[tuple[Cell, int], list[tuple[Cell, int]]] = {}
+    for node in parent:
+        groups.setdefault(find(node), []).append(node)
+    return sorted(tuple(sorted(g)) for g in groups.values())
+
+
+@_register(
+    "tile_regions",
+    [("grid", MAP), ("kind", ANY), ("label", ANY)],
+    list_of(ANY_LIST),
+    "The connected regions of the parts labelled label of the tiles of kind (none: any): two "
+    "parts join when they touch the two sides of a shared edge whose labels match. Each region "
+    "is a sorted list of (cell, part); regions are sorted by their first element.",
+    example='tile_regions(game.map, "area", "L")',
+)
+def _tile_regions(grid: dict[Any, Any], kind: Any, label: Any) -> tuple[tuple[tuple[Cell, int], ...], ...]:
+    return tuple(_regions(grid, kind, label))
+
+
+@_register(
+    "tile_region_ids",
+    [("grid", MAP), ("kind", ANY), ("label", ANY)],
+    MAP,
+    "A map from each (cell, part) labelled label to the index of its region in "
+    "tile_regions(grid, kind, label).",
+    example='get(tile_region_ids(game.map, "area", "W"), tile_facing_part(game.map, c, 1), -1)',
+)
+def _tile_region_ids(grid: dict[Any, Any], kind: Any, label: Any) -> dict[tuple[Cell, int], int]:
+    return {node: i for i, region in enumerate(_regions(grid, kind, label)) for node in region}
+
+
+@_register(
+    "tile_region_at",
+    [("grid", MAP), ("cell", TUPLE), ("side", INT), ("kind", ANY)],
+    ANY_LIST,
+    "The region (as in tile_regions) of the part of the tile on cell touching side, with that "
+    "part's label; [] if there is no tile of kind (none: any) or no part there.",
+    optional=1,
+    example='len(tile_region_at(game.map, (0, 0), 1, "area"))',
+)
+def _tile_region_at(grid: dict[Any, Any], cell: Sequence[int], side: int, kind: Any = None) -> tuple[Any, ...]:
+    key = (cell[0], cell[1])
+    record = grid.get(key)
+    if record is None or not _is_tile(record, kind):
+        return ()
+    index = _part_by_side(record)[side % 4]
+    if index < 0:
+        return ()
+    label = _record_parts(record)[index][0]
+    for region in _regions(grid, kind, label):
+        if (key, index) in region:
+            return region
+    return ()

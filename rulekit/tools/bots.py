@@ -1,0 +1,83 @@
+"""Simple seeded bots and a driver that plays a whole game with them."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from attrs import frozen
+
+from rulekit.engine.game import Action, Game, State
+from rulekit.tools.log import GameRecorder
+
+
+class Bot(Protocol):
+    """Something that picks one of the legal actions of the player deciding now."""
+
+    def choose(self, state: State) -> Action: ...
+
+
+class RandomBot:
+    """Picks uniformly among the legal actions, with its own seeded generator."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self._rng = random.Random(seed)
+
+    def choose(self, state: State) -> Action:
+        return self._rng.choice(state.legal_actions())
+
+
+class FirstLegalBot:
+    """Always picks the first legal action (the engine's order is deterministic)."""
+
+    def choose(self, state: State) -> Action:
+        return state.legal_actions()[0]
+
+
+BOT_KINDS = ("random", "first")
+
+
+def make_bot(kind: str, seed: int = 0) -> Bot:
+    """A bot by name: ``random`` or ``first``."""
+    if kind == "random":
+        return RandomBot(seed)
+    if kind == "first":
+        return FirstLegalBot()
+    raise ValueError(f"unknown bot kind {kind!r} (known: {', '.join(BOT_KINDS)})")
+
+
+def make_bots(game: Game, kind: str, seed: int) -> list[Bot]:
+    """One bot per seat; random bots get different seeds derived from the game seed."""
+    return [make_bot(kind, seed * 1000 + seat) for seat in range(game.num_players)]
+
+
+@frozen
+class PlayedGame:
+    """The result of :func:`play_game`: the final state, its log, and whether it ended."""
+
+    state: State
+    log: GameRecorder
+    finished: bool
+
+
+def play_game(
+    game: Game,
+    seed: int,
+    bots: Sequence[Bot] | Mapping[int, Bot],
+    max_actions: int = 10_000,
+    *,
+    source: str | None = None,
+) -> PlayedGame:
+    """Play from a fresh state until the game ends or ``max_actions`` were taken.
+
+    ``bots`` gives a bot per seat (index 0 is P1).
+    """
+    recorder = GameRecorder(game.new_initial_state(seed), seed, source)
+    state = recorder.state
+    taken = 0
+    while not state.is_terminal() and taken < max_actions:
+        bot = bots[state.current_player()]
+        recorder.apply_action(bot.choose(state))
+        taken += 1
+    return PlayedGame(state, recorder, state.is_terminal())

@@ -1,0 +1,146 @@
+"""Rule coverage for ``rulekit verify --coverage``: what the exploration never reached.
+
+Coverage is collected on an instrumented *copy* of a compiled program, so the
+normal path (and the cached program other callers share) is never slowed down
+or changed:
+
+* actions and triggers that never fired, through the runtime's ``fired`` hook;
+* requirements of actions, trigger ``when`` conditions, flow conditions
+  (``if``, ``repeat`` ``while``/``until``, a turn's ``until``) and
+  ``scoring.end_when``: each is wrapped so that its outcomes are counted, and
+  the report lists those that were never evaluated, never true or never false.
+
+Conditions inside effect blocks (``if`` statements) are compiled inline and
+are not covered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+from attrs import define, field
+
+from rulekit.compiler.program import CompiledRequirement, FlowNode, Program
+from rulekit.errors import Span
+
+Fn = Callable[..., Any]
+
+_FLOW_CONDITIONS = {"condition": "if", "while": "repeat while", "until": "until"}
+
+
+@define
+class Condition:
+    """A condition the rules evaluate, where it is, and how often it was true and false."""
+
+    what: str
+    span: Span | None
+    true: int = 0
+    false: int = 0
+
+
+@define
+class Coverage:
+    """Outcomes collected while games run on an instrumented program."""
+
+    program: Program
+    fired: dict[str, int] = field(factory=dict)
+    conditions: dict[str, Condition] = field(factory=dict)
+
+    # ---------------------------------------------------------- instrument
+    def instrument(self) -> Program:
+        """A copy of the program whose conditions report their outcomes here."""
+        program = self.program
+        actions = {}
+        for name, action in program.actions.items():
+            requires = tuple(
+                CompiledRequirement(
+                    self._wrap(f"require:{name}:{i}", f"requirement of '{name}': {req.decl.message}", req.decl.span, req.check),
+                    req.decl,
+                )
+                for i, req in enumerate(action.requires)
+            )
+            actions[name] = attrs.evolve(action, requires=requires)
+        triggers = []
+        for trigger in program.triggers:
+            condition = trigger.condition
+            if condition is not None:
+                decl = trigger.decl
+                condition = self._wrap(f"when:{decl.name}", f"'when' of trigger '{decl.name}'", decl.span, condition)
+            triggers.append(attrs.evolve(trigger, condition=condition))
+        flow: list[FlowNode] = []
+        for index, node in enumerate(program.flow):
+            fns = dict(node.fns)
+            for key, label in _FLOW_CONDITIONS.items():
+                fn = fns.get(key)
+                if fn is not None:
+                    fns[key] = self._wrap(f"flow:{index}:{key}", f"{label} of the {node.kind} step", node.span, fn)
+            flow.append(attrs.evolve(node, fns=fns))
+        end_when = program.end_when
+        if end_when is not None:
+            end_when = self._wrap("end_when", "scoring end_when", program.rules.scoring.span, end_when)
+        return attrs.evolve(program, actions=actions, triggers=triggers, flow=flow, end_when=end_when)
+
+    def _wrap(self, key: str, what: str, span: Span | None, fn: Fn) -> Fn:
+        condition = self.conditions.setdefault(key, Condition(what, span))
+
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            result = fn(*args, **kwargs)
+            if result:
+                condition.true += 1
+            else:
+                condition.false += 1
+            return result
+
+        return wrapped
+
+    def fire(self, what: str) -> None:
+        """The runtime's ``fired`` hook: ``action:NAME`` or ``trigger:NAME``."""
+        self.fired[what] = self.fired.get(what, 0) + 1
+
+    # -------------------------------------------------------------- report
+    def never_fired(self) -> list[tuple[str, Span | None]]:
+        """Actions and triggers that never fired, with their declarations."""
+        result: list[tuple[str, Span | None]] = []
+        for name, action in self.program.actions.items():
+            if f"action:{name}" not in self.fired:
+                result.append((f"action '{name}'", action.decl.span))
+        for trigger in self.program.triggers:
+            if f"trigger:{trigger.decl.name}" not in self.fired:
+                result.append((f"trigger '{trigger.decl.name}'", trigger.decl.span))
+        return result
+
+    def report(self) -> str:
+        """The coverage report, one line per gap, each with its file:line."""
+        actions = len(self.program.actions)
+        triggers = len(self.program.triggers)
+        fired_actions = sum(1 for name in self.program.actions if f"action:{name}" in self.fired)
+        fired_triggers = sum(1 for t in self.program.triggers if f"trigger:{t.decl.name}" in self.fired)
+        never_evaluated = [c for c in self.conditions.values() if c.true == 0 and c.false == 0]
+        never_true = [c for c in self.conditions.values() if c.true == 0 and c.false > 0]
+        never_false = [c for c in self.conditions.values() if c.false == 0 and c.true > 0]
+        both = len(self.conditions) - len(never_evaluated) - len(never_true) - len(never_false)
+        lines = [
+            f"coverage: {fired_actions}/{actions} actions and {fired_triggers}/{triggers} triggers fired; "
+            f"{both}/{len(self.conditions)} conditions were both true and false"
+        ]
+
+        def section(title: str, items: list[tuple[str, Span | None]]) -> None:
+            if not items:
+                return
+            lines.append(f"  {title}:")
+            for what, span in sorted(items, key=lambda i: _span_key(i[1])):
+                lines.append(f"    {span or '?'}: {what}")
+
+        section("never fired", self.never_fired())
+        section("never evaluated", [(c.what, c.span) for c in never_evaluated])
+        section("never true", [(f"{c.what} (false {c.false}x)", c.span) for c in never_true])
+        section("never false", [(f"{c.what} (true {c.true}x)", c.span) for c in never_false])
+        if len(lines) == 1:
+            lines.append("  every action, trigger and condition was reached both ways")
+        return "\n".join(lines)
+
+
+def _span_key(span: Span | None) -> tuple[str, int, int]:
+    return (span.file, span.line, span.column) if span else ("", 0, 0)

@@ -1,0 +1,520 @@
+"""``rulekit diff``: what a variant (or a set of modules) changes in a ruleset.
+
+Compares two composed rulesets (base + modules + variants) and lists constants
+and component attributes changed (old -> new); actions, triggers, functions,
+invariants, events, state fields, setup, flow and scoring added, removed or
+replaced (with a unified diff of their text); each with the file:line it comes
+from.  ``--json`` prints the same for tools.
+
+    rulekit diff el_capitan --variant rich_start                 # against the plain ruleset
+    rulekit diff el_capitan --with lisboa --variant a.yaml --against --with lisboa --variant b.yaml
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from attrs import define, field
+
+from rulekit.errors import Diagnostic, Span, UsageError
+from rulekit.rules.compose import fingerprint
+from rulekit.rules.variants import composed_data
+from rulekit.rules.yaml_source import LocDict, LocStr, span_of
+
+#: Sections compared entry by entry, in the order they are reported.
+ENTRY_SECTIONS = ("functions", "events", "state", "actions", "triggers", "invariants")
+WHOLE_SECTIONS = ("setup", "flow", "scoring")
+META_KEYS = ("players", "money")
+_INLINE = 60
+
+
+@define
+class Side:
+    """One side of a diff: a ruleset with modules and variants."""
+
+    ruleset: str
+    modules: list[str] = field(factory=list)
+    variants: list[str] = field(factory=list)
+    players: int | None = None
+
+    def describe(self) -> str:
+        parts = [self.ruleset]
+        if self.modules:
+            parts.append("with " + ", ".join(self.modules))
+        if self.variants:
+            parts.append("variant " + ", ".join(self.variants))
+        return " + ".join(parts)
+
+
+@define
+class Change:
+    """One difference: ``kind`` is added, removed or changed."""
+
+    section: str
+    name: str
+    kind: str
+    old: Any = None
+    new: Any = None
+    old_at: str | None = None
+    new_at: str | None = None
+    diff: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        result: dict[str, Any] = {"section": self.section, "name": self.name, "change": self.kind}
+        if self.kind != "added":
+            result["old"] = self.old
+            result["old_at"] = self.old_at
+        if self.kind != "removed":
+            result["new"] = self.new
+            result["new_at"] = self.new_at
+        if self.diff:
+            result["diff"] = self.diff
+        return result
+
+
+@define
+class RulesDiff:
+    """All differences between two composed rulesets."""
+
+    left: Side
+    right: Side
+    left_fingerprint: str
+    right_fingerprint: str
+    changes: list[Change]
+    variants: list[dict[str, Any]] = field(factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "left": {**_side_json(self.left), "fingerprint": self.left_fingerprint},
+            "right": {**_side_json(self.right), "fingerprint": self.right_fingerprint},
+            "variants": self.variants,
+            "changes": [c.to_json() for c in self.changes],
+        }
+
+
+def _side_json(side: Side) -> dict[str, Any]:
+    return {"ruleset": side.ruleset, "modules": side.modules, "variants": side.variants}
+
+
+# ---------------------------------------------------------------- computing
+
+
+def diff_sides(left: Side, right: Side) -> RulesDiff:
+    """Compose both sides and compare them.
+
+    Raises:
+        RulesetError: either side does not compose.
+    """
+    old, _, _, _ = composed_data(left.ruleset, left.modules, left.variants, players=left.players)
+    new, _, _, loaded = composed_data(right.ruleset, right.modules, right.variants, players=right.players)
+    infos = [v.info() for v in loaded]
+    return RulesDiff(left, right, fingerprint(old), fingerprint(new), diff_data(old, new), infos)
+
+
+def diff_data(old: LocDict, new: LocDict) -> list[Change]:
+    """The differences between two composed rules data, in report order."""
+    changes: list[Change] = []
+    for key in META_KEYS:
+        if _plain(old.get(key)) != _plain(new.get(key)):
+            changes.append(_change("ruleset", key, old, new, key))
+    changes += _constants(old, new)
+    changes += _components(old, new)
+    for section in ENTRY_SECTIONS:
+        old_section, new_section = _mapping(old.get(section)), _mapping(new.get(section))
+        if section == "state":
+            changes += _state(old_section, new_section)
+            continue
+        for name in _names(old_section, new_section):
+            if _plain(old_section.get(name)) != _plain(new_section.get(name)):
+                changes.append(_change(section, str(name), old_section, new_section, name, text=True))
+    for section in WHOLE_SECTIONS:
+        if _plain(old.get(section)) != _plain(new.get(section)):
+            changes.append(_change(section, section, old, new, section, text=True))
+    return changes
+
+
+def _mapping(value: Any) -> dict[Any, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _names(old: dict[Any, Any], new: dict[Any, Any]) -> list[Any]:
+    return [*old, *(k for k in new if k not in old)]
+
+
+def _constants(old: LocDict, new: LocDict) -> list[Change]:
+    result = []
+    old_c, new_c = _mapping(old.get("constants")), _mapping(new.get("constants"))
+    for name in _names(old_c, new_c):
+        a, b = _constant_value(old_c.get(name)), _constant_value(new_c.get(name))
+        if _plain(a) != _plain(b) or (name in old_c) != (name in new_c):
+            change = _change("constants", str(name), old_c, new_c, name)
+            change.old, change.new = _plain(a), _plain(b)
+            if change.kind == "changed" and not _fits_inline(change.old, change.new):
+                change.diff = _unified(_dump(change.old), _dump(change.new), change.old_at, change.new_at)
+            result.append(change)
+    return result
+
+
+def _constant_value(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {"type", "value"}:
+        return value["value"]
+    return value
+
+
+def _components(old: LocDict, new: LocDict) -> list[Change]:
+    result = []
+    old_k, new_k = _mapping(old.get("components")), _mapping(new.get("components"))
+    for kind in _names(old_k, new_k):
+        if kind not in old_k or kind not in new_k:
+            result.append(_change("components", str(kind), old_k, new_k, kind, text=True))
+            continue
+        a, b = old_k[kind], new_k[kind]
+        for key in ("collection", "attributes", "doc"):
+            if _plain(a.get(key)) != _plain(b.get(key)):
+                result.append(_change("components", f"{kind}.{key}", a, b, key))
+        old_items = {str(i.get("id")): i for i in a.get("items") or () if isinstance(i, dict)}
+        new_items = {str(i.get("id")): i for i in b.get("items") or () if isinstance(i, dict)}
+        for item_id in _names(old_items, new_items):
+            if item_id not in old_items or item_id not in new_items:
+                change = _change("components", f"{kind}.{item_id}", old_items, new_items, item_id)
+                result.append(change)
+                continue
+            x, y = old_items[item_id], new_items[item_id]
+            for attr in _names(x, y):
+                if attr == "id":
+                    continue
+                if _plain(x.get(attr)) != _plain(y.get(attr)) or (attr in x) != (attr in y):
+                    result.append(_change("components", f"{kind}.{item_id}.{attr}", x, y, attr))
+    return result
+
+
+def _state(old: dict[Any, Any], new: dict[Any, Any]) -> list[Change]:
+    result = []
+    for scope in _names(old, new):
+        a, b = _mapping(old.get(scope)), _mapping(new.get(scope))
+        for name in _names(a, b):
+            if _plain(a.get(name)) != _plain(b.get(name)) or (name in a) != (name in b):
+                result.append(_change("state", f"{scope}.{name}", a, b, name, text=True))
+    return result
+
+
+def _change(
+    section: str, name: str, old_parent: Any, new_parent: Any, key: Any, *, text: bool = False
+) -> Change:
+    has_old = isinstance(old_parent, dict) and key in old_parent
+    has_new = isinstance(new_parent, dict) and key in new_parent
+    kind = "changed" if has_old and has_new else "added" if has_new else "removed"
+    old_value = old_parent.get(key) if has_old else None
+    new_value = new_parent.get(key) if has_new else None
+    old_at = _where(old_parent, key, old_value) if has_old else None
+    new_at = _where(new_parent, key, new_value, old_parent) if has_new else None
+    change = Change(section, name, kind, _plain(old_value), _plain(new_value), old_at, new_at)
+    if kind == "changed" and (text or not _fits_inline(change.old, change.new)):
+        change.diff = _unified(_dump(change.old), _dump(change.new), old_at, new_at)
+    return change
+
+
+def _where(parent: Any, key: Any, value: Any, old_parent: Any = None) -> str | None:
+    """file:line of a value; for a changed one, where the change was made (a span the old value lacks)."""
+    own = _key_span(parent, key)
+    spans = ([own] if own is not None else []) + _spans(value)
+    if isinstance(old_parent, dict) and key in old_parent:
+        old_own = _key_span(old_parent, key)
+        before = {(s.file, s.line) for s in _spans(old_parent[key])}
+        if old_own is not None:
+            before.add((old_own.file, old_own.line))
+        fresh = [s for s in spans if (s.file, s.line) not in before]
+        if fresh:
+            spans = fresh
+    span = spans[0] if spans else span_of(parent)
+    return f"{span.file}:{span.line}" if span else None
+
+
+def _key_span(parent: Any, key: Any) -> Span | None:
+    return parent.key_spans.get(key) if isinstance(parent, LocDict) else None
+
+
+def _spans(value: Any) -> list[Span]:
+    found: list[Span] = []
+
+    def visit(node: Any) -> None:
+        span = span_of(node)
+        if span is not None:
+            found.append(span)
+        if isinstance(node, dict):
+            if isinstance(node, LocDict):
+                found.extend(s for s in node.key_spans.values() if s is not None)
+            for child in node.values():
+                visit(child)
+        elif isinstance(node, list):
+            for child in node:
+                visit(child)
+
+    visit(value)
+    return found
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, LocStr):
+        return str(value)
+    return value
+
+
+def _dump(value: Any) -> str:
+    """Rules data as readable YAML-like text, one DSL line per line, for diffs."""
+    if value is None:
+        return ""
+    lines: list[str] = []
+    _emit(value, 0, lines)
+    return "\n".join(lines) + "\n"
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    return str(value)
+
+
+def _flow(value: Any) -> str | None:
+    """A one-line rendering of a small list or mapping, or None if it does not fit."""
+    if isinstance(value, list):
+        parts = [_flow(v) if isinstance(v, list | dict) else _scalar(v) for v in value]
+        if any(p is None or "\n" in p for p in parts):
+            return None
+        text = "[" + ", ".join(p for p in parts if p is not None) + "]"
+    elif isinstance(value, dict):
+        texts = [_flow(v) if isinstance(v, list | dict) else _scalar(v) for v in value.values()]
+        if any(t is None or "\n" in t for t in texts):
+            return None
+        text = "{" + ", ".join(f"{k}: {t}" for k, t in zip(value, texts, strict=True)) + "}"
+    else:
+        return _scalar(value)
+    return text if len(text) <= 90 else None
+
+
+def _emit(value: Any, indent: int, lines: list[str]) -> None:
+    pad = " " * indent
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, str) and "\n" in item.rstrip("\n"):
+                lines.append(f"{pad}{key}: |")
+                lines.extend(f"{pad}  {line}" for line in item.rstrip("\n").split("\n"))
+            elif isinstance(item, list | dict):
+                flow = _flow(item)
+                if flow is not None:
+                    lines.append(f"{pad}{key}: {flow}")
+                else:
+                    lines.append(f"{pad}{key}:")
+                    _emit(item, indent + 2, lines)
+            else:
+                lines.append(f"{pad}{key}: {_scalar(item)}")
+    elif isinstance(value, list):
+        for item in value:
+            flow = _flow(item) if isinstance(item, list | dict) else None
+            if isinstance(item, list | dict) and flow is None:
+                sub: list[str] = []
+                _emit(item, indent + 2, sub)
+                if sub:
+                    sub[0] = pad + "- " + sub[0][indent + 2 :]
+                lines.extend(sub)
+            elif isinstance(item, str) and "\n" in item.rstrip("\n"):
+                lines.append(f"{pad}- |")
+                lines.extend(f"{pad}    {line}" for line in item.rstrip("\n").split("\n"))
+            else:
+                lines.append(f"{pad}- {flow if flow is not None else _scalar(item)}")
+    else:
+        text = _scalar(value)
+        lines.extend(pad + line for line in text.rstrip("\n").split("\n"))
+
+
+def _unified(old: str, new: str, old_at: str | None, new_at: str | None) -> str:
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=f"before ({old_at})" if old_at else "before",
+        tofile=f"after ({new_at})" if new_at else "after",
+        n=2,
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _inline(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False) if ("\n" in value or not value) else value
+    return json.dumps(value, ensure_ascii=False).replace('"', "")
+
+
+def _fits_inline(old: Any, new: Any) -> bool:
+    return len(_inline(old)) <= _INLINE and len(_inline(new)) <= _INLINE
+
+
+# ---------------------------------------------------------------- rendering
+
+
+_MARK = {"added": "+", "removed": "-", "changed": "~"}
+
+
+def render(result: RulesDiff) -> str:
+    """The diff as text for a terminal."""
+    lines = [
+        f"--- {result.left.describe()}  (fingerprint {result.left_fingerprint})",
+        f"+++ {result.right.describe()}  (fingerprint {result.right_fingerprint})",
+    ]
+    for info in result.variants:
+        lines.append(f"variant {info['variant']}: {info['title']}  ({info['path']}, {info['fingerprint']})")
+        if info.get("description"):
+            lines.append(f"    {info['description']}")
+    if not result.changes:
+        lines.append("")
+        lines.append("no differences")
+        return "\n".join(lines)
+    section = None
+    for change in result.changes:
+        if change.section != section:
+            section = change.section
+            lines.append("")
+            lines.append(f"{section}:")
+        lines.append(_render_change(change))
+    added = sum(1 for c in result.changes if c.kind == "added")
+    removed = sum(1 for c in result.changes if c.kind == "removed")
+    changed = len(result.changes) - added - removed
+    lines.append("")
+    lines.append(f"{changed} changed, {added} added, {removed} removed")
+    return "\n".join(lines)
+
+
+def _render_change(change: Change) -> str:
+    mark = _MARK[change.kind]
+    if change.kind == "added":
+        head = f"  {mark} {change.name}  (added at {change.new_at})"
+        body = "" if change.diff else _indent(_dump(change.new)) if not _simple(change.new) else ""
+        if _simple(change.new):
+            head = f"  {mark} {change.name}: {_inline(change.new)}  (added at {change.new_at})"
+        return head + body
+    if change.kind == "removed":
+        return f"  {mark} {change.name}  (removed; was at {change.old_at})"
+    if change.diff:
+        where = f"(changed at {change.new_at}; was at {change.old_at})"
+        return f"  {mark} {change.name}  {where}" + _indent(change.diff)
+    where = f"({change.new_at}; was at {change.old_at})"
+    return f"  {mark} {change.name}: {_inline(change.old)} → {_inline(change.new)}  {where}"
+
+
+def _simple(value: Any) -> bool:
+    return not isinstance(value, dict | list) and len(_inline(value)) <= _INLINE
+
+
+def _indent(text: str) -> str:
+    return "".join("\n      " + line for line in text.rstrip("\n").split("\n")) if text.strip() else ""
+
+
+# ---------------------------------------------------------------- command line
+
+
+def _modules(values: Sequence[str] | None) -> list[str]:
+    return [m.strip() for value in values or () for m in value.split(",") if m.strip()]
+
+
+def _side_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rulekit diff ... --against", add_help=False)
+    parser.add_argument("ruleset", nargs="?", default=None)
+    parser.add_argument("--with", dest="modules", action="append", default=[])
+    parser.add_argument("--variant", dest="variants", action="append", default=[])
+    parser.add_argument("--json", action="store_true")
+    return parser
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the ``diff`` subcommand."""
+    p = subparsers.add_parser(
+        "diff",
+        help="show what variants or modules change in a ruleset",
+        description=(
+            "Compare two composed rulesets. Without --against, the ruleset with the given modules and "
+            "variants is compared with the plain ruleset (same modules, no variants)."
+        ),
+        epilog=(
+            "examples:\n"
+            "  rulekit diff tic_tac_toe --variant misere\n"
+            "  rulekit diff el_capitan --with lisboa --variant a.yaml \\\n"
+            "                          --against --with lisboa --variant b.yaml"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("ruleset", metavar="RULESET", help="a bundled ruleset's name or a directory")
+    p.add_argument("--with", dest="modules", action="append", metavar="MOD,...", help="modules (repeatable)")
+    p.add_argument(
+        "--variant",
+        dest="variants",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a variant file or shipped variant name (repeatable)",
+    )
+    p.add_argument("--players", type=int, metavar="N", help="check constraints for N players")
+    p.add_argument("--json", action="store_true", help="print JSON for tools")
+    p.add_argument(
+        "--against",
+        nargs=argparse.REMAINDER,
+        metavar="[RULESET] [--with M] [--variant V]",
+        help="the other side (everything after it): its own --with/--variant, and optionally another ruleset",
+    )
+
+
+def sides_from_args(args: argparse.Namespace) -> tuple[Side, Side]:
+    """The two sides named on the command line: (before, after).
+
+    Without ``--against``: before = the ruleset with the modules and no variants,
+    after = with the variants.  With it: before = the first side, after = the ``--against`` side.
+
+    Raises:
+        UsageError: the --against part cannot be read.
+    """
+    first = Side(args.ruleset, _modules(args.modules), list(args.variants or ()), args.players)
+    if args.against is None:
+        if not first.variants:
+            raise UsageError(
+                Diagnostic(
+                    "nothing to compare: give --variant FILE, or --against ...",
+                    hint="e.g. rulekit diff tic_tac_toe --variant misere",
+                )
+            )
+        return Side(first.ruleset, list(first.modules), [], first.players), first
+    try:
+        other, unknown = _side_parser().parse_known_args(args.against)
+    except SystemExit:
+        raise UsageError(Diagnostic("cannot read the arguments after --against")) from None
+    if unknown:
+        raise UsageError(Diagnostic(f"unknown arguments after --against: {' '.join(unknown)}"))
+    if other.json:
+        args.json = True
+    second = Side(other.ruleset or first.ruleset, _modules(other.modules), list(other.variants), args.players)
+    return first, second
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``rulekit diff``; 0 whether or not there are differences."""
+    left, right = sides_from_args(args)
+    result = diff_sides(left, right)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print(render(result))
+    return 0
+
+
+__all__ = ["Change", "RulesDiff", "Side", "add_parser", "diff_data", "diff_sides", "render", "run"]

@@ -1,0 +1,238 @@
+"""Action logs (JSON Lines) and replay.
+
+A log is a header line, one line per action and optionally a final hash::
+
+    {"rulekit_log": 1, "ruleset": "tic_tac_toe", "modules": [], "variants": [],
+     "fingerprint": "…", "players": 2, "seed": 7}
+    {"player": "P1", "action": "place(b2)"}
+    {"player": "P2", "action": "place(a1)"}
+    {"final_hash": "…"}
+
+Replaying loads the same ruleset with the same modules and variants, refuses
+if the composed rules changed (their fingerprint differs), re-applies every
+action and checks the final state hash.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from attrs import define, field
+
+from rulekit.engine.game import Action, Game, State
+from rulekit.errors import Diagnostic, IllegalActionError, ReplayError, RuleEvaluationError, Span
+from rulekit.load import load_program
+
+LOG_VERSION = 1
+
+
+def player_text(player: int) -> str:
+    """A player as written in logs and scenarios: ``P1``, ``P2``..."""
+    return f"P{player + 1}"
+
+
+def make_header(game: Game, seed: int, *, source: str | None = None) -> dict[str, Any]:
+    """The header line of a log of ``game`` started with ``seed``.
+
+    ``source`` is the ruleset directory when it was given as a path rather than
+    a bundled name; replay tries it before the name.
+    """
+    rules = game.program.rules
+    header: dict[str, Any] = {
+        "rulekit_log": LOG_VERSION,
+        "ruleset": rules.name,
+        "modules": list(rules.modules),
+        "variants": [{"path": path, "fingerprint": print_} for path, print_ in rules.variants],
+        "fingerprint": game.program.fingerprint,
+        "players": game.num_players,
+        "seed": seed,
+    }
+    if source is not None:
+        header["source"] = source
+    return header
+
+
+@define
+class GameRecorder:
+    """Wraps a :class:`State` and records every action applied through it."""
+
+    state: State
+    seed: int
+    source: str | None = None
+    actions: list[tuple[int, str]] = field(factory=list)
+
+    @property
+    def game(self) -> Game:
+        return self.state.game
+
+    def apply_action(self, action: Action | str) -> None:
+        """Apply an action to the state (atomically) and record it if it was legal."""
+        state = self.state
+        if isinstance(action, str):
+            action = state.game.parse_action(action)
+        player = state.current_player()
+        text = state.game.action_to_string(action)
+        state.apply_action(action)
+        self.actions.append((player, text))
+
+    def header(self) -> dict[str, Any]:
+        return make_header(self.game, self.seed, source=self.source)
+
+    def lines(self, *, final_hash: bool = True) -> Iterator[str]:
+        """The log as JSON Lines (without line ends)."""
+        yield json.dumps(self.header())
+        for player, text in self.actions:
+            yield json.dumps({"player": player_text(player), "action": text})
+        if final_hash:
+            yield json.dumps({"final_hash": self.state.state_hash()})
+
+    def write(self, path: str | Path, *, final_hash: bool = True) -> None:
+        Path(path).write_text(
+            "".join(line + "\n" for line in self.lines(final_hash=final_hash)), encoding="utf-8"
+        )
+
+
+@define
+class GameLog:
+    """A log read back from a file: header, actions (with their line numbers), final hash."""
+
+    path: str
+    header: dict[str, Any]
+    actions: list[tuple[int, str, str]]  # (line, player text, action text)
+    final_hash: str | None = None
+    final_line: int = 0
+
+
+def read_log(path: str | Path) -> GameLog:
+    """Read a JSON Lines log.
+
+    Raises:
+        ReplayError: the file is missing or not a rulekit log (with the line).
+    """
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ReplayError(Diagnostic(f"cannot read log '{name}': {error.strerror}")) from None
+    header: dict[str, Any] | None = None
+    actions: list[tuple[int, str, str]] = []
+    final_hash = None
+    final_line = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = Span(name, number, 1)
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ReplayError(Diagnostic(f"not JSON: {error.msg}", Span(name, number, error.colno))) from None
+        if not isinstance(entry, dict):
+            raise ReplayError(Diagnostic("each log line must be a JSON object", where))
+        if header is None:
+            if entry.get("rulekit_log") != LOG_VERSION:
+                raise ReplayError(
+                    Diagnostic(
+                        'not a rulekit log: the first line must be a header with "rulekit_log": 1', where
+                    )
+                )
+            missing = [k for k in ("ruleset", "fingerprint", "players", "seed") if k not in entry]
+            if missing:
+                raise ReplayError(Diagnostic(f"the log header lacks {', '.join(missing)}", where))
+            header = entry
+        elif "final_hash" in entry:
+            final_hash = str(entry["final_hash"])
+            final_line = number
+        elif isinstance(entry.get("action"), str):
+            actions.append((number, str(entry.get("player", "")), entry["action"]))
+        else:
+            raise ReplayError(
+                Diagnostic(
+                    'expected an action line {"player": ..., "action": ...} or {"final_hash": ...}', where
+                )
+            )
+    if header is None:
+        raise ReplayError(Diagnostic(f"log '{name}' is empty"))
+    return GameLog(name, header, actions, final_hash, final_line)
+
+
+def load_game_for(log: GameLog, ruleset: str | None = None, variants: Sequence[str] | None = None) -> Game:
+    """The game a log was recorded with, refusing if the composed rules changed.
+
+    ``ruleset`` overrides where the rules are looked up (a name or directory),
+    ``variants`` the variant files named in the log.
+
+    Raises:
+        ReplayError: the rules' fingerprint differs from the one in the log.
+        RulesetError: the ruleset cannot be found or loaded.
+    """
+    header = log.header
+    where = ruleset
+    if where is None:
+        source = header.get("source")
+        where = source if source and (Path(source) / "ruleset.yaml").is_file() else str(header["ruleset"])
+    modules = [str(m) for m in header.get("modules") or ()]
+    if variants is None:
+        variants = [str(v["path"]) for v in header.get("variants") or ()]
+    players = int(header["players"])
+    program = load_program(where, modules, variants, players=players)
+    if program.fingerprint != header["fingerprint"]:
+        shown_modules = f" with modules {', '.join(modules)}" if modules else ""
+        raise ReplayError(
+            Diagnostic(
+                f"the rules changed since this game was logged: the log has fingerprint "
+                f"{header['fingerprint']}, but {program.name}{shown_modules} now has fingerprint "
+                f"{program.fingerprint}",
+                Span(log.path, 1, 1),
+                hint="replay with the rules the game was played with (e.g. the same rulekit/ruleset version)",
+            )
+        )
+    return Game(program, players)
+
+
+def replay(path: str | Path, *, ruleset: str | None = None, variants: Sequence[str] | None = None) -> State:
+    """Replay a log and return the final state.
+
+    Raises:
+        ReplayError: the rules changed, an action is not legal, a line names the
+            wrong player, or the final hash differs.
+    """
+    log = read_log(path)
+    game = load_game_for(log, ruleset, variants)
+    return replay_actions(game, log)
+
+
+def replay_actions(game: Game, log: GameLog) -> State:
+    """Apply a log's actions to a fresh state of ``game`` and check the final hash."""
+    state = game.new_initial_state(int(log.header["seed"]))
+    for number, player, text in log.actions:
+        where = Span(log.path, number, 1)
+        if state.is_terminal():
+            raise ReplayError(Diagnostic(f"the game is already over before {text}", where))
+        deciding = player_text(state.current_player())
+        if player and player != deciding:
+            raise ReplayError(
+                Diagnostic(f"the log says {player} plays {text}, but {deciding} decides now", where)
+            )
+        try:
+            state.apply_action(text)
+        except (IllegalActionError, RuleEvaluationError) as error:
+            reason = "; ".join(d.message for d in error.diagnostics)
+            raise ReplayError(Diagnostic(f"cannot replay {text}: {reason}", where)) from None
+    if log.final_hash is not None and state.state_hash() != log.final_hash:
+        raise ReplayError(
+            Diagnostic(
+                f"the replayed game ends in state {state.state_hash()}, but the log says {log.final_hash}",
+                Span(log.path, log.final_line, 1),
+            )
+        )
+    return state
+
+
+def write_actions(path: str | Path, header: dict[str, Any], actions: Sequence[tuple[int, str]]) -> None:
+    """Write a log from a header and (player, action text) pairs, without a final hash."""
+    lines = [json.dumps(header)]
+    lines.extend(json.dumps({"player": player_text(p), "action": a}) for p, a in actions)
+    Path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")

@@ -1,0 +1,461 @@
+"""A readable text rendering of any state, plus the ruleset's own display panels.
+
+The generic part needs nothing from the ruleset: game and turn fields, one line
+per player, one line per component with something set, the latest notes.  What
+the viewer may not see (``visibility: owner`` or ``hidden``) is shown only as
+its size, as :meth:`State.view` says.
+
+A ruleset may add panels drawn by DSL expressions (see docs/cli.md)::
+
+    display:
+      panels:
+        - title: Board
+          lines: "[join([mark(c) for c in cells if c.row == r], ' | ') for r in range(0, 2)]"
+
+``lines`` is an expression giving a list of strings (or one string); ``me`` is
+the viewer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+
+from rulekit.compiler.program import Program
+from rulekit.dsl import types as t
+from rulekit.dsl.types import Type
+from rulekit.engine.game import State
+from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, Span, did_you_mean
+from rulekit.rules.yaml_source import LocStr, span_of
+
+_PANEL_KEYS = ("title", "lines", "doc")
+MAX_NOTES_SHOWN = 5
+
+
+@frozen
+class Panel:
+    """A compiled display panel: a title and a function giving its lines."""
+
+    title: str
+    lines: Callable[..., Any]
+    span: Span | None
+
+
+_PANELS: dict[int, tuple[Program, tuple[Panel, ...]]] = {}
+
+
+def compile_display(program: Program) -> tuple[Panel, ...]:
+    """Check and compile the ruleset's ``display`` section (cached per program).
+
+    Raises:
+        RulesetError: a malformed section or a bad expression, every problem at its position.
+    """
+    cached = _PANELS.get(id(program))
+    if cached is not None and cached[0] is program:
+        return cached[1]
+    display = program.rules.display
+    bag = DiagnosticBag()
+    panels: list[Panel] = []
+    for key in display:
+        if key != "panels":
+            bag.error(
+                f"unknown display key '{key}'", span_of(display[key]), hint=did_you_mean(str(key), ["panels"])
+            )
+    entries = display.get("panels") or []
+    if not isinstance(entries, list):
+        bag.error("display.panels must be a list of {title, lines}", span_of(entries))
+        entries = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            bag.error("a display panel is a mapping {title: ..., lines: EXPR}", span_of(entry))
+            continue
+        for key in entry:
+            if key not in _PANEL_KEYS:
+                bag.error(
+                    f"unknown panel key '{key}'",
+                    getattr(entry, "key_spans", {}).get(key),
+                    hint=did_you_mean(str(key), _PANEL_KEYS),
+                    expected=_PANEL_KEYS,
+                )
+        text = entry.get("lines")
+        if not isinstance(text, str):
+            bag.error(
+                "a display panel needs 'lines': a DSL expression giving a list of strings", span_of(entry)
+            )
+            continue
+        origin = text.origin if isinstance(text, LocStr) else None
+        try:
+            fn, type_ = program.compile_expression(str(text), origin)
+        except RulekitError as error:
+            bag.extend(error.diagnostics)
+            continue
+        if not (type_ == t.STR or t.compatible(t.list_of(t.STR), type_)):
+            bag.error(f"a panel's lines must be a list of str, not {type_}", span_of(text))
+            continue
+        panels.append(Panel(str(entry.get("title") or ""), fn, span_of(text)))
+    bag.raise_if_any(RulesetError)
+    result = tuple(panels)
+    _PANELS[id(program)] = (program, result)
+    return result
+
+
+# ------------------------------------------------------------------ values
+
+
+def show_value(value: Any, type_: Type = t.ANY) -> str:
+    """A value for people: players as P1, lists in brackets, maps in braces."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if type_ in (t.PLAYER, t.OWNER) and isinstance(value, int):
+        return "bank" if value == -1 else f"P{value + 1}"
+    if isinstance(value, tuple):
+        inner = t.element_type(type_) if type_.is_list else t.ANY
+        return "[" + ", ".join(show_value(v, inner) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{show_value(k)}: {show_value(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _hidden_size(shown: Any) -> int | None:
+    if isinstance(shown, dict) and set(shown) == {"hidden"}:
+        return int(shown["hidden"])
+    return None
+
+
+def _is_empty(value: Any, type_: Type) -> bool:
+    if value is None:
+        return True
+    if type_ in (t.PLAYER, t.OWNER) or type_.name == "entity":
+        return False
+    return value is False or value == 0 or value == () or value == {} or value == ""
+
+
+# ------------------------------------------------------------------- state
+
+
+def describe_decision(state: State) -> str:
+    """``P2 to play (place)`` or ``game over``."""
+    if state.is_terminal():
+        return "game over"
+    names = ", ".join(state.allowed_action_names())
+    return f"P{state.current_player() + 1} to play ({names})"
+
+
+def render_state(state: State, viewer: int | None = None, *, panels: bool = True) -> str:
+    """The state as text, as ``viewer`` may see it (``None``: a spectator)."""
+    game = state.game
+    program = game.program
+    rules = program.rules
+    view = state.view(viewer)
+    out: list[str] = [f"{rules.title} · move {state.moves()} · {describe_decision(state)}"]
+
+    if panels:
+        out.extend(render_panels(state, viewer))
+
+    def field_text(key: str, value: Any, type_: Type) -> str:
+        size = _hidden_size(view.get(key))
+        if size is not None:
+            return f"(hidden, {size})" if isinstance(value, tuple | dict) else "(hidden)"
+        return show_value(value, type_)
+
+    for scope in ("game", "turn"):
+        fields = rules.fields.get(scope, {})
+        if not fields or (scope == "turn" and state.is_terminal()):
+            continue
+        out.append(f"-- {scope} --")
+        width = max(len(n) for n in fields)
+        for name in fields:
+            type_ = program.field_types[scope][name]
+            value = state.fields.get((scope, name))
+            out.append(f"  {name.ljust(width)}  {field_text(f'{scope}.{name}', value, type_)}")
+
+    player_fields = rules.fields.get("player", {})
+    if player_fields:
+        out.append("-- players --")
+        deciding = None if state.is_terminal() else state.current_player()
+        for p in range(game.num_players):
+            types = program.field_types["player"]
+            parts = [
+                f"{name}={field_text(f'P{p + 1}.{name}', state.fields.get((p, name)), types[name])}"
+                for name in player_fields
+            ]
+            marker = ">" if p == deciding else " "
+            you = " (you)" if p == viewer else ""
+            out.append(f" {marker}P{p + 1}{you}  " + "  ".join(parts))
+
+    for kind, spec in rules.kinds.items():
+        fields = rules.fields.get(kind, {})
+        if not fields:
+            continue
+        lines, quiet = [], []
+        for item in spec.items:
+            values = {name: state.fields.get((item.id, name)) for name in fields}
+            if all(_is_empty(v, program.field_types[kind][n]) for n, v in values.items()):
+                quiet.append(item.id)
+                continue
+            parts = [
+                f"{name}={field_text(f'{item.id}.{name}', value, program.field_types[kind][name])}"
+                for name, value in values.items()
+            ]
+            lines.append(f"  {item.id}  " + "  ".join(parts))
+        out.append(f"-- {spec.collection} --")
+        out.extend(lines)
+        if quiet:
+            shown = ", ".join(quiet[:12]) + (", ..." if len(quiet) > 12 else "")
+            out.append(f"  ({len(quiet)} with nothing set: {shown})")
+
+    notes = state.notes()
+    if notes:
+        out.append("-- notes --")
+        out.extend(f"  {n}" for n in notes[-MAX_NOTES_SHOWN:])
+    return "\n".join(out)
+
+
+def render_panels(state: State, viewer: int | None = None) -> list[str]:
+    """The ruleset's own display panels; a panel that fails says so instead of its lines."""
+    try:
+        panels = compile_display(state.game.program)
+    except RulekitError as error:
+        return [f"(display section has errors: {error.diagnostics[0].message})"]
+    out = []
+    me = viewer if viewer is not None else (-1 if state.is_terminal() else state.current_player())
+    for panel in panels:
+        if panel.title:
+            out.append(f"-- {panel.title} --")
+        try:
+            result = panel.lines(state.fields, state.game.runtime, me)
+        except Exception as error:  # a panel must never break the display
+            out.append(f"  (panel failed: {type(error).__name__}: {error}; at {panel.span})")
+            continue
+        if isinstance(result, str):
+            out.extend(result.splitlines())
+        else:
+            out.extend(str(line) for line in result)
+    return out
+
+
+def render_standings(state: State) -> str:
+    """The final standings as a table: place, player, score and tie-breaks."""
+    standings = state.standings()
+    extra = len(standings[0][1]) - 1 if standings else 0
+    header = ["place", "player", "score", *(f"tiebreak {i + 1}" for i in range(extra))]
+    rows = []
+    place = 0
+    previous = None
+    for index, (player, key) in enumerate(standings):
+        if key != previous:
+            place = index + 1
+            previous = key
+        rows.append([str(place), f"P{player + 1}", *(str(k) for k in key)])
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
+    lines.extend("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows)
+    winners = state.winners()
+    if len(winners) == state.game.num_players and len(winners) > 1:
+        lines.append("result: a tie between all players")
+    elif len(winners) == 1:
+        lines.append(f"winner: P{winners[0] + 1}")
+    else:
+        lines.append("winners: " + ", ".join(f"P{w + 1}" for w in winners))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+# ------------------------------------------------------------------- rules
+
+
+def _one_line(value: Any, limit: int = 100) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _plain_data(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain_data(v) for v in value]
+    return str(value) if isinstance(value, str) else value
+
+
+def _yaml_text(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_yaml_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_yaml_text(v)}" for k, v in value.items()) + "}"
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _spans_in(value: Any) -> list[Span]:
+    """The spans of a loaded value and everything inside it."""
+    found: list[Span] = []
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        span = span_of(current)
+        if span is not None:
+            found.append(span)
+        if isinstance(current, dict):
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return found
+
+
+def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence[str] = ()) -> str:
+    """A listing of a ruleset: actions, triggers, modules, constants, functions, events,
+    invariants.  Entries that a chosen module added, overrode or removed are marked."""
+    from rulekit.load import load_program
+    from rulekit.rules.compose import compose, fingerprint, load_source, module_order
+
+    program = load_program(ruleset, modules, variants)
+    rules = program.rules
+    source = load_source(ruleset)
+    chosen = module_order(source, list(modules), None)
+    data = compose(source, chosen)
+    base = compose(source, []) if chosen or variants else data
+    by_file = {m.path.resolve(): f"module {m.name}" for m in chosen}
+    if variants:
+        from rulekit.rules.variants import apply_variants
+
+        data, applied = apply_variants(data, source, list(variants), chosen)
+        by_file.update({Path(path).resolve(): f"variant {path}" for path, _ in applied})
+
+    def origin(section: str, name: str) -> str:
+        part = data.get(section) or {}
+        spans = [getattr(part, "key_spans", {}).get(name), *_spans_in(part.get(name))]
+        for span in spans:
+            if span is not None and Path(span.file).resolve() in by_file:
+                return by_file[Path(span.file).resolve()]
+        return "a module or variant"
+
+    def mark(section: str, name: str) -> str:
+        if data is base:
+            return ""
+        old = (base.get(section) or {}).get(name)
+        new = (data.get(section) or {}).get(name)
+        if old is None:
+            return f"  [added by {origin(section, name)}]"
+        if fingerprint(old) != fingerprint(new):
+            return f"  [changed by {origin(section, name)}]"
+        return ""
+
+    def entries(section: str) -> dict[str, Any]:
+        return dict(data.get(section) or {})
+
+    out = [f"{rules.title} ({rules.name}), fingerprint {program.fingerprint}"]
+    if rules.description:
+        out.append(_one_line(rules.description, 200))
+    out.append(
+        f"players: {rules.min_players}-{rules.max_players}"
+        + (f"; money: {rules.money}" if rules.money else "")
+    )
+    if source.modules:
+        shown = []
+        for name, module in sorted(source.modules.items()):
+            on = " (on)" if name in rules.modules else ""
+            title = module.data.get("title")
+            shown.append(f"  {name}{on}" + (f": {_one_line(title)}" if title else ""))
+        out.append("modules:")
+        out.extend(shown)
+    else:
+        out.append("modules: none")
+
+    out.append("actions:")
+    for name, spec in entries("actions").items():
+        spec = spec if isinstance(spec, dict) else {}
+        params = spec.get("params") or {}
+        head = f"  {name}({', '.join(str(p) for p in params)})"
+        flags = [
+            f
+            for f, on in (("ends turn", spec.get("ends_turn")), ("only when asked", spec.get("prompt")))
+            if on
+        ]
+        if spec.get("cite"):
+            flags.append(f"[{spec['cite']}]")
+        out.append(head + ("  " + "  ".join(flags) if flags else "") + mark("actions", name))
+        if spec.get("doc"):
+            out.append(f"      {_one_line(spec['doc'])}")
+        for pname, domain in params.items():
+            out.append(f"      {pname} in {_one_line(domain)}")
+        requires = spec.get("require") or []
+        for req in requires if isinstance(requires, list) else [requires]:
+            if isinstance(req, dict):
+                cite = f" [{req['cite']}]" if req.get("cite") else ""
+                message = f' else "{req["else"]}"' if req.get("else") else ""
+                out.append(f"      requires {_one_line(req.get('if'))}{message}{cite}")
+            else:
+                out.append(f"      requires {_one_line(req)}")
+        if spec.get("cost") is not None:
+            out.append(f"      costs {_one_line(spec['cost'])}")
+    for name in base.get("actions") or {}:
+        if name not in entries("actions"):
+            out.append(f"  {name}  [removed]")
+
+    def simple(section: str, describe: Callable[[str, Any], str]) -> None:
+        current = entries(section)
+        removed = [n for n in (base.get(section) or {}) if n not in current]
+        if not current and not removed:
+            return
+        out.append(f"{section}:")
+        for name, spec in current.items():
+            head, *rest = describe(str(name), spec).split("\n")
+            out.append(f"  {head}{mark(section, name)}")
+            out.extend(rest)
+        out.extend(f"  {name}  [removed]" for name in removed)
+
+    def trigger(name: str, spec: Any) -> str:
+        spec = spec if isinstance(spec, dict) else {}
+        timing = "before" if "before" in spec else "after"
+        text = f"{name}: {timing} {spec.get(timing)}"
+        if spec.get("when") is not None:
+            text += f" when {_one_line(spec['when'], 80)}"
+        if spec.get("cite"):
+            text += f"  [{spec['cite']}]"
+        if spec.get("doc"):
+            text += f"\n      {_one_line(spec['doc'])}"
+        return text
+
+    def constant(name: str, spec: Any) -> str:
+        if isinstance(spec, dict) and "value" in spec:
+            return f"{name}: {spec.get('type', '')} = {_one_line(_yaml_text(_plain_data(spec['value'])))}"
+        return f"{name} = {_one_line(_yaml_text(_plain_data(spec)))}"
+
+    def function(name: str, spec: Any) -> str:
+        if isinstance(spec, dict):
+            params = ", ".join(f"{k}: {v}" for k, v in (spec.get("params") or {}).items())
+            return f"{name}({params}) = {_one_line(spec.get('body'), 80)}"
+        return f"{name}() = {_one_line(spec, 80)}"
+
+    def event(name: str, spec: Any) -> str:
+        fields = ", ".join(f"{k}: {v}" for k, v in (spec or {}).items()) if isinstance(spec, dict) else ""
+        return f"{name}({fields})"
+
+    def invariant(name: str, spec: Any) -> str:
+        spec = spec if isinstance(spec, dict) else {}
+        cite = f"  [{spec['cite']}]" if spec.get("cite") else ""
+        message = f' — "{spec["message"]}"' if spec.get("message") else ""
+        return f"{name}: {_one_line(spec.get('holds'), 80)}{message}{cite}"
+
+    simple("triggers", trigger)
+    simple("constants", constant)
+    simple("functions", function)
+    simple("events", event)
+    simple("invariants", invariant)
+    for section in ("setup", "flow", "scoring", "display"):
+        if (
+            data is not base
+            and section in data
+            and fingerprint(data.get(section)) != fingerprint(base.get(section))
+        ):
+            span = span_of(data.get(section))
+            who = by_file.get(Path(span.file).resolve(), span.file) if span else "a module"
+            out.append(f"{section}: replaced by {who}")
+    return "\n".join(out)

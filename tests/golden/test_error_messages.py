@@ -1,0 +1,43 @@
+"""Rendered error messages are API: their exact text and positions are golden-tested.
+
+Each case is a ruleset directory under ``cases/``; its expected output is ``cases/<case>.expected``.
+Run ``pytest tests/golden --update-goldens`` to rewrite the expected files, then review the diff.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rulekit.errors import RulekitError
+from rulekit.load import load_program
+
+CASES = Path(__file__).resolve().parent / "cases"
+#: Modules requested per case (the default is none).
+MODULES: dict[str, list[str]] = {
+    "unknown_module": ["harbor"],
+    "module_error": ["harbour"],
+}
+CASE_NAMES = sorted(p.name for p in CASES.iterdir() if (p / "ruleset.yaml").is_file())
+
+
+def _render(case: str) -> str:
+    try:
+        load_program(case, MODULES.get(case, []))
+    except RulekitError as error:
+        return str(error) + "\n"
+    return "(no error)\n"
+
+
+@pytest.mark.parametrize("case", CASE_NAMES)
+def test_error_message_matches_golden(case: str, update_goldens: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading the case's ruleset fails with exactly the message in ``<case>.expected``."""
+    monkeypatch.chdir(CASES)
+    actual = _render(case)
+    expected_path = CASES / f"{case}.expected"
+    if update_goldens or not expected_path.exists():
+        expected_path.write_text(actual, encoding="utf-8")
+        if not update_goldens:
+            pytest.fail(f"wrote a new golden file {expected_path.name}; check it and run again")
+    assert actual == expected_path.read_text(encoding="utf-8")

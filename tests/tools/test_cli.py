@@ -1,0 +1,209 @@
+"""The rulekit command: outputs and exit statuses (0 ok, 1 user error, 2 usage error, 3 bug)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rulekit import cli
+from rulekit.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Run:
+    def run_(*argv: str) -> tuple[int, str, str]:
+        status = main(list(argv))
+        captured = capsys.readouterr()
+        return status, captured.out, captured.err
+
+    return run_
+
+
+def test_check_prints_a_summary_with_the_fingerprint(run: Run) -> None:
+    status, out, _ = run("check", "tic_tac_toe")
+    assert status == 0
+    assert out.startswith("ok: tic_tac_toe (fingerprint ")
+    assert "1 actions, 1 triggers" in out
+
+
+def test_check_reports_a_misspelled_name_with_position_and_caret(
+    run: Run, write_ruleset: Callable[..., Path]
+) -> None:
+    directory = write_ruleset(
+        "ruleset: typo\nplayers: {min: 2, max: 2}\nstate:\n  game:\n    n: {type: int}\n"
+        "flow:\n  - do: game.m = 1\n"
+    )
+    status, out, err = run("check", str(directory))
+    assert status == 1
+    assert out == ""
+    lines = err.splitlines()
+    assert lines[0] == f"{directory / 'ruleset.yaml'}:7:9: error: unknown game field 'm'"
+    assert lines[1] == "    7 |   - do: game.m = 1"
+    assert lines[2] == "      |         ^^^^^^"
+    assert "Traceback" not in err
+
+
+def test_check_of_an_unknown_ruleset_is_a_user_error(run: Run) -> None:
+    status, _, err = run("check", "tic_tac_tow")
+    assert status == 1
+    assert "did you mean 'tic_tac_toe'?" in err
+
+
+@pytest.mark.parametrize("argv", [[], ["frobnicate"], ["play"], ["play", "tic_tac_toe", "--seed", "x"]])
+def test_usage_errors_exit_2(run: Run, argv: list[str]) -> None:
+    status, _, err = run(*argv)
+    assert status == 2
+    assert "usage:" in err
+
+
+def test_a_bad_human_seat_is_a_usage_error(run: Run) -> None:
+    status, _, err = run("play", "tic_tac_toe", "--human", "3")
+    assert status == 2
+    assert "--human takes a seat from 1 to 2" in err
+
+
+def test_an_internal_error_exits_3_and_says_it_is_a_bug(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(args: object) -> int:
+        raise ZeroDivisionError("oops")
+
+    monkeypatch.setattr(cli, "cmd_check", broken)
+    status, _, err = run("check", "tic_tac_toe")
+    assert status == 3
+    assert "internal error: this is a bug in rulekit" in err
+    assert "ZeroDivisionError: oops" in err
+
+
+def test_play_finishes_and_prints_the_standings(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "game.jsonl"
+    status, out, _ = run("play", "tic_tac_toe", "--players", "2", "--seed", "3", "--log", str(log))
+    assert status == 0
+    assert "    1. P1 place(" in out
+    standings = out[out.index("final standings") :].splitlines()
+    assert standings[1].split() == ["place", "player", "score"]
+    assert {standings[2].split()[1], standings[3].split()[1]} == {"P1", "P2"}
+    assert standings[4].startswith(("winner: P", "result: a tie"))
+    assert json.loads(log.read_text().splitlines()[0])["seed"] == 3
+
+    status, out, _ = run("replay", str(log))
+    assert status == 0
+    assert out.startswith("ok: replayed ")
+    final = json.loads(log.read_text().splitlines()[-1])["final_hash"]
+    assert f"final state hash {final}" in out
+
+
+def test_play_quiet_prints_only_the_standings(run: Run) -> None:
+    status, out, _ = run("play", "tic_tac_toe", "--quiet", "--bot", "first")
+    assert status == 0
+    assert out.splitlines()[0].startswith("final standings after 7 actions")
+    assert "winner: P1" in out
+
+
+def test_play_that_does_not_end_within_max_actions_is_an_error(run: Run) -> None:
+    status, _, err = run("play", "tic_tac_toe", "--quiet", "--max-actions", "3")
+    assert status == 1
+    assert "did not end within 3 actions" in err
+
+
+def test_a_person_can_play_a_whole_game_through_stdin(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    # P1 answers by number, by notation, and recovers from a taken cell and a bad number.
+    answers = "5\nplace(b2)\n42\nplace(c3)\n1\n1\n1\n1\n1\n"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(answers))
+    status, out, _ = run("play", "tic_tac_toe", "--human", "1", "--bot", "first", "--seed", "1")
+    assert status == 0
+    assert "    5. place(b2)" in out
+    assert "P2 plays place(a1)" in out
+    assert "b2 is not a possible 'cell' now" in out
+    assert "choose a number from 1 to 7" in out
+    assert "-- Board --" in out
+    assert "final standings" in out
+
+
+def test_a_person_can_quit(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
+    status, out, _ = run("play", "tic_tac_toe", "--human", "P2")
+    assert status == 0
+    assert "you quit the game" in out
+
+
+def test_replay_refuses_changed_rules_with_exit_1(run: Run, tmp_path: Path) -> None:
+    log = tmp_path / "game.jsonl"
+    run("play", "tic_tac_toe", "--quiet", "--log", str(log))
+    lines = log.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["fingerprint"] = "0123456789abcdef"
+    log.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    status, _, err = run("replay", str(log))
+    assert status == 1
+    assert "the log has fingerprint 0123456789abcdef" in err
+
+
+def test_scenario_command_exit_status(run: Run, tmp_path: Path) -> None:
+    status, out, _ = run("scenario", str(ROOT / "rulesets" / "tic_tac_toe" / "scenarios"))
+    assert status == 0
+    assert out.count("PASS  ") >= 5
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("scenario: wrong\nruleset: tic_tac_toe\nexpect:\n  - game.winner != none\n")
+    status, out, _ = run("scenario", str(bad))
+    assert status == 1
+    assert out.startswith("FAIL  wrong")
+    assert f"{bad}:4:5: error: expectation failed: game.winner != none" in out
+    assert "game.winner = none" in out
+
+
+def test_rules_lists_actions_triggers_and_constants(run: Run) -> None:
+    status, out, _ = run("rules", "tic_tac_toe")
+    assert status == 0
+    assert "  place(cell)  ends turn  [Rules: a turn]" in out
+    assert "      cell in [c for c in cells if c.mark == none]" in out
+    assert "  three_in_a_row: after place when " in out
+    assert "  LINES: list[list[cell]] = [[a1, b1, c1]," in out
+    assert "modules: none" in out
+
+
+def test_rules_with_a_module_marks_what_it_added_and_changed(
+    run: Run, write_ruleset: Callable[..., Path]
+) -> None:
+    from tests.tools.conftest import TINY
+
+    module = (
+        "module: rich\ntitle: Rich start\nconstants:\n  BONUS: 2\n"
+        "override:\n  actions:\n    wait:\n      ends_turn: true\n      effect: me.coins += BONUS\n"
+    )
+    directory = write_ruleset(TINY, modules={"rich": module}, name="tiny")
+    status, out, _ = run("rules", str(directory), "--with", "rich")
+    assert status == 0, out
+    assert "  rich (on): Rich start" in out
+    assert "  BONUS = 2  [added by module rich]" in out
+    assert "  wait()  ends turn  [changed by module rich]" in out
+    status, out, _ = run("rules", str(directory))
+    assert "  rich: Rich start" in out
+    assert "[added by" not in out
+
+
+def test_bench_prints_rates_and_the_fingerprint(run: Run) -> None:
+    status, out, _ = run("bench", "tic_tac_toe", "--seconds", "0.05")
+    assert status == 0
+    assert "rulekit tic_tac_toe (fingerprint " in out
+    assert "playouts/s" in out and "actions/s" in out
+    assert "OpenSpiel" in out
+
+
+def test_python_dash_m_rulekit_runs_the_cli() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "rulekit", "check", "tic_tac_toe"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ok: tic_tac_toe")

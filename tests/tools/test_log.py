@@ -1,0 +1,88 @@
+"""Action logs: written as JSON Lines, replayed to the same state, refused when the rules changed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rulekit.errors import ReplayError
+from rulekit.load import load_game
+from rulekit.tools.bots import RandomBot, play_game
+from rulekit.tools.log import read_log, replay
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _played_log(tmp_path: Path, seed: int = 5) -> tuple[Path, str]:
+    game = load_game("tic_tac_toe", 2)
+    played = play_game(game, seed, [RandomBot(1), RandomBot(2)])
+    path = tmp_path / "game.jsonl"
+    played.log.write(path)
+    return path, played.state.state_hash()
+
+
+def test_log_has_a_header_then_one_line_per_action_then_the_final_hash(tmp_path: Path) -> None:
+    path, final = _played_log(tmp_path)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    header = lines[0]
+    assert header["rulekit_log"] == 1
+    assert header["ruleset"] == "tic_tac_toe"
+    assert header["modules"] == [] and header["variants"] == []
+    assert header["players"] == 2 and header["seed"] == 5
+    assert len(header["fingerprint"]) == 16
+    assert all(set(line) == {"player", "action"} for line in lines[1:-1])
+    assert lines[1]["player"] == "P1" and lines[1]["action"].startswith("place(")
+    assert lines[-1] == {"final_hash": final}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_replay_gives_the_same_state_hash(tmp_path: Path, seed: int) -> None:
+    path, final = _played_log(tmp_path, seed)
+    assert replay(path).state_hash() == final
+
+
+def test_replay_against_changed_rules_is_refused_naming_both_fingerprints(tmp_path: Path) -> None:
+    path, _ = _played_log(tmp_path)
+    changed = tmp_path / "tic_tac_toe"
+    shutil.copytree(ROOT / "rulesets" / "tic_tac_toe", changed)
+    rules = changed / "ruleset.yaml"
+    text = rules.read_text()
+    assert "      - [c1, b2, a3]\n" in text
+    rules.write_text(text.replace("      - [c1, b2, a3]\n", ""))  # one line fewer in the LINES constant
+    logged = read_log(path).header["fingerprint"]
+    with pytest.raises(ReplayError) as caught:
+        replay(path, ruleset=str(changed))
+    message = caught.value.render()
+    assert "the rules changed" in message
+    assert logged in message
+    assert "fingerprint" in message.split(logged, 1)[1]  # the new fingerprint is named too
+
+
+def test_replay_refuses_an_action_that_is_not_legal(tmp_path: Path) -> None:
+    path, _ = _played_log(tmp_path)
+    lines = path.read_text().splitlines()
+    lines[2] = lines[1].replace('"P1"', '"P2"')  # P2 marks the cell P1 just marked
+    path.write_text("\n".join(lines[:3]) + "\n")
+    with pytest.raises(ReplayError) as caught:
+        replay(path)
+    assert f"{path}:3:1" in caught.value.render()
+    assert "cannot replay place(" in caught.value.render()
+
+
+def test_replay_refuses_a_different_final_hash(tmp_path: Path) -> None:
+    path, _ = _played_log(tmp_path)
+    lines = path.read_text().splitlines()
+    lines[-1] = json.dumps({"final_hash": "0000000000000000"})
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ReplayError, match="but the log says 0000000000000000"):
+        replay(path)
+
+
+def test_a_file_that_is_not_a_log_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"hello": 1}\n')
+    with pytest.raises(ReplayError, match="not a rulekit log"):
+        read_log(path)

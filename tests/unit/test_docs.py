@@ -1,0 +1,50 @@
+"""The documentation keeps up with the code: every built-in and aggregate is described."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rulekit.compiler.codegen import AGGREGATES
+from rulekit.runtime.builtins import BUILTINS
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def _builtins_section() -> str:
+    text = (DOCS / "dsl.md").read_text(encoding="utf-8")
+    start = text.index("\n## Built-ins")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+def _documented_builtins() -> set[str]:
+    section = _builtins_section()
+    headings = re.findall(r"^###\s+`?([A-Za-z_][A-Za-z0-9_]*)\(", section, re.MULTILINE)
+    rows = re.findall(r"^\|\s*`([A-Za-z_][A-Za-z0-9_]*)\(", section, re.MULTILINE)
+    return {*headings, *rows}
+
+
+@pytest.mark.parametrize("name", sorted(BUILTINS))
+def test_every_builtin_is_documented_in_dsl_md(name: str) -> None:
+    """Each registered built-in has a ``### name(args)`` heading (or a table row) under Built-ins."""
+    assert name in _documented_builtins(), f"add '### {name}(...)' to the Built-ins section of docs/dsl.md"
+
+
+def test_documented_builtins_all_exist() -> None:
+    """The Built-ins section does not describe built-ins that were removed or renamed."""
+    assert _documented_builtins() - set(BUILTINS) == set()
+
+
+@pytest.mark.parametrize("name", sorted(AGGREGATES))
+def test_every_aggregate_is_documented_in_dsl_md(name: str) -> None:
+    """Each aggregate appears in docs/dsl.md as ``name(...)``."""
+    assert f"`{name}(" in (DOCS / "dsl.md").read_text(encoding="utf-8")
+
+
+def test_every_builtin_has_a_doc_and_an_example() -> None:
+    """The registry itself carries a doc string and an example for each built-in."""
+    missing = [name for name, b in BUILTINS.items() if not b.doc.strip() or not b.example.strip()]
+    assert missing == []

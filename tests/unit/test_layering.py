@@ -1,0 +1,71 @@
+"""The packages import each other in one direction only: dsl -> rules -> compiler/runtime -> engine -> tools/cli."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "rulekit"
+_CORE = {"errors", "dsl", "rules", "runtime", "compiler", "engine"}
+ALLOWED: dict[str, set[str]] = {
+    "errors": set(),
+    "dsl": {"errors"},
+    "rules": {"errors", "dsl"},
+    "runtime": {"errors", "dsl"},
+    "compiler": {"errors", "dsl", "rules", "runtime"},
+    "engine": {"errors", "dsl", "rules", "runtime", "compiler"},
+    "load": _CORE,
+    "tools": {*_CORE, "load", "tools", "schema"},
+    "cli": {*_CORE, "load", "tools", "schema"},
+    "__main__": {"cli"},
+    "__init__": {*_CORE, "load"},
+}
+MODULES = sorted(p for p in PACKAGE.rglob("*.py"))
+
+
+def _layer(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return parts[0]
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+            names.extend(f"{node.module}.{alias.name}" for alias in node.names if node.module == "rulekit")
+    return names
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_module_imports_only_lower_layers(path: Path) -> None:
+    """A module imports rulekit packages of its own layer or the layers below it."""
+    layer = _layer(path)
+    allowed = ALLOWED.get(layer, _CORE) | {layer}
+    wrong = []
+    for name in _imports(path):
+        parts = name.split(".")
+        if parts[0] != "rulekit" or len(parts) < 2:
+            continue
+        if parts[1] not in allowed:
+            wrong.append(name)
+    assert wrong == [], f"{path.name} ({layer}) may import only {sorted(allowed)}"
+
+
+@pytest.mark.parametrize(
+    ("library", "owner"),
+    [("lark", "dsl/parser.py"), ("yaml", "rules/yaml_source.py")],
+)
+def test_only_one_module_imports_each_parsing_library(library: str, owner: str) -> None:
+    """lark is imported only by the DSL parser and yaml only by the YAML source reader."""
+    importers = sorted(
+        str(path.relative_to(PACKAGE))
+        for path in MODULES
+        if any(name == library or name.startswith(library + ".") for name in _imports(path))
+    )
+    assert importers == [owner]

@@ -1,0 +1,102 @@
+"""Located YAML: values remember their spans, and DSL in each scalar style gets the right origin."""
+
+from __future__ import annotations
+
+import pytest
+
+from rulekit.dsl import Origin, parse_expression
+from rulekit.errors import RulesetError, Span
+from rulekit.rules.yaml_source import LocDict, LocList, LocStr, load_text
+
+TEXT = """\
+plain: a + b
+quoted: "a + b"
+single: 'a + b'
+block: |
+  x.a = 1
+  x.b = 2
+number: 3
+flag: true
+empty:
+items:
+  - one
+  - {k: v}
+"""
+
+
+def test_mappings_lists_and_strings_carry_spans() -> None:
+    """Mappings, sequences and strings come back located; other scalars are plain values."""
+    data = load_text(TEXT, "t.yaml")
+    assert isinstance(data, LocDict)
+    assert data.key_spans["quoted"] == Span("t.yaml", 2, 1, 2, 7)
+    assert isinstance(data["items"], LocList)
+    assert data["items"].span.line == 11
+    assert isinstance(data["plain"], LocStr)
+    assert data["plain"].span == Span("t.yaml", 1, 8, 1, 13)
+    assert data["number"] == 3 and type(data["number"]) is int
+    assert data["flag"] is True
+    assert data["empty"] is None
+
+
+@pytest.mark.parametrize(
+    ("key", "origin"),
+    [
+        ("plain", Origin("t.yaml", 1, 8, 8)),
+        ("quoted", Origin("t.yaml", 2, 10, 10)),
+        ("single", Origin("t.yaml", 3, 10, 10)),
+        ("block", Origin("t.yaml", 5, 3, 3)),
+    ],
+)
+def test_each_scalar_style_gets_the_origin_of_its_first_character(key: str, origin: Origin) -> None:
+    """Plain: the scalar's column; quoted: one more for the quote; block: next line, its indentation."""
+    value = load_text(TEXT, "t.yaml")[key]
+    assert value.origin == origin
+
+
+def test_dsl_in_a_quoted_scalar_reports_positions_in_the_yaml_file() -> None:
+    """A name inside a quoted scalar is located at its own column of the YAML line."""
+    value = load_text(TEXT, "t.yaml")["quoted"]
+    tree = parse_expression(str(value), value.origin)
+    assert tree.span.line == 2
+    assert getattr(tree, "right").span.column == 14
+
+
+def test_duplicate_keys_are_an_error_at_the_second_key() -> None:
+    """YAML silently keeps the last duplicate; rulekit reports it."""
+    with pytest.raises(RulesetError) as caught:
+        load_text("a: 1\nb: 2\na: 3\n", "d.yaml")
+    diagnostic = caught.value.diagnostics[0]
+    assert diagnostic.message == "duplicate key 'a'"
+    assert diagnostic.span == Span("d.yaml", 3, 1, 3, 2)
+
+
+def test_invalid_yaml_is_a_located_ruleset_error() -> None:
+    """A YAML syntax problem is a RulesetError at the parser's mark, 1-based."""
+    with pytest.raises(RulesetError) as caught:
+        load_text("a: [1, 2\nb: 3\n", "bad.yaml")
+    diagnostic = caught.value.diagnostics[0]
+    assert diagnostic.message.startswith("invalid YAML: ")
+    assert diagnostic.span is not None
+    assert diagnostic.span.file == "bad.yaml"
+    assert diagnostic.span.line == 2
+
+
+def test_only_safe_yaml_is_loaded() -> None:
+    """Python-specific and other explicit tags are refused, with their position, not constructed."""
+    with pytest.raises(RulesetError) as caught:
+        load_text("a: !!python/object/apply:os.system ['true']\n", "evil.yaml")
+    diagnostic = caught.value.diagnostics[0]
+    assert diagnostic.message.startswith("unsupported YAML tag '!!python/object/apply:os.system'")
+    assert diagnostic.span is not None and (diagnostic.span.line, diagnostic.span.column) == (1, 4)
+
+
+@pytest.mark.parametrize("text", ["a: !foo bar\n", "<<: {a: 1}\n", "a: !!binary aGVsbG8=\n"])
+def test_unsupported_tags_are_ruleset_errors_not_crashes(text: str) -> None:
+    """Custom tags, merge keys and binary data are reported as user errors."""
+    with pytest.raises(RulesetError, match="unsupported YAML tag"):
+        load_text(text, "t.yaml")
+
+
+def test_a_bare_date_stays_text() -> None:
+    """YAML's implicit timestamps are read as strings, not dates."""
+    assert load_text("version: 2024-01-31\n", "t.yaml")["version"] == "2024-01-31"

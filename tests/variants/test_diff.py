@@ -1,0 +1,138 @@
+"""``rulekit diff``: what variants change, with positions, as text and JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rulekit.errors import UsageError
+from rulekit.tools import diff
+from tests.variants.conftest import base_line
+
+WriteVariant = Callable[..., Path]
+HEADER = "variant: house\nruleset: tic_tac_toe\n"
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    parser = argparse.ArgumentParser()
+    diff.add_parser(parser.add_subparsers(dest="command"))
+    assert diff.run(parser.parse_args(["diff", *argv])) == 0
+    return capsys.readouterr().out
+
+
+def _changes(*variants: str) -> dict[tuple[str, str], diff.Change]:
+    left = diff.Side("tic_tac_toe")
+    right = diff.Side("tic_tac_toe", variants=list(variants))
+    return {(c.section, c.name): c for c in diff.diff_sides(left, right).changes}
+
+
+def test_constant_change_shows_unified_diff_and_where(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(["tic_tac_toe", "--variant", "no_diagonals"], capsys)
+    assert "variant no_diagonals: No diagonals  (rulesets/tic_tac_toe/variants/no_diagonals.yaml" in out
+    assert (
+        "  ~ LINES  (changed at rulesets/tic_tac_toe/variants/no_diagonals.yaml:10; "
+        f"was at {base_line('  LINES:')})"
+    ) in out
+    assert "      -- [a1, b2, c3]\n      -- [c1, b2, a3]\n" in out
+    assert out.rstrip().endswith("1 changed, 0 added, 0 removed")
+
+
+def test_dsl_change_by_path_is_located_in_the_variant(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(["tic_tac_toe", "--variant", "misere"], capsys)
+    assert (
+        "  ~ three_in_a_row  (changed at rulesets/tic_tac_toe/variants/misere.yaml:10; "
+        f"was at {base_line('three_in_a_row:')})"
+    ) in out
+    assert "      -effect: game.winner = me\n      +effect: game.winner = next_player(me)" in out
+    assert (
+        "  ~ winner_has_a_line  (changed at rulesets/tic_tac_toe/variants/misere.yaml:14; "
+        f"was at {base_line('winner_has_a_line:')})"
+    ) in out
+
+
+def test_attribute_change_is_shown_old_to_new(write_variant: WriteVariant) -> None:
+    path = write_variant(HEADER + "set:\n  components.cell.b2.column: 7\n")
+    change = _changes(str(path))[("components", "cell.b2.column")]
+    assert (change.kind, change.old, change.new) == ("changed", 1, 7)
+    assert change.new_at == f"{path}:4"
+    assert change.old_at == base_line("{id: b2,")
+
+
+def test_added_removed_and_replaced_entries(write_variant: WriteVariant) -> None:
+    path = write_variant(
+        HEADER
+        + "add:\n  actions:\n    pass_turn: {effect: pass, ends_turn: true}\n"
+        + "  state:\n    game:\n      passes: {type: int, initial: 0}\n"
+        + "remove: [triggers.three_in_a_row]\n"
+        + 'replace:\n  scoring:\n    score: "1"\n'
+    )
+    changes = _changes(str(path))
+    assert changes[("actions", "pass_turn")].kind == "added"
+    assert changes[("actions", "pass_turn")].new_at == f"{path}:5"
+    assert changes[("state", "game.passes")].kind == "added"
+    removed = changes[("triggers", "three_in_a_row")]
+    assert (removed.kind, removed.old_at) == ("removed", base_line("three_in_a_row:"))
+    scoring = changes[("scoring", "scoring")]
+    assert scoring.kind == "changed"
+    assert scoring.new_at == f"{path}:11"
+    assert "-score: 1 if game.winner == player else 0\n+score: 1\n" in scoring.diff
+
+
+def test_players_range_change_is_listed(ttt_copy: Path, write_variant: WriteVariant) -> None:
+    path = write_variant(HEADER + "players: {min: 3, max: 4}\nset:\n  components.cell.b2.row: 1\n")
+    result = diff.diff_sides(diff.Side(str(ttt_copy)), diff.Side(str(ttt_copy), variants=[str(path)]))
+    (change,) = [c for c in result.changes if c.name == "players"]
+    assert (change.old, change.new) == ({"min": 2, "max": 4}, {"min": 3, "max": 4})
+
+
+def test_against_compares_two_variants(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(["tic_tac_toe", "--variant", "misere", "--against", "--variant", "no_diagonals"], capsys)
+    assert out.startswith("--- tic_tac_toe + variant misere")
+    assert "+++ tic_tac_toe + variant no_diagonals" in out
+    assert "three_in_a_row" in out and "LINES" in out
+    assert "4 changed, 0 added, 0 removed" in out
+
+
+def test_no_differences(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(["tic_tac_toe", "--variant", "misere", "--against", "--variant", "misere"], capsys)
+    assert "no differences" in out
+
+
+def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(["tic_tac_toe", "--variant", "misere", "--json"], capsys)
+    data = json.loads(out)
+    assert data["left"]["variants"] == [] and data["right"]["variants"] == ["misere"]
+    assert data["left"]["fingerprint"] != data["right"]["fingerprint"]
+    assert data["variants"][0]["variant"] == "misere"
+    change = data["changes"][0]
+    assert [c["name"] for c in data["changes"]] == [
+        "three_in_a_row",
+        "winner_has_a_line",
+        "line_owner_is_winner",
+    ]
+    assert change["section"] == "triggers" and change["change"] == "changed"
+    assert change["new"]["effect"] == "game.winner = next_player(me)"
+    assert change["new_at"] == "rulesets/tic_tac_toe/variants/misere.yaml:10"
+
+
+def test_json_flag_after_against(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(["tic_tac_toe", "--against", "--variant", "misere", "--json"], capsys)
+    assert json.loads(out)["right"]["variants"] == ["misere"]
+
+
+def test_nothing_to_compare_is_a_usage_error() -> None:
+    parser = argparse.ArgumentParser()
+    diff.add_parser(parser.add_subparsers(dest="command"))
+    with pytest.raises(UsageError, match="nothing to compare"):
+        diff.run(parser.parse_args(["diff", "tic_tac_toe"]))
+
+
+def test_unknown_argument_after_against() -> None:
+    parser = argparse.ArgumentParser()
+    diff.add_parser(parser.add_subparsers(dest="command"))
+    with pytest.raises(UsageError, match="unknown arguments after --against: --colour"):
+        diff.run(parser.parse_args(["diff", "tic_tac_toe", "--against", "--colour"]))
