@@ -283,7 +283,7 @@ def _scalar(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return value
+        return value.rstrip("\n")
     return str(value)
 
 

@@ -115,6 +115,8 @@ def show_value(value: Any, type_: Type = t.ANY) -> str:
         return "bank" if value == -1 else f"P{value + 1}"
     if isinstance(value, tuple):
         inner = t.element_type(type_) if type_.is_list else t.ANY
+        if len(value) > 3 and all(v == value[0] and type(v) is type(value[0]) for v in value):
+            return f"[{len(value)} x {show_value(value[0], inner)}]"
         return "[" + ", ".join(show_value(v, inner) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{show_value(k)}: {show_value(v)}" for k, v in value.items()) + "}"
@@ -132,7 +134,9 @@ def _is_empty(value: Any, type_: Type) -> bool:
         return True
     if type_ in (t.PLAYER, t.OWNER) or type_.name == "entity":
         return False
-    return value is False or value == 0 or value == () or value == {} or value == ""
+    if isinstance(value, tuple):
+        return all(_is_empty(v, t.element_type(type_)) for v in value)
+    return value is False or value == 0 or value == {} or value == ""
 
 
 # ------------------------------------------------------------------- state

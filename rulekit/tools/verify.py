@@ -272,12 +272,15 @@ class Checker:
         """Checks at the end of a game (or where it stopped at the action limit)."""
         if not self.full:
             self.check_heavy(state)
+            if self.history:
+                self.check_replay(state)
 
     # -- the checks
     def check_state(self, state: State, *, heavy: bool = True) -> None:
         """Invariants and hidden views after every action; the costlier engine properties
-        (exact JSON round trip, value types, whole views, replay) every HEAVY_EVERY
-        actions, at the end of each game, and after every action in ``full`` mode."""
+        (exact JSON round trip, value types, whole views) every HEAVY_EVERY actions and
+        at the end of each game; the replay at the end of each game; all of them after
+        every action in ``full`` mode."""
         self.check_invariants(state)
         self.check_views(state, whole=False)
         if heavy:
@@ -289,7 +292,7 @@ class Checker:
         self.check_values(state)
         self.check_json(state)
         self.check_views(state, whole=True)
-        if self.history:
+        if self.full and self.history:
             self.check_replay(state)
 
     def check_invariants(self, state: State) -> None:
@@ -1096,7 +1099,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("ruleset", help="a bundled ruleset name or a ruleset directory")
-    parser.add_argument("--with", dest="modules", default="", metavar="MOD,...", help="modules to add")
+    parser.add_argument(
+        "--with", dest="modules", action="append", default=[], metavar="MOD,...", help="modules to add (repeatable)"
+    )
     parser.add_argument(
         "--variant", dest="variants", action="append", default=[], metavar="FILE", help="a variant file (repeatable)"
     )
@@ -1116,13 +1121,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--out", default="verify-out", metavar="DIR", help="where to write counterexamples")
     parser.add_argument("--no-shrink", action="store_true", help="report the first counterexample unshrunk")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument("--progress", action="store_true", help="a progress line even when stderr is not a terminal")
     parser.set_defaults(func=run)
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``rulekit verify``; 0 if everything held, 1 on a violation, 2 on a usage error."""
-    modules = tuple(m.strip() for m in (args.modules or "").split(",") if m.strip())
+    """Run ``rulekit verify``: 0 if everything held; 1 on a violation (or rules that do not
+    load); 2 on a usage error."""
+    raw = args.modules if isinstance(args.modules, list) else [args.modules or ""]
+    modules = tuple(m.strip() for value in raw for m in value.split(",") if m.strip())
     if args.examples < 1 or args.max_actions < 1:
         print("error: --examples and --max-actions must be at least 1", file=sys.stderr)
         return 2
@@ -1137,16 +1145,16 @@ def run(args: argparse.Namespace) -> int:
         coverage=args.coverage,
         out=Path(args.out),
         shrink=not getattr(args, "no_shrink", False),
-        progress=not getattr(args, "quiet", False),
+        progress=not getattr(args, "quiet", False) and (getattr(args, "progress", False) or sys.stderr.isatty()),
     )
     try:
         result = verify(options)
-    except RulekitError as error:
+    except UsageError as error:
+        print(f"rulekit verify: {error.render()}", file=sys.stderr)
+        return 2
+    except RulekitError as error:  # the rules do not load: as for every command, status 1
         print(error.render(), file=sys.stderr)
-        return 2
-    except ImportError as error:  # e.g. variants support not installed
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return 1
     program = result.program
     title = program.name + (f" with {', '.join(modules)}" if modules else "")
     if result.counterexample is not None:

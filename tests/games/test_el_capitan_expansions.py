@@ -86,3 +86,9 @@ def test_there_are_at_least_thirty_tile_scenarios_covering_each_tile() -> None:
 def test_tile_scenario(path: Path) -> None:
     result = run_scenario(path)
     assert result.passed, "\n".join(result.failures)
+
+
+def test_every_tile_scenario_cites_its_section() -> None:
+    for path in SCENARIOS:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert "§12" in str(data.get("cite")), path.name

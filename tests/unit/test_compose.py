@@ -175,3 +175,11 @@ def test_a_ruleset_may_include_other_files(write_ruleset: Callable[..., Path]) -
     program = load_program(str(directory))
     assert "twice" in program.rules.functions
     assert program.rules.functions["twice"].span.file.endswith("more.yaml")
+
+
+def test_edited_rules_are_loaded_again_not_served_from_the_cache(write_ruleset: Callable[..., Path]) -> None:
+    """Programs are cached per directory and content: changing a file gives the new rules."""
+    directory = write_ruleset(BASE)
+    assert "jump" not in load_program(str(directory)).actions
+    write_ruleset(BASE.replace("actions:\n", "actions:\n  jump: {ends_turn: true}\n"))
+    assert "jump" in load_program(str(directory)).actions

@@ -309,8 +309,8 @@ def test_cli_exit_codes_and_summary(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert header["rulekit_log"] == 1 and header["players"] == 2
 
 
-def test_cli_reports_a_bad_ruleset_as_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["no_such_ruleset", "--quiet"]) == 2
+def test_cli_reports_a_missing_ruleset(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["no_such_ruleset", "--quiet"]) == 1
     assert "no ruleset 'no_such_ruleset'" in capsys.readouterr().err
 
 

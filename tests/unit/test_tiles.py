@@ -1,0 +1,223 @@
+"""The tile-grid built-ins (rulekit/runtime/tiles.py): edges, parts, fitting, regions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rulekit.runtime.builtins import BUILTINS
+from rulekit.runtime.errors import RuleFailure
+
+
+def call(name: str, *args: Any) -> Any:
+    return BUILTINS[name].impl(*args)
+
+
+L, W = "L", "W"
+JOINED = (L,)
+
+
+def tile(edges: tuple[str, ...], rotation: int = 0, *, joined: tuple[str, ...] = JOINED, kind: str = "area") -> dict[str, Any]:
+    """A placed tile record whose land edges form one part (the El Caballero default)."""
+    return {
+        "kind": kind,
+        "edges": edges,
+        "rotation": rotation,
+        "parts": call("tile_parts", edges, joined),
+    }
+
+
+CAPE = (L, W, W, W)
+CORNER = (L, L, W, W)
+BRIDGE = (L, W, L, W)
+BAY = (L, L, L, W)
+LAND = (L, L, L, L)
+WATER = (W, W, W, W)
+
+
+# ------------------------------------------------------------------ records
+
+
+def test_record_builds_a_map_from_pairs() -> None:
+    assert call("record", "kind", "area", "rotation", 2) == {"kind": "area", "rotation": 2}
+    assert call("record") == {}
+
+
+def test_record_rejects_an_odd_number_of_arguments() -> None:
+    with pytest.raises(RuleFailure):
+        call("record", "kind")
+
+
+# -------------------------------------------------------------- one tile
+
+
+@pytest.mark.parametrize(
+    ("rotation", "expected"),
+    [(0, (L, W, W, W)), (1, (W, L, W, W)), (2, (W, W, L, W)), (3, (W, W, W, L)), (5, (W, L, W, W))],
+)
+def test_rotation_turns_edges_clockwise(rotation: int, expected: tuple[str, ...]) -> None:
+    assert call("tile_edges", CAPE, rotation) == expected
+    assert tuple(call("tile_edge", tile(CAPE, rotation), d) for d in range(4)) == expected
+
+
+def test_tile_needs_four_edges() -> None:
+    with pytest.raises(RuleFailure):
+        call("tile_edges", (L, W, W), 0)
+
+
+def test_default_parts_are_cyclic_runs_of_equal_labels() -> None:
+    assert call("tile_parts", BRIDGE) == ((L, (0,)), (W, (1,)), (L, (2,)), (W, (3,)))
+    assert call("tile_parts", (W, L, L, W)) == ((W, (0, 3)), (L, (1, 2)))  # the run wraps past west
+    assert call("tile_parts", WATER) == ((W, (0, 1, 2, 3)),)
+
+
+def test_joined_labels_form_one_part_and_come_first() -> None:
+    assert call("tile_parts", BRIDGE, JOINED) == ((L, (0, 2)), (W, (1,)), (W, (3,)))
+    assert call("tile_parts", LAND, JOINED) == ((L, (0, 1, 2, 3)),)
+    assert call("tile_parts", CORNER, JOINED) == ((L, (0, 1)), (W, (2, 3)))
+
+
+def test_part_at_applies_the_rotation() -> None:
+    bridge = tile(BRIDGE, 1)  # land east and west, water north and south
+    assert [call("tile_part_at", bridge, d) for d in range(4)] == [2, 0, 1, 0]
+
+
+def test_record_without_parts_uses_the_default_parts() -> None:
+    record = {"edges": BRIDGE, "rotation": 0}
+    assert [call("tile_part_at", record, d) for d in range(4)] == [0, 1, 2, 3]
+
+
+# ----------------------------------------------------------------- fitting
+
+
+def test_fits_needs_matching_shared_edges() -> None:
+    grid = {(0, 0): tile(CAPE)}  # land north only
+    assert call("tile_fits", grid, (1, 0), WATER, 0, "area")
+    assert not call("tile_fits", grid, (1, 0), LAND, 0, "area")
+    assert not call("tile_fits", grid, (0, -1), CAPE, 0, "area")  # water south against land
+    assert call("tile_fits", grid, (0, -1), CAPE, 2, "area")  # turned: land south
+
+
+def test_fits_needs_an_adjacent_tile_and_an_empty_cell() -> None:
+    grid = {(0, 0): tile(WATER)}
+    assert not call("tile_fits", grid, (2, 0), WATER, 0, "area")
+    assert call("tile_fits", grid, (2, 0), WATER, 0, "area", False)
+    assert not call("tile_fits", grid, (0, 0), WATER, 0, "area")
+
+
+def test_fits_ignores_neighbours_of_another_kind() -> None:
+    grid = {(0, 0): tile(WATER), (1, 1): {"kind": "piece", "owner": 0}}
+    # (1, 0) touches the water tile (west) and the piece (south): only the tile constrains it
+    assert call("tile_fits", grid, (1, 0), CAPE, 3, "area") is False  # land west against water
+    assert call("tile_fits", grid, (1, 0), CAPE, 2, "area") is True  # land south, against the piece
+
+
+def test_frontier_lists_empty_cells_next_to_tiles_sorted() -> None:
+    grid = {(0, 0): tile(WATER), (1, 0): {"kind": "piece"}}
+    assert call("tile_frontier", grid, "area") == ((-1, 0), (0, -1), (0, 1))
+
+
+def test_placements_list_every_fitting_cell_and_rotation() -> None:
+    grid = {(0, 0): tile(CAPE)}
+    placements = call("tile_placements", grid, CAPE, "area")
+    assert ((0, -1), 2) in placements
+    assert ((0, -1), 0) not in placements
+    assert all(call("tile_fits", grid, cell, CAPE, r, "area") for cell, r in placements)
+    assert call("tile_placements", grid, LAND, "area") == (((0, -1), 0), ((0, -1), 1), ((0, -1), 2), ((0, -1), 3))
+
+
+# ---------------------------------------------------------------- adjacency
+
+
+def test_facing_lists_the_sides_that_face_a_label() -> None:
+    grid = {(0, 0): tile(LAND), (1, 1): tile(CAPE), (2, 0): tile(WATER)}
+    # cell (1, 0): west faces land, south faces the cape's north edge (land), east faces water
+    assert call("tile_facing", grid, (1, 0), "area", L) == (2, 3)
+    assert call("tile_facing", grid, (1, 0), "area", W) == (1,)
+    assert call("tile_facing", grid, (1, 0), "area", None) == (1, 2, 3)
+
+
+def test_facing_part_names_the_neighbours_part() -> None:
+    grid = {(0, 0): tile(BRIDGE, 1)}
+    # printed parts: land (0, 2), water east (1), water west (3); turned once, they face S and N
+    assert call("tile_facing_part", grid, (0, -1), 2, "area") == ((0, 0), 2)  # the north water part
+    assert call("tile_facing_part", grid, (0, 1), 0, "area") == ((0, 0), 1)  # the south water part
+    assert call("tile_facing_part", grid, (0, 1), 1, "area") is None
+
+
+# ------------------------------------------------------------------ regions
+
+
+def test_land_region_spans_several_tiles() -> None:
+    grid = {
+        (0, 0): tile(LAND),
+        (1, 0): tile(CAPE, 3),  # land west
+        (0, -1): tile(CAPE, 2),  # land south
+        (3, 0): tile(CAPE, 1),  # a separate island
+        (2, 0): tile(WATER),
+    }
+    regions = call("tile_regions", grid, "area", L)
+    assert regions == (
+        (((0, -1), 0), ((0, 0), 0), ((1, 0), 0)),
+        (((3, 0), 0),),
+    )
+    ids = call("tile_region_ids", grid, "area", L)
+    assert ids[((1, 0), 0)] == 0 and ids[((3, 0), 0)] == 1
+    assert call("tile_region_at", grid, (0, 0), 2, "area") == regions[0]
+
+
+def test_land_bridge_splits_water() -> None:
+    grid = {
+        (0, 0): tile(BRIDGE, 1),  # land east-west
+        (0, -1): tile(WATER),
+        (0, 1): tile(WATER),
+        (1, 1): tile(WATER),
+    }
+    regions = call("tile_regions", grid, "area", W)
+    assert regions == (
+        (((0, -1), 0), ((0, 0), 2)),
+        (((0, 0), 1), ((0, 1), 0), ((1, 1), 0)),
+    )
+    assert call("tile_region_at", grid, (0, 0), 0, "area") != call("tile_region_at", grid, (0, 0), 2, "area")
+
+
+def test_water_joins_around_a_loop_across_a_bridge_ends() -> None:
+    # the two water parts of one bridge tile are joined through other tiles
+    grid = {
+        (0, 0): tile(BRIDGE, 1),
+        (0, -1): tile(WATER),
+        (1, -1): tile(WATER),
+        (1, 0): tile(CAPE, 3),  # land west meets the bridge's land, water elsewhere
+        (1, 1): tile(WATER),
+        (0, 1): tile(WATER),
+    }
+    regions = call("tile_regions", grid, "area", W)
+    assert len(regions) == 1
+    assert ((0, 0), 1) in regions[0] and ((0, 0), 2) in regions[0]
+
+
+def test_regions_ignore_other_kinds_and_diagonals() -> None:
+    grid = {
+        (0, 0): tile(WATER),
+        (1, 1): tile(WATER),  # diagonal: not connected
+        (1, 0): {"kind": "piece"},
+    }
+    assert len(call("tile_regions", grid, "area", W)) == 2
+
+
+def test_mismatched_edges_do_not_join() -> None:
+    grid = {(0, 0): tile(CAPE), (0, -1): tile(CAPE)}  # water south of the top one meets land
+    assert len(call("tile_regions", grid, "area", L)) == 2
+
+
+def test_explicit_parts_override_the_default() -> None:
+    two_capes = {"kind": "area", "edges": BRIDGE, "rotation": 0, "parts": ((L, (0,)), (L, (2,)), (W, (1, 3)))}
+    grid = {(0, 0): two_capes, (0, -1): tile(CAPE, 2), (0, 1): tile(CAPE)}
+    assert len(call("tile_regions", grid, "area", L)) == 2
+    assert len(call("tile_regions", grid, "area", W)) == 3
+
+
+def test_empty_or_missing_cells_have_no_region() -> None:
+    assert call("tile_region_at", {}, (0, 0), 0, "area") == ()
+    assert call("tile_regions", {}, "area", L) == ()
