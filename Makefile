@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 
 ## demo: install, then bots play a complete game of El Capitan and show the standings
 demo: $(STAMP)
-	$(BIN)/rulekit play tic_tac_toe --players 2 --seed 1
+	$(BIN)/rulekit play el_capitan --players 3 --seed 1
 
 ## test: install, then lint, type-check and run the whole test suite (CI runs this)
 test: $(STAMP)

@@ -11,8 +11,8 @@ from lark import Lark
 from rulekit.dsl.parser import grammar_text
 
 KEYWORDS = frozenset(
-    "let emit fail pass if elif else for in where or and not true false none by".split()
-)
+    ["let", "emit", "fail", "pass", "if", "elif", "else", "for", "in", "where", "or", "and", "not"]
+) | {"true", "false", "none", "by"}
 
 
 @cache

@@ -115,11 +115,15 @@ class CodeGen:
                     self.bag.error(
                         f"unknown type '{decl.type_text}' for field '{scope}.{name}'",
                         decl.span,
-                        hint=did_you_mean(decl.type_text, ["int", "bool", "str", "player", "map", "list[int]", *self.kinds]),
+                        hint=did_you_mean(
+                            decl.type_text, ["int", "bool", "str", "player", "map", "list[int]", *self.kinds]
+                        ),
                     )
                     parsed = t.ANY
                 if scope in self.attr_types and name in self.attr_types[scope]:
-                    self.bag.error(f"field '{name}' of {scope} clashes with its attribute of that name", decl.span)
+                    self.bag.error(
+                        f"field '{name}' of {scope} clashes with its attribute of that name", decl.span
+                    )
                 types[name] = parsed
             self.field_types[scope] = types
         self.function_types: dict[str, Type] = {}
@@ -129,7 +133,9 @@ class CodeGen:
             if constant.type_text is not None:
                 parsed = t.parse_type(constant.type_text, self.kinds)
                 if parsed is None:
-                    self.bag.error(f"unknown type '{constant.type_text}' for constant '{name}'", constant.span)
+                    self.bag.error(
+                        f"unknown type '{constant.type_text}' for constant '{name}'", constant.span
+                    )
                 else:
                     declared = parsed
                     self.check_ids(constant.value, parsed, constant.span, f"constant '{name}'")
@@ -139,14 +145,16 @@ class CodeGen:
     def check_ids(self, value: Any, type_: Type, span: Span | None, what: str) -> None:
         """Check that component ids in typed data name components of the right kind."""
         if type_.name == "entity":
-            if self.item_kind.get(value) != type_.kind:
+            if not isinstance(value, str) or self.item_kind.get(value) != type_.kind:
                 kind = self.rules.kinds[type_.kind or ""]
                 self.bag.error(
                     f"{what}: '{value}' is not {_a(type_.kind)}",
                     span,
                     hint=did_you_mean(str(value), [i.id for i in kind.items]),
                 )
-        elif type_.is_list and isinstance(value, tuple):
+        elif type_.is_list and not isinstance(value, tuple):
+            self.bag.error(f"{what}: must be a list ({type_}), not {value!r}", span)
+        elif type_.is_list:
             for element in value:
                 self.check_ids(element, t.element_type(type_), span, what)
 
@@ -164,7 +172,7 @@ class CodeGen:
     # --------------------------------------------------------- expressions
     def expr(self, node: ast.Expr, ctx: Context) -> tuple[str, Type]:
         method = getattr(self, f"_expr_{type(node).__name__}")
-        return method(node, ctx)  # type: ignore[no-any-return]
+        return method(node, ctx)
 
     def _expr_Literal(self, node: ast.Literal, ctx: Context) -> tuple[str, Type]:
         value = node.value
@@ -209,8 +217,10 @@ class CodeGen:
             "bank",
         ]
         if name in self.item_kind:
-            kind = self.rules.kinds[self.item_kind[name]]
-            self.error(f"unknown name '{name}'", node, hint=f"a {kind.name} is written {kind.collection}.{name}")
+            decl = self.rules.kinds[self.item_kind[name]]
+            self.error(
+                f"unknown name '{name}'", node, hint=f"a {decl.name} is written {decl.collection}.{name}"
+            )
         else:
             self.error(f"unknown name '{name}'", node, hint=did_you_mean(name, candidates))
         return "None", t.ANY
@@ -249,13 +259,13 @@ class CodeGen:
                 self.error(f"the bank has 'paid_out' and 'taken_in', not '{name}'", node)
                 return "None", t.ANY, None
             if sid in self.collections and sid not in self.rules.constants:
-                kind = self.collections[sid]
-                if name in self.item_kind and self.item_kind[name] == kind.name:
-                    return repr(name), t.entity(kind.name), None
+                collection = self.collections[sid]
+                if name in self.item_kind and self.item_kind[name] == collection.name:
+                    return repr(name), t.entity(collection.name), None
                 self.error(
-                    f"no {kind.name} '{name}'",
+                    f"no {collection.name} '{name}'",
                     node,
-                    hint=did_you_mean(name, [i.id for i in kind.items]),
+                    hint=did_you_mean(name, [i.id for i in collection.items]),
                 )
                 return "None", t.ANY, None
         subject_code, subject_type = self.expr(subject, ctx)
@@ -315,7 +325,9 @@ class CodeGen:
                 self.expect(expected, type_, arg, f"argument '{pname}' of {name}")
                 args.append(code)
             me = "me" if ctx.me else "-1"
-            return f"fn_{name}(F, R, {me}{''.join(', ' + a for a in args)})", self.function_types.get(name, t.ANY)
+            return f"fn_{name}(F, R, {me}{''.join(', ' + a for a in args)})", self.function_types.get(
+                name, t.ANY
+            )
         builtin = BUILTINS.get(name)
         if builtin is None:
             if name in AGGREGATES:
@@ -350,7 +362,9 @@ class CodeGen:
         for i, arg in enumerate(node.args):
             if i in builtin.fields:
                 if not isinstance(arg, ast.Attribute):
-                    self.error(f"argument {i + 1} of '{builtin.name}' must be a state field, e.g. game.deck", arg)
+                    self.error(
+                        f"argument {i + 1} of '{builtin.name}' must be a state field, e.g. game.deck", arg
+                    )
                     codes.append("None")
                     types.append(t.ANY)
                     continue
@@ -377,7 +391,9 @@ class CodeGen:
             return f"B_{builtin.name}(R.num_players{''.join(', ' + c for c in codes)})", result
         return f"B_{builtin.name}({', '.join(codes)})", result
 
-    def generator(self, comp: ast.Comprehension, ctx: Context, with_key: bool = False) -> tuple[str, Type, Type]:
+    def generator(
+        self, comp: ast.Comprehension, ctx: Context, with_key: bool = False
+    ) -> tuple[str, Type, Type]:
         """Python generator text for a comprehension, its element type and key type."""
         parts = []
         key_type = t.ANY
@@ -477,7 +493,10 @@ class CodeGen:
             return f"({left} {op} {right})", t.INT
         if op in ("==", "!="):
             if not t.comparable(ltype, rtype):
-                self.error(f"comparing {_a(ltype)} with {_a(rtype)} is always {'false' if op == '==' else 'true'}", node)
+                self.error(
+                    f"comparing {_a(ltype)} with {_a(rtype)} is always {'false' if op == '==' else 'true'}",
+                    node,
+                )
             return f"({left} {op} {right})", t.BOOL
         if op in _COMPARE:
             self.expect(t.INT, ltype, node.left, f"the left side of '{op}'")
@@ -557,7 +576,11 @@ class CodeGen:
             for kw in node.args:
                 code, type_ = self.expr(kw.value, ctx)
                 if kw.name not in declared:
-                    self.error(f"event '{node.event}' has no field '{kw.name}'", kw, hint=did_you_mean(kw.name, declared))
+                    self.error(
+                        f"event '{node.event}' has no field '{kw.name}'",
+                        kw,
+                        hint=did_you_mean(kw.name, declared),
+                    )
                     continue
                 expected = t.parse_type(declared[kw.name], self.kinds) or t.ANY
                 self.expect(expected, type_, kw.value, f"field '{kw.name}' of event {node.event}")
@@ -577,7 +600,9 @@ class CodeGen:
             builtin = BUILTINS.get(call.function)
             if builtin is None or not builtin.effect:
                 if builtin is not None or call.function in self.rules.functions:
-                    self.error(f"'{call.function}(...)' computes a value; as a statement it does nothing", call)
+                    self.error(
+                        f"'{call.function}(...)' computes a value; as a statement it does nothing", call
+                    )
                 else:
                     self.error(
                         f"unknown effect '{call.function}'",
@@ -606,8 +631,8 @@ class CodeGen:
             self.error(f"cannot loop over {_a(type_)}", node.iterable)
         with ctx.nested():
             py = ctx.bind(node.var, t.element_type(type_))
-            body = self.block(node.body, ctx, indent + 1)
-        return [f"{pad}for {py} in tuple({code}):", *body]
+            loop_body = self.block(node.body, ctx, indent + 1)
+        return [f"{pad}for {py} in tuple({code}):", *loop_body]
 
 
 def _a(thing: object) -> str:

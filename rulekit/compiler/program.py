@@ -85,7 +85,7 @@ class FlowNode:
     kind: str
     span: Span | None
     children: tuple[int, ...] = ()
-    fns: dict[str, Fn | None] = field(factory=dict)
+    fns: dict[str, Fn] = field(factory=dict)  # only the functions the step has
     data: dict[str, Any] = field(factory=dict)
 
 
@@ -128,7 +128,8 @@ class Program:
         names = [ctx.bind(n, ty) for n, ty in params]
         code, type_ = gen.expr(expr, ctx)
         bag.raise_if_any()
-        return self._define(f"def _snippet(F, R, me{''.join(', ' + n for n in names)}):\n    return {code}\n", gen), type_
+        head = f"def _snippet(F, R, me{''.join(', ' + n for n in names)}):\n"
+        return self._define(f"{head}    return {code}\n", gen), type_
 
     def compile_effect(
         self, text: str, origin: Origin | None = None, *, params: Sequence[tuple[str, Type]] = ()
@@ -155,8 +156,8 @@ class Program:
         namespace = dict(self.namespace)
         for name, value in gen.constants.items():
             namespace[f"K_{name}"] = value
-        exec(compile(source, f"<rulekit:{self.rules.name}:snippet>", "exec"), namespace)  # noqa: S102
-        return namespace["_snippet"]  # type: ignore[no-any-return]
+        exec(compile(source, f"<rulekit:{self.rules.name}:snippet>", "exec"), namespace)
+        return namespace["_snippet"]
 
     @property
     def name(self) -> str:
@@ -336,7 +337,9 @@ class _Compiler:
 
     def step(self, step: m.FlowStep) -> int:
         if isinstance(step, m.DoStep):
-            node = FlowNode("do", step.span, data={"effect": self.define_block("do", step.effect, [], me=False)})
+            node = FlowNode(
+                "do", step.span, data={"effect": self.define_block("do", step.effect, [], me=False)}
+            )
         elif isinstance(step, m.RepeatStep):
             self.flow_field(step.counter, step.span)
             node = FlowNode(
@@ -368,10 +371,14 @@ class _Compiler:
                     )
             offered = step.actions
             if offered is not None:  # actions that ask to join such a turn (offered_with)
-                offered = (*offered, *(
-                    a for a, d in self.rules.actions.items()
-                    if a not in offered and any(w in offered for w in d.offered_with)
-                ))
+                offered = (
+                    *offered,
+                    *(
+                        a
+                        for a, d in self.rules.actions.items()
+                        if a not in offered and any(w in offered for w in d.offered_with)
+                    ),
+                )
             node = FlowNode(
                 "turn",
                 step.span,
@@ -402,15 +409,15 @@ class _Compiler:
         self.functions()
         field_inits = []
         for scope, fields in rules.fields.items():
-            for name, decl in fields.items():
-                if decl.initial is None:
+            for name, field_decl in fields.items():
+                if field_decl.initial is None:
                     continue
                 params: list[tuple[str, Type]] = []
                 if scope in rules.kinds:
                     params = [("this", t.entity(scope))]
                 fname = self.define_expr(
                     f"init_{scope}_{name}",
-                    decl.initial,
+                    field_decl.initial,
                     params,
                     me=scope == "player",
                     expected=gen.field_types[scope][name],
@@ -438,7 +445,9 @@ class _Compiler:
             action_parts[name] = parts
         trigger_parts = {name: self.trigger(decl) for name, decl in rules.triggers.items()}
         invariant_parts = {
-            name: self.define_expr(f"inv_{name}", decl.condition, [], me=False, expected=t.BOOL, what="an invariant")
+            name: self.define_expr(
+                f"inv_{name}", decl.condition, [], me=False, expected=t.BOOL, what="an invariant"
+            )
             for name, decl in rules.invariants.items()
         }
         setup = self.define_block("setup", rules.setup, [], me=False) if rules.setup else None
@@ -446,18 +455,25 @@ class _Compiler:
         scoring = rules.scoring
         score = tiebreaks = end_when = None
         if scoring.score is not None:
-            score = self.define_expr("score", scoring.score, [("player", t.PLAYER)], me=False, expected=t.INT, what="a score")
+            score = self.define_expr(
+                "score", scoring.score, [("player", t.PLAYER)], me=False, expected=t.INT, what="a score"
+            )
         tiebreaks = [
-            self.define_expr("tiebreak", e, [("player", t.PLAYER)], me=False, expected=t.INT, what="a tie-break")
+            self.define_expr(
+                "tiebreak", e, [("player", t.PLAYER)], me=False, expected=t.INT, what="a tie-break"
+            )
             for e in scoring.tiebreak
         ]
         if scoring.end_when is not None:
-            end_when = self.define_expr("end_when", scoring.end_when, [], me=False, expected=t.BOOL, what="end_when")
+            end_when = self.define_expr(
+                "end_when", scoring.end_when, [], me=False, expected=t.BOOL, what="end_when"
+            )
         self.bag.raise_if_any()
 
         source = "\n".join(self.lines)
         namespace = self.namespace()
-        exec(compile(source, f"<rulekit:{rules.name}>", "exec"), namespace)  # noqa: S102 - our own generated code
+        # Our own generated code: DSL text never becomes Python code (see codegen).
+        exec(compile(source, f"<rulekit:{rules.name}>", "exec"), namespace)
 
         def fn(name: str | None) -> Fn | None:
             return namespace[name] if name else None
@@ -471,7 +487,10 @@ class _Compiler:
                 tuple(n for n, _ in parts["params"]),
                 tuple(ty for _, ty in parts["params"]),
                 tuple(namespace[d] for d in parts["domains"]),
-                tuple(CompiledRequirement(namespace[q], r) for q, r in zip(parts["requires"], decl.requires, strict=True)),
+                tuple(
+                    CompiledRequirement(namespace[q], r)
+                    for q, r in zip(parts["requires"], decl.requires, strict=True)
+                ),
                 fn(parts["cost"]),
                 fn(parts["effect"]),
             )
@@ -480,9 +499,15 @@ class _Compiler:
             for name, parts in trigger_parts.items()
             if parts is not None
         ]
-        invariants = [CompiledInvariant(rules.invariants[n], namespace[f]) for n, f in invariant_parts.items()]
+        invariants = [
+            CompiledInvariant(rules.invariants[n], namespace[f]) for n, f in invariant_parts.items()
+        ]
         for node in self.flow:
-            node.fns = {k: namespace[v] for k, v in node.data.items() if isinstance(v, str) and v in namespace and k not in ("counter", "var")}
+            node.fns = {
+                k: namespace[v]
+                for k, v in node.data.items()
+                if isinstance(v, str) and v in namespace and k not in ("counter", "var")
+            }
         # the root sequence must be the last node so the engine can find it
         assert root == len(self.flow) - 1
         return Program(

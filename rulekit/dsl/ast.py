@@ -13,7 +13,7 @@ _NOWHERE = Span("<unknown>", 1, 1, 1, 1)
 
 
 def _span() -> Span:
-    return field(default=_NOWHERE, eq=False, kw_only=True, repr=False)  # type: ignore[no-any-return]
+    return field(default=_NOWHERE, eq=False, kw_only=True, repr=False)
 
 
 # ----------------------------------------------------------------- expressions

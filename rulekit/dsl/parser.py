@@ -55,8 +55,8 @@ class _DslIndenter(Indenter):
     """
 
     NL_type = "_NL"
-    OPEN_PAREN_types = ["LPAR", "LSQB"]  # noqa: RUF012 - lark's interface
-    CLOSE_PAREN_types = ["RPAR", "RSQB"]  # noqa: RUF012
+    OPEN_PAREN_types = ["LPAR", "LSQB"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB"]
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
     tab_len = 4
@@ -163,7 +163,7 @@ def parse_expression(text: str, origin: Origin | None = None) -> ast.Expr:
     """
     node = _parse(text, "expression", origin or Origin())
     assert not isinstance(node, ast.Block)
-    return node  # type: ignore[return-value]
+    return node
 
 
 def parse_block(text: str, origin: Origin | None = None) -> ast.Block:
@@ -289,7 +289,7 @@ class _ToAst(Transformer[Token, Any]):
 
     # -- entry points
     def expression(self, meta: Any, children: list[Any]) -> ast.Expr:
-        return children[0]  # type: ignore[no-any-return]
+        return children[0]
 
     def block(self, meta: Any, children: list[Any]) -> ast.Block:
         return ast.Block(tuple(children), span=self._span(meta))

@@ -166,7 +166,8 @@ def after_action(state: State, compiled: CompiledAction) -> None:
             node = program.flow[frame[0]]
             if node.kind == "turn" and not frame[2]:
                 until = node.fns.get("until")
-                if compiled.decl.ends_turn or node.data["once"] or (until is not None and until(F, R, frame[1])):
+                ended = until is not None and until(F, R, frame[1])
+                if compiled.decl.ends_turn or node.data["once"] or ended:
                     F[(_E, "flow")] = (*frames[:-1], (frame[0], frame[1], True))
     if program.end_when is not None and program.end_when(F, R, -1):
         F[(_E, "over")] = True

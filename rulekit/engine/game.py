@@ -301,7 +301,9 @@ class State:
             "ruleset": self.game.program.name,
             "fingerprint": self.game.program.fingerprint,
             "players": self.game.num_players,
-            "fields": [[to_json(owner), name, to_json(value)] for (owner, name), value in self.fields.items()],
+            "fields": [
+                [to_json(owner), name, to_json(value)] for (owner, name), value in self.fields.items()
+            ],
         }
 
     @classmethod
@@ -327,7 +329,13 @@ class State:
                     continue
                 result[f"_.{name}"] = to_json(value)
                 continue
-            scope = "player" if isinstance(owner, int) else owner if owner in ("game", "turn") else _kind_of(self.game, owner)
+            scope = (
+                "player"
+                if isinstance(owner, int)
+                else owner
+                if owner in ("game", "turn")
+                else _kind_of(self.game, owner)
+            )
             decl = rules.fields.get(scope, {}).get(name)
             visibility = decl.visibility if decl else "public"
             shown: Any = to_json(value)
@@ -362,9 +370,7 @@ class State:
             for req in requires:
                 if not req.check(F, R, me, *args):
                     return False
-            if cost is not None and F[(me, money)] < cost(F, R, me, *args):
-                return False
-            return True
+            return cost is None or F[(me, money)] >= cost(F, R, me, *args)
 
         domains = compiled.domains
         if not domains:

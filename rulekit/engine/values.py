@@ -28,7 +28,9 @@ def format_value(value: Any, type_: Type = t.ANY) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        return value if _IDENT.match(value) and value not in ("none", "true", "false", "bank") else _quote(value)
+        return (
+            value if _IDENT.match(value) and value not in ("none", "true", "false", "bank") else _quote(value)
+        )
     if isinstance(value, tuple):
         inner = t.element_type(type_) if type_.is_list else t.ANY
         return "(" + ", ".join(format_value(v, inner) for v in value) + ("," if len(value) == 1 else "") + ")"
@@ -39,7 +41,9 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-_TOKEN = re.compile(r'\s*(?:(?P<num>-?\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<str>"(?:[^"\\]|\\.)*")|(?P<punct>[(),]))')
+_TOKEN = re.compile(
+    r'\s*(?:(?P<num>-?\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<str>"(?:[^"\\]|\\.)*")|(?P<punct>[(),]))'
+)
 
 
 class NotationError(ValueError):

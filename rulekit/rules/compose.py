@@ -158,7 +158,8 @@ def load_source(name_or_path: str) -> RulesetSource:
     directory = find_ruleset(name_or_path)
     main_path = directory / "ruleset.yaml"
     bag = DiagnosticBag()
-    data = _expect_mapping(load_file(main_path, _display(main_path)), "a ruleset file", Span(_display(main_path), 1, 1))
+    shown = _display(main_path)
+    data = _expect_mapping(load_file(main_path, shown), "a ruleset file", Span(shown, 1, 1))
     _check_keys(data, RULESET_KEYS, "ruleset", bag)
     for included in _includes(data, directory, bag):
         _merge_into(data, included, bag, allow_override=False)
@@ -243,7 +244,7 @@ def _section(base: LocDict, section: str, like: Any) -> LocDict:
         current.key_spans = {}
         base[section] = current
         base.key_spans[section] = current.span
-    return current  # type: ignore[no-any-return]
+    return current
 
 
 def add_entries(base: LocDict, section: str, entries: Any, bag: DiagnosticBag) -> None:
@@ -267,7 +268,8 @@ def add_entries(base: LocDict, section: str, entries: Any, bag: DiagnosticBag) -
             for fname, fspec in entry.items():
                 if fname in existing:
                     bag.error(
-                        f"state field '{name}.{fname}' is already defined at {span_of(existing[fname]) or existing.key_spans.get(fname)}",
+                        f"state field '{name}.{fname}' is already defined at "
+                        f"{span_of(existing[fname]) or existing.key_spans.get(fname)}",
                         entry.key_spans.get(fname),
                         hint="use 'override:' to replace it",
                     )
@@ -278,7 +280,7 @@ def add_entries(base: LocDict, section: str, entries: Any, bag: DiagnosticBag) -
             _extend_component(existing, entry, bag)
         else:
             bag.error(
-                f"{section[:-1] if section.endswith('s') else section} '{name}' is already defined at {existing_span(target, name)}",
+                f"{section.removesuffix('s')} '{name}' is already defined at {existing_span(target, name)}",
                 entries.key_spans.get(name),
                 hint="use 'override:' to replace it",
             )
@@ -298,7 +300,7 @@ def _extend_component(existing: LocDict, entry: LocDict, bag: DiagnosticBag) -> 
                 items.span = span_of(value) or Span("<composed>", 1, 1)
                 existing["items"] = items
             merged = LocList([*items, *value])
-            merged.span = items.span
+            merged.span = span_of(items) or span_of(value) or Span("<composed>", 1, 1)
             existing["items"] = merged
         elif key == "attributes" and isinstance(value, LocDict):
             attrs = existing.setdefault("attributes", value)
@@ -450,14 +452,18 @@ def extend_entries(base: LocDict, extend: Any, bag: DiagnosticBag) -> None:
                     )
                     continue
                 current = entry.get(key)
-                merged = LocList([] if current is None else current if isinstance(current, list) else [current])
+                merged = LocList(
+                    [] if current is None else current if isinstance(current, list) else [current]
+                )
                 merged.span = span_of(current) or span_of(values) or Span("<composed>", 1, 1)
                 merged.extend(values if isinstance(values, list) else [values])
                 entry[key] = merged
                 entry.key_spans.setdefault(key, additions.key_spans.get(key))  # type: ignore[arg-type]
 
 
-def module_order(source: RulesetSource, names: list[str], players: int | None, where: Span | None = None) -> list[ModuleSource]:
+def module_order(
+    source: RulesetSource, names: list[str], players: int | None, where: Span | None = None
+) -> list[ModuleSource]:
     """Check module names and constraints; return them in dependency order.
 
     Raises:
@@ -471,8 +477,8 @@ def module_order(source: RulesetSource, names: list[str], players: int | None, w
             bag.error(
                 f"unknown module '{name}' for ruleset '{source.name}'",
                 where,
-                hint=did_you_mean(name, source.modules) or
-                f"available modules: {', '.join(sorted(source.modules)) or 'none'}",
+                hint=did_you_mean(name, source.modules)
+                or f"available modules: {', '.join(sorted(source.modules)) or 'none'}",
             )
             continue
         if source.modules[name] not in chosen:
@@ -482,20 +488,23 @@ def module_order(source: RulesetSource, names: list[str], players: int | None, w
         for required in module.requires:
             if required not in names_set:
                 bag.error(
-                    f"module '{module.name}' requires module '{required}' (declared at {span_of(module.data.get('requires'))})",
+                    f"module '{module.name}' requires module '{required}' "
+                    f"(declared at {span_of(module.data.get('requires'))})",
                     where,
                 )
         for conflict in module.conflicts:
             if conflict in names_set:
                 bag.error(
-                    f"module '{module.name}' conflicts with module '{conflict}' (declared at {span_of(module.data.get('conflicts'))})",
+                    f"module '{module.name}' conflicts with module '{conflict}' "
+                    f"(declared at {span_of(module.data.get('conflicts'))})",
                     where,
                 )
         if players is not None and module.players is not None:
             low, high = module.players
             if not low <= players <= high:
                 bag.error(
-                    f"module '{module.name}' allows {low}-{high} players, not {players} (declared at {span_of(module.data.get('players'))})",
+                    f"module '{module.name}' allows {low}-{high} players, not {players} "
+                    f"(declared at {span_of(module.data.get('players'))})",
                     where,
                 )
     bag.raise_if_any()

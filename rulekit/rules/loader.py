@@ -49,7 +49,9 @@ class _Builder:
             span = parent.key_spans.get(key) or parent.span
         return span
 
-    def expr(self, value: Any, what: str, parent: LocDict | None = None, key: str | None = None) -> ast.Expr | None:
+    def expr(
+        self, value: Any, what: str, parent: LocDict | None = None, key: str | None = None
+    ) -> ast.Expr | None:
         if isinstance(value, bool | int) or value is None:
             return ast.Literal(value, span=self.where(value, parent, key) or Span("<rules>", 1, 1))
         if not isinstance(value, str):
@@ -62,7 +64,9 @@ class _Builder:
             self.bag.extend(error.diagnostics)
             return None
 
-    def block(self, value: Any, what: str, parent: LocDict | None = None, key: str | None = None) -> ast.Block | None:
+    def block(
+        self, value: Any, what: str, parent: LocDict | None = None, key: str | None = None
+    ) -> ast.Block | None:
         if not isinstance(value, str):
             self.bag.error(f"{what} must be DSL statements (a string)", self.where(value, parent, key))
             return None
@@ -73,7 +77,9 @@ class _Builder:
             self.bag.extend(error.diagnostics)
             return None
 
-    def mapping(self, value: Any, what: str, parent: LocDict | None = None, key: str | None = None) -> LocDict:
+    def mapping(
+        self, value: Any, what: str, parent: LocDict | None = None, key: str | None = None
+    ) -> LocDict:
         if isinstance(value, LocDict):
             return value
         if value is not None:
@@ -98,7 +104,9 @@ class _Builder:
             self.bag.error(f"{what} '{name}' is not a valid name (letters, digits, _)", span)
             return False
         if name in RESERVED_NAMES:
-            self.bag.error(f"'{name}' is reserved and cannot name {'an' if what[:1] in 'aeiou' else 'a'} {what}", span)
+            self.bag.error(
+                f"'{name}' is reserved and cannot name {'an' if what[:1] in 'aeiou' else 'a'} {what}", span
+            )
             return False
         return True
 
@@ -196,7 +204,9 @@ class _Builder:
                 if not self.ident(item_id, f"{kind} id", item_span):
                     continue
                 if item_id in seen_ids:
-                    self.bag.error(f"duplicate component id '{item_id}' (first at {seen_ids[item_id]})", item_span)
+                    self.bag.error(
+                        f"duplicate component id '{item_id}' (first at {seen_ids[item_id]})", item_span
+                    )
                     continue
                 seen_ids[item_id] = item_span
                 values = {}
@@ -207,7 +217,8 @@ class _Builder:
                         self.bag.error(
                             f"'{key}' is not an attribute of {kind}",
                             raw.key_spans.get(key),
-                            hint=did_you_mean(str(key), attrs) or f"declare it under components.{kind}.attributes",
+                            hint=did_you_mean(str(key), attrs)
+                            or f"declare it under components.{kind}.attributes",
                         )
                         continue
                     values[str(key)] = _plain(value)
@@ -229,7 +240,8 @@ class _Builder:
                 self.bag.error(
                     f"unknown state scope '{scope}'",
                     span,
-                    hint=did_you_mean(str(scope), result) or "scopes are game, turn, player and component kinds",
+                    hint=did_you_mean(str(scope), result)
+                    or "scopes are game, turn, player and component kinds",
                 )
                 continue
             fields = self.mapping(fields, f"state.{scope}", section, scope)
@@ -239,7 +251,7 @@ class _Builder:
                     continue
                 if isinstance(spec, str):
                     spec_map = LocDict(type=spec)
-                    spec_map.span = span_of(spec) or fspan
+                    spec_map.span = span_of(spec) or fspan or section.span
                     spec_map.key_spans = {}
                     spec = spec_map
                 spec = self.mapping(spec, f"field '{name}'", fields, name)
@@ -355,7 +367,11 @@ class _Builder:
             cond = self.expr(entry["if"], "requirement", entry, "if")
             message = str(entry.get("else") or f"requires {entry['if']}")
             if cond is not None:
-                result.append(m.Requirement(cond, message, _opt_str(entry.get("cite")), span_of(entry["if"]) or entry.span))
+                result.append(
+                    m.Requirement(
+                        cond, message, _opt_str(entry.get("cite")), span_of(entry["if"]) or entry.span
+                    )
+                )
         return tuple(result)
 
     def triggers(self) -> dict[str, m.TriggerDecl]:
@@ -452,8 +468,12 @@ class _Builder:
                 self.bag.error("repeat needs 'times', 'while' or 'until'", span)
             counter = spec.get("counter")
             return m.RepeatStep(
-                self.steps(spec.get("steps"), spec, "steps"), times, while_, until,
-                str(counter) if counter else None, span,
+                self.steps(spec.get("steps"), spec, "steps"),
+                times,
+                while_,
+                until,
+                str(counter) if counter else None,
+                span,
             )
         if kind == "for_each":
             self.keys(spec, ("in", "as", "steps"), "for_each")

@@ -83,7 +83,11 @@ def _convert(file: str, node: yaml.Node, lines: list[str]) -> Any:
         tag = node.tag.replace("tag:yaml.org,2002:", "!!")
         hint = "write the value out instead of '<<'" if tag == "!!merge" else None
         raise RulesetError(
-            Diagnostic(f"unsupported YAML tag '{tag}' (rules files use plain YAML values)", _span(file, node), hint=hint)
+            Diagnostic(
+                f"unsupported YAML tag '{tag}' (rules files use plain YAML values)",
+                _span(file, node),
+                hint=hint,
+            )
         )
     if isinstance(node, yaml.MappingNode):
         result = LocDict()
@@ -94,9 +98,7 @@ def _convert(file: str, node: yaml.Node, lines: list[str]) -> Any:
             if isinstance(key, list | dict):
                 raise RulesetError(Diagnostic("a mapping key must be a scalar", _span(file, key_node)))
             if key in result:
-                raise RulesetError(
-                    Diagnostic(f"duplicate key '{key}'", _span(file, key_node))
-                )
+                raise RulesetError(Diagnostic(f"duplicate key '{key}'", _span(file, key_node)))
             result[key] = _convert(file, value_node, lines)
             result.key_spans[key] = _span(file, key_node)
         return result
@@ -105,7 +107,7 @@ def _convert(file: str, node: yaml.Node, lines: list[str]) -> Any:
         seq.span = _span(file, node)
         return seq
     assert isinstance(node, yaml.ScalarNode)
-    value = yaml.SafeLoader.construct_scalar(_CONSTRUCTOR, node)  # type: ignore[arg-type]
+    value = yaml.SafeLoader.construct_scalar(_CONSTRUCTOR, node)
     tag = node.tag
     if tag == "tag:yaml.org,2002:str" or node.style in ("'", '"', "|", ">"):
         return LocStr(str(value), _span(file, node), _scalar_origin(file, node, lines))
@@ -135,7 +137,9 @@ def load_text(text: str, file: str) -> Any:
         if error.context:
             where = ""
             if error.context_mark is not None and error.problem_mark is not None:
-                where = f" started at line {error.context_mark.line + 1}, column {error.context_mark.column + 1}"
+                where = (
+                    f" started at line {error.context_mark.line + 1}, column {error.context_mark.column + 1}"
+                )
             message = f"{message} ({error.context.strip()}{where})"
         raise RulesetError(Diagnostic(f"invalid YAML: {message}", span)) from None
     except yaml.YAMLError as error:
@@ -153,3 +157,12 @@ def load_file(path: Path, display_name: str | None = None) -> Any:
     except OSError as error:
         raise RulesetError(Diagnostic(f"cannot read file: {error.strerror}", Span(name, 1, 1))) from None
     return load_text(text, name)
+
+
+def dump_text(data: Any) -> str:
+    """Write plain data (dicts, lists, strings, numbers) as block-style YAML, keys in their order.
+
+    The one place besides :func:`load_text` that touches the YAML library, so tools that write
+    rules or scenario files import this instead of ``yaml``.
+    """
+    return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))

@@ -146,7 +146,9 @@ def _clamp(x: int, low: int, high: int) -> int:
 # ------------------------------------------------------------------ lists
 
 
-@_register("len", [("items", ANY)], INT, "The number of elements of a list or map.", example="len(game.display)")
+@_register(
+    "len", [("items", ANY)], INT, "The number of elements of a list or map.", example="len(game.display)"
+)
 def _len(items: Sequence[Any]) -> int:
     return len(items)
 
@@ -256,7 +258,7 @@ def _replace_at(items: Sequence[Any], index: int, item: Any) -> tuple[Any, ...]:
     seq = tuple(items)
     if not 0 <= index < len(seq):
         raise RuleFailure(f"replace_at: index {index} outside a list of {len(seq)}")
-    return seq[:index] + (item,) + seq[index + 1 :]
+    return (*seq[:index], item, *seq[index + 1 :])
 
 
 @_register(
@@ -357,7 +359,9 @@ def _remove_key(table: dict[Any, Any], key: Any) -> dict[Any, Any]:
     return result
 
 
-@_register("keys", [("table", MAP)], ANY_LIST, "The keys of a map, in insertion order.", example="keys(game.map)")
+@_register(
+    "keys", [("table", MAP)], ANY_LIST, "The keys of a map, in insertion order.", example="keys(game.map)"
+)
 def _keys(table: dict[Any, Any]) -> tuple[Any, ...]:
     return tuple(table)
 
@@ -622,8 +626,7 @@ PLAYER_BUILTINS = frozenset({"next_player", "previous_player", "players_from", "
     "transfer",
     [("amount", INT), ("source", OWNER), ("target", OWNER)],
     ANY,
-    "Move money between owners (players or bank); fails if a player cannot pay "
-    "or the amount is negative.",
+    "Move money between owners (players or bank); fails if a player cannot pay or the amount is negative.",
     effect=True,
     example="transfer(card.cost, me, bank)",
 )
@@ -747,4 +750,4 @@ VALUE_EFFECTS = frozenset({"roll"})
 
 _ = (MAP, OWNER)  # re-exported types used in signatures above
 
-from rulekit.runtime import tiles as _tiles  # noqa: E402,F401  (registers the tile-grid built-ins)
+from rulekit.runtime import tiles as _tiles  # noqa: E402, F401 - registers the tile-grid built-ins

@@ -175,7 +175,7 @@ def _tile_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part,
     [("tile", MAP), ("side", INT)],
     INT,
     "The index (in the tile's parts) of the part of a placed tile touching a side, or -1.",
-    example='tile_part_at(record("edges", ["L", "W", "L", "W"], "rotation", 0), 3) == 2',
+    example='tile_part_at(record("edges", ["L", "W", "L", "W"], "rotation", 1), 0) == 3',
 )
 def _tile_part_at(tile: dict[Any, Any], side: int) -> int:
     return _part_by_side(tile)[side % 4]
@@ -202,7 +202,14 @@ def _fits(grid: dict[Any, Any], cell: Cell, placed: tuple[Any, ...], kind: Any, 
 
 @_register(
     "tile_fits",
-    [("grid", MAP), ("cell", TUPLE), ("edges", ANY_LIST), ("rotation", INT), ("kind", ANY), ("adjacent", BOOL)],
+    [
+        ("grid", MAP),
+        ("cell", TUPLE),
+        ("edges", ANY_LIST),
+        ("rotation", INT),
+        ("kind", ANY),
+        ("adjacent", BOOL),
+    ],
     BOOL,
     "Whether a tile with these printed edges can go on cell with this rotation: the cell is "
     "empty, every edge it shares with a tile of kind (none: any tile) has the same label as "
@@ -256,7 +263,9 @@ def _tile_frontier(grid: dict[Any, Any], kind: Any = None) -> tuple[Cell, ...]:
     optional=1,
     example='len(tile_placements(game.map, card.edges, "area")) > 0',
 )
-def _tile_placements(grid: dict[Any, Any], edges: Sequence[Any], kind: Any = None) -> tuple[tuple[Cell, int], ...]:
+def _tile_placements(
+    grid: dict[Any, Any], edges: Sequence[Any], kind: Any = None
+) -> tuple[tuple[Cell, int], ...]:
     rotations = [_placed_edges(edges, r) for r in range(4)]
     result = []
     for cell in _frontier(grid, kind):
@@ -297,7 +306,9 @@ def _tile_facing(grid: dict[Any, Any], cell: Sequence[int], kind: Any, label: An
     optional=1,
     example="tile_facing_part(game.map, (2, 1), 3)",
 )
-def _tile_facing_part(grid: dict[Any, Any], cell: Sequence[int], side: int, kind: Any = None) -> tuple[Cell, int] | None:
+def _tile_facing_part(
+    grid: dict[Any, Any], cell: Sequence[int], side: int, kind: Any = None
+) -> tuple[Cell, int] | None:
     neighbour = _step(cell, side % 4)
     other = grid.get(neighbour)
     if other is None or not _is_tile(other, kind):
@@ -391,7 +402,9 @@ def _tile_region_ids(grid: dict[Any, Any], kind: Any, label: Any) -> dict[tuple[
     optional=1,
     example='len(tile_region_at(game.map, (0, 0), 1, "area"))',
 )
-def _tile_region_at(grid: dict[Any, Any], cell: Sequence[int], side: int, kind: Any = None) -> tuple[Any, ...]:
+def _tile_region_at(
+    grid: dict[Any, Any], cell: Sequence[int], side: int, kind: Any = None
+) -> tuple[Any, ...]:
     key = (cell[0], cell[1])
     record = grid.get(key)
     if record is None or not _is_tile(record, kind):

@@ -104,12 +104,20 @@ def check_all_combinations(
     """
     results = []
     for combo in allowed_combinations(ruleset, variants):
+        # the constraints for each player count were checked above; load once per combination
+        program = None
+        problem = None
+        try:
+            program = load_program(ruleset, combo.modules, variants)
+        except RulekitError as error:
+            problem = error.render()
         for players in combo.players:
             result = ComboResult(combo.modules, players)
             try:
-                program = load_program(ruleset, combo.modules, variants, players=players)
-                game = Game(program, players)
-                _random_game(game, seed, max_actions, result)
+                if program is None:
+                    result.problems.append(problem or "the rules did not load")
+                else:
+                    _random_game(Game(program, players), seed, max_actions, result)
             except RulekitError as error:
                 result.problems.append(error.render())
             results.append(result)

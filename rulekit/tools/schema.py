@@ -176,6 +176,10 @@ def definitions() -> dict[str, Any]:
                 "effect": _block("What the action does."),
                 "ends_turn": {"type": "boolean", "description": "The action ends the player's turn."},
                 "prompt": {"type": "boolean", "description": "Only when asked (ask) or listed in a turn."},
+                "offered_with": _list_or_one(
+                    {"$ref": "#/$defs/name"},
+                    "Also offered in every turn whose explicit actions list names one of these actions.",
+                ),
                 "cite": _text("The rule it comes from."),
                 "doc": _text("What the action is."),
             },

@@ -98,7 +98,7 @@ def test_placement_actions_enumerate_only_fitting_cells_and_rotations() -> None:
     program = game.program
     fits, _ = program.compile_expression(
         "tile_fits(game.map, cell, card.edges, rotation, AREA)",
-        params=[("card", t.ANY), ("cell", t.TUPLE), ("rotation", t.INT)],
+        params=[("card", t.entity("area_card")), ("cell", t.TUPLE), ("rotation", t.INT)],
     )
     placements = [a for a in state.legal_actions() if a.name == "place_area"]
     assert placements
@@ -125,9 +125,7 @@ def test_a_players_view_hides_the_stack_order() -> None:
         assert "game.display" in view and "game.map" in view
 
 
-@pytest.mark.parametrize(
-    "path", find_scenarios([RULESET_DIR / "scenarios"]), ids=lambda p: Path(p).stem
-)
+@pytest.mark.parametrize("path", find_scenarios([RULESET_DIR / "scenarios"]), ids=lambda p: Path(p).stem)
 def test_scenario(path: Path) -> None:
     result = run_scenario(path)
     assert result.passed, "\n".join(result.failures)
@@ -135,3 +133,18 @@ def test_scenario(path: Path) -> None:
 
 def test_there_are_at_least_thirty_scenarios() -> None:
     assert len(find_scenarios([RULESET_DIR / "scenarios"])) >= 30
+
+
+def test_a_finished_game_survives_json() -> None:
+    state, _ = play_random(3, 4)
+    copy = State.from_json(state.game, state.to_json())
+    assert copy.state_hash() == state.state_hash()
+    assert copy.scores() == state.scores()
+
+
+def test_a_final_tie_is_a_shared_victory() -> None:
+    state, _ = play_random(3, 1)
+    for p in range(3):
+        state.fields[(p, "score")] = 30 if p < 2 else 10
+    assert state.winners() == [0, 1]
+    assert state.returns() == [1.0, 1.0, -1.0]

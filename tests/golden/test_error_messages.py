@@ -31,7 +31,9 @@ def _render(case: str) -> str:
 
 
 @pytest.mark.parametrize("case", CASE_NAMES)
-def test_error_message_matches_golden(case: str, update_goldens: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_error_message_matches_golden(
+    case: str, update_goldens: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Loading the case's ruleset fails with exactly the message in ``<case>.expected``."""
     monkeypatch.chdir(CASES)
     actual = _render(case)

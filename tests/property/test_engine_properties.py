@@ -1,4 +1,4 @@
-"""Properties of play: random legal play never raises, replays are exact, JSON round-trips, rejections change nothing."""
+"""Properties of play: legal play never raises; replays and JSON are exact; rejections change nothing."""
 
 from __future__ import annotations
 
@@ -46,7 +46,9 @@ def _play(game: Game, seed: int, picks: list[int]) -> tuple[State, list[Action]]
 
 @pytest.mark.parametrize(("ruleset", "players"), GAMES, ids=lambda v: Path(str(v)).name)
 @given(seed=seeds, picks=choices)
-def test_random_legal_play_never_raises_and_ends(ruleset: str, players: int, seed: int, picks: list[int]) -> None:
+def test_random_legal_play_never_raises_and_ends(
+    ruleset: str, players: int, seed: int, picks: list[int]
+) -> None:
     """Legal actions can always be applied, and every game ends with standings for all players."""
     game = _game(ruleset, players)
     state, _ = _play(game, seed, picks)

@@ -51,7 +51,9 @@ flow:
 """
 
 
-def _messages(write: Callable[..., Path], condition: str = "true", effect: str = "pass", setup: str = "pass") -> list[str]:
+def _messages(
+    write: Callable[..., Path], condition: str = "true", effect: str = "pass", setup: str = "pass"
+) -> list[str]:
     text = TEMPLATE.format(
         condition=condition,
         effect=textwrap.indent(effect, " " * 6),
@@ -100,7 +102,9 @@ def test_template_is_valid(write_ruleset: Callable[..., Path]) -> None:
         ("bank.money > 0", "the bank has 'paid_out' and 'taken_in', not 'money'"),
     ],
 )
-def test_condition_mistakes_are_reported(write_ruleset: Callable[..., Path], condition: str, message: str) -> None:
+def test_condition_mistakes_are_reported(
+    write_ruleset: Callable[..., Path], condition: str, message: str
+) -> None:
     """Each mistake in an expression is found at load time with a specific message."""
     assert message in _messages(write_ruleset, condition=condition)
 
@@ -132,7 +136,9 @@ def test_effect_mistakes_are_reported(write_ruleset: Callable[..., Path], effect
 
 def test_me_is_not_defined_in_setup(write_ruleset: Callable[..., Path]) -> None:
     """setup runs for nobody in particular, so 'me' is an error there."""
-    assert "'me' means the acting player and is not defined here" in _messages(write_ruleset, setup="me.coins = 1")
+    assert "'me' means the acting player and is not defined here" in _messages(
+        write_ruleset, setup="me.coins = 1"
+    )
 
 
 def test_valid_effects_compile(write_ruleset: Callable[..., Path]) -> None:

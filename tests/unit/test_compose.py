@@ -1,4 +1,4 @@
-"""Composition: modules add, override and remove entries by name; requires, conflicts and players are checked."""
+"""Composition: modules add, override and remove entries by name; requires, conflicts, players are checked."""
 
 from __future__ import annotations
 

@@ -56,7 +56,9 @@ def test_illegal_action_is_explained_and_changes_nothing(ttt: Game) -> None:
     with pytest.raises(IllegalActionError) as caught:
         state.apply_action("place(a1)")
     diagnostic = caught.value.diagnostics[0]
-    assert diagnostic.message.startswith("place(a1) is not legal: a1 is not a possible 'cell' now (possible: b1, ")
+    assert diagnostic.message.startswith(
+        "place(a1) is not legal: a1 is not a possible 'cell' now (possible: b1, "
+    )
     assert diagnostic.span is not None and diagnostic.span.file.endswith("tic_tac_toe/ruleset.yaml")
     assert state.state_hash() == before
 
@@ -106,7 +108,7 @@ def test_fail_during_an_effect_rolls_everything_back(write_ruleset: Callable[...
         "  risky:\n"
         "    effect: |\n"
         "      game.n += 1\n"
-        "      fail \"too risky\"\n"
+        '      fail "too risky"\n'
         "  broken:\n"
         "    effect: game.n = [1, 2][game.n + 5]\n"
         "flow:\n  - turn: player_at(1)\n"

@@ -61,7 +61,9 @@ def test_do_step_runs_its_block(write_ruleset: Writer) -> None:
 
 def test_repeat_times_with_a_counter(write_ruleset: Writer) -> None:
     """repeat: times runs the steps N times and stores the 1-based iteration in the counter field."""
-    state = _start(write_ruleset, "  - repeat: {times: 3, counter: i, steps: [{do: 'game.log += [game.i]'}]}\n")
+    state = _start(
+        write_ruleset, "  - repeat: {times: 3, counter: i, steps: [{do: 'game.log += [game.i]'}]}\n"
+    )
     assert state.value("game", "log") == (1, 2, 3)
 
 
@@ -77,7 +79,9 @@ def test_repeat_while_and_until(write_ruleset: Writer, loop: str, count: int) ->
 
 def test_for_each_stores_each_element_in_a_game_field(write_ruleset: Writer) -> None:
     """for_each: in/as walks a list, element by element."""
-    state = _start(write_ruleset, "  - for_each: {in: '[3, 1, 2]', as: i, steps: [{do: 'game.log += [game.i * 10]'}]}\n")
+    state = _start(
+        write_ruleset, "  - for_each: {in: '[3, 1, 2]', as: i, steps: [{do: 'game.log += [game.i * 10]'}]}\n"
+    )
     assert state.value("game", "log") == (30, 10, 20)
 
 
@@ -108,7 +112,9 @@ def test_turn_once_and_turn_until(write_ruleset: Writer) -> None:
     once = _start(write_ruleset, "  - turn: {player: player_at(1), once: true}\n  - turn: player_at(2)\n")
     _run(once, "tick")
     assert once.current_player() == 1
-    until = _start(write_ruleset, "  - turn: {player: player_at(1), until: turn.moves >= 2}\n  - turn: player_at(2)\n")
+    until = _start(
+        write_ruleset, "  - turn: {player: player_at(1), until: turn.moves >= 2}\n  - turn: player_at(2)\n"
+    )
     _run(until, "tick")
     assert until.current_player() == 0
     _run(until, "tick")
@@ -135,7 +141,9 @@ def test_turn_hooks_run_with_the_turn_player_as_me(write_ruleset: Writer) -> Non
 def test_turn_without_a_legal_action_ends_by_itself(write_ruleset: Writer) -> None:
     """If nothing is legal the turn is skipped instead of blocking the game."""
     extra = "  blocked:\n    require: [{if: 'false', else: never}]\n"
-    directory = write_ruleset(HEAD + extra + "flow:\n  - turn: {player: player_at(1), actions: [blocked]}\n  - do: game.n = 9\n")
+    directory = write_ruleset(
+        HEAD + extra + "flow:\n  - turn: {player: player_at(1), actions: [blocked]}\n  - do: game.n = 9\n"
+    )
     state = load_game(str(directory), 2).new_initial_state(0)
     assert state.is_terminal()
     assert state.value("game", "n") == 9
@@ -145,8 +153,8 @@ def test_asks_are_answered_first_in_order(write_ruleset: Writer) -> None:
     """ask() queues decisions; each asked player answers, in order, before the flow goes on."""
     flow = (
         "  - do: |\n"
-        "      ask(player_at(2), \"answer\")\n"
-        "      ask(player_at(1), \"answer\")\n"
+        '      ask(player_at(2), "answer")\n'
+        '      ask(player_at(1), "answer")\n'
         "  - turn: player_at(1)\n"
     )
     state = _start(write_ruleset, flow)

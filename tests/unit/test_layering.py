@@ -1,4 +1,4 @@
-"""The packages import each other in one direction only: dsl -> rules -> compiler/runtime -> engine -> tools/cli."""
+"""Packages import in one direction only: dsl -> rules -> compiler/runtime -> engine -> tools/cli."""
 
 from __future__ import annotations
 

@@ -42,14 +42,34 @@ def test_minimal_ruleset_loads(write_ruleset: Callable[..., Path]) -> None:
         (("flow:", "flwo:"), 8, "unknown ruleset key 'flwo'"),
         (("go: {ends_turn: true}", "go: {ends_turn: true, efect: pass}"), 7, "unknown action key 'efect'"),
         (("{min: 2, max: 2}", "{min: 3, max: 2}"), 2, "players needs integers 1 <= min <= max"),
-        (("n: {type: int}", "n: {type: int, visibility: secret}"), 5, "visibility must be public, owner or hidden (got 'secret')"),
-        (("n: {type: int}", "n: {type: int, visibility: owner}"), 5, "visibility 'owner' is for player fields only"),
+        (
+            ("n: {type: int}", "n: {type: int, visibility: secret}"),
+            5,
+            "visibility must be public, owner or hidden (got 'secret')",
+        ),
+        (
+            ("n: {type: int}", "n: {type: int, visibility: owner}"),
+            5,
+            "visibility 'owner' is for player fields only",
+        ),
         (("  game:", "  gaem:"), 4, "unknown state scope 'gaem'"),
         (("go: {ends_turn: true}", "me: {ends_turn: true}"), 7, "'me' is reserved and cannot name an action"),
-        (("- turn: player_at(1)", "- turn: player_at(1)\n    do: pass"), 9, "a flow step needs exactly one of: do, repeat, for_each, turn, if"),
+        (
+            ("- turn: player_at(1)", "- turn: player_at(1)\n    do: pass"),
+            9,
+            "a flow step needs exactly one of: do, repeat, for_each, turn, if",
+        ),
         (("- turn: player_at(1)", "- repeat: {steps: []}"), 9, "repeat needs 'times', 'while' or 'until'"),
-        (("- turn: player_at(1)", "- for_each: {in: players, steps: []}"), 9, "for_each needs 'as: FIELD' (a game field that holds the element)"),
-        (("go: {ends_turn: true}", "go: {require: [{else: never}]}"), 7, "a requirement needs 'if: CONDITION' and 'else: MESSAGE'"),
+        (
+            ("- turn: player_at(1)", "- for_each: {in: players, steps: []}"),
+            9,
+            "for_each needs 'as: FIELD' (a game field that holds the element)",
+        ),
+        (
+            ("go: {ends_turn: true}", "go: {require: [{else: never}]}"),
+            7,
+            "a requirement needs 'if: CONDITION' and 'else: MESSAGE'",
+        ),
     ],
 )
 def test_structural_mistakes_are_reported_at_their_line(
@@ -95,7 +115,9 @@ def test_component_items_are_checked(write_ruleset: Callable[..., Path]) -> None
 
 def test_all_problems_are_reported_together_in_file_order(write_ruleset: Callable[..., Path]) -> None:
     """Several mistakes in one file are all reported, sorted by position, with a count."""
-    text = MINIMAL.replace("go: {ends_turn: true}", "go: {ends_turn: true, efect: pass}").replace("flow:", "flow:\n  - turn: (\n")
+    text = MINIMAL.replace("go: {ends_turn: true}", "go: {ends_turn: true, efect: pass}").replace(
+        "flow:", "flow:\n  - turn: (\n"
+    )
     directory = write_ruleset(text)
     with pytest.raises(RulesetError) as caught:
         load_program(str(directory))
@@ -107,6 +129,8 @@ def test_all_problems_are_reported_together_in_file_order(write_ruleset: Callabl
 
 def test_dsl_syntax_errors_in_several_snippets_are_all_reported(write_ruleset: Callable[..., Path]) -> None:
     """One bad snippet does not hide the next."""
-    text = MINIMAL.replace("go: {ends_turn: true}", "go: {ends_turn: true, effect: 'game.n +'}\n  stop: {effect: 'game.n = = 1'}")
+    text = MINIMAL.replace(
+        "go: {ends_turn: true}", "go: {ends_turn: true, effect: 'game.n +'}\n  stop: {effect: 'game.n = = 1'}"
+    )
     found = _diagnostics(write_ruleset, text)
     assert [line for line, _ in found] == [7, 8]

@@ -140,7 +140,9 @@ def test_origin_shifts_spans_into_the_enclosing_file() -> None:
         ("a / b", 1, 3, "unexpected character '/'"),
     ],
 )
-def test_expression_syntax_errors_point_at_the_problem(text: str, line: int, column: int, message: str) -> None:
+def test_expression_syntax_errors_point_at_the_problem(
+    text: str, line: int, column: int, message: str
+) -> None:
     """A syntax error names what was found and where; at the end of text it points just past the end."""
     with pytest.raises(DslSyntaxError) as caught:
         parse_expression(text)

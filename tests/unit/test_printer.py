@@ -39,7 +39,10 @@ def test_expressions_print_canonically_and_round_trip(text: str, canonical: str)
 
 def test_blocks_print_with_four_space_indentation_and_round_trip() -> None:
     """Statement bodies are indented by four spaces, one statement per line."""
-    text = 'if x: y.a = 1\nelif z:\n  pass\nelse:\n  for q in r:\n   emit e(a=1)\n   fail "no"\nlet k = 3\nme.m += 2'
+    text = (
+        'if x: y.a = 1\nelif z:\n  pass\nelse:\n  for q in r:\n   emit e(a=1)\n   fail "no"\n'
+        "let k = 3\nme.m += 2"
+    )
     expected = (
         "if x:\n    y.a = 1\nelif z:\n    pass\nelse:\n    for q in r:\n        emit e(a=1)\n"
         '        fail "no"\nlet k = 3\nme.m += 2'

@@ -58,7 +58,9 @@ def _state(write: Callable[..., Path], extra_triggers: str = "") -> State:
     return load_game(str(write(text)), 2).new_initial_state(0)
 
 
-def test_after_triggers_see_the_action_parameters_and_event_fields(write_ruleset: Callable[..., Path]) -> None:
+def test_after_triggers_see_the_action_parameters_and_event_fields(
+    write_ruleset: Callable[..., Path],
+) -> None:
     """An after-action trigger sees k; an event trigger sees the event's fields; when: filters."""
     state = _state(write_ruleset)
     state.apply_action("add(1)")
@@ -73,7 +75,9 @@ def test_a_before_trigger_can_forbid_the_action(write_ruleset: Callable[..., Pat
     state = _state(write_ruleset)
     state.apply_action("add(3)")
     before = state.state_hash()
-    with pytest.raises(IllegalActionError, match="add\\(3\\) cannot be carried out: the total may not pass 5") as caught:
+    with pytest.raises(
+        IllegalActionError, match="add\\(3\\) cannot be carried out: the total may not pass 5"
+    ) as caught:
         state.apply_action("add(3)")
     assert caught.value.diagnostics[0].span is not None
     assert caught.value.diagnostics[0].span.line == 23  # the guard trigger
@@ -91,7 +95,9 @@ def test_triggers_that_emit_their_own_event_are_stopped(write_ruleset: Callable[
 
 def test_a_trigger_on_an_unknown_event_is_a_load_error(write_ruleset: Callable[..., Path]) -> None:
     """after: must name an action or an event; a typo gets a hint."""
-    with pytest.raises(RulesetError, match="listens to 'ad', which is neither an action nor an event") as caught:
+    with pytest.raises(
+        RulesetError, match="listens to 'ad', which is neither an action nor an event"
+    ) as caught:
         _state(write_ruleset, extra_triggers="  typo:\n    after: ad\n    effect: pass\n")
     assert caught.value.diagnostics[0].hint == "did you mean 'add'?"
 

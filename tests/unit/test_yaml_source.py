@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rulekit.dsl import Origin, parse_expression
+from rulekit.dsl import Origin, ast, parse_expression
 from rulekit.errors import RulesetError, Span
 from rulekit.rules.yaml_source import LocDict, LocList, LocStr, load_text
 
@@ -58,7 +58,8 @@ def test_dsl_in_a_quoted_scalar_reports_positions_in_the_yaml_file() -> None:
     value = load_text(TEXT, "t.yaml")["quoted"]
     tree = parse_expression(str(value), value.origin)
     assert tree.span.line == 2
-    assert getattr(tree, "right").span.column == 14
+    assert isinstance(tree, ast.Binary)
+    assert tree.right.span.column == 14
 
 
 def test_duplicate_keys_are_an_error_at_the_second_key() -> None:
