@@ -150,16 +150,27 @@ def describe_decision(state: State) -> str:
     return f"P{state.current_player() + 1} to play ({names})"
 
 
-def render_state(state: State, viewer: int | None = None, *, panels: bool = True) -> str:
-    """The state as text, as ``viewer`` may see it (``None``: a spectator)."""
+def render_state(
+    state: State, viewer: int | None = None, *, panels: bool = True, fields: bool | None = None
+) -> str:
+    """The state as text, as ``viewer`` may see it (``None``: a spectator).
+
+    A ruleset's own display panels come first; the generic list of every field
+    follows when ``fields`` is true (by default: only if the ruleset has no panels).
+    """
     game = state.game
     program = game.program
     rules = program.rules
     view = state.view(viewer)
     out: list[str] = [f"{rules.title} · move {state.moves()} · {describe_decision(state)}"]
 
-    if panels:
-        out.extend(render_panels(state, viewer))
+    panel_lines = render_panels(state, viewer) if panels else []
+    out.extend(panel_lines)
+    if fields is None:
+        fields = not panel_lines
+    if not fields:
+        _append_notes(out, state)
+        return "\n".join(out)
 
     def field_text(key: str, value: Any, type_: Type) -> str:
         size = _hidden_size(view.get(key))
@@ -213,11 +224,15 @@ def render_state(state: State, viewer: int | None = None, *, panels: bool = True
             shown = ", ".join(quiet[:12]) + (", ..." if len(quiet) > 12 else "")
             out.append(f"  ({len(quiet)} with nothing set: {shown})")
 
+    _append_notes(out, state)
+    return "\n".join(out)
+
+
+def _append_notes(out: list[str], state: State) -> None:
     notes = state.notes()
     if notes:
         out.append("-- notes --")
         out.extend(f"  {n}" for n in notes[-MAX_NOTES_SHOWN:])
-    return "\n".join(out)
 
 
 def render_panels(state: State, viewer: int | None = None) -> list[str]:

@@ -16,7 +16,7 @@ from tests.tools.conftest import TINY
 def test_a_state_shows_game_player_and_component_fields() -> None:
     state = load_game("tic_tac_toe", 2).new_initial_state(0)
     state.apply_action("place(b2)")
-    text = render_state(state)
+    text = render_state(state, fields=True)
     assert text.splitlines()[0] == "Tic-tac-toe · move 1 · P2 to play (place)"
     assert "  current  P2" in text
     assert "  b2  mark=P1" in text
@@ -93,3 +93,11 @@ def test_a_panel_must_give_text(write_ruleset: Callable[..., Path]) -> None:
     )
     with pytest.raises(RulesetError, match="a panel's lines must be a list of str, not int"):
         compile_display(load_program(str(directory)))
+
+
+def test_a_ruleset_with_panels_shows_only_its_panels_by_default() -> None:
+    state = load_game("tic_tac_toe", 2).new_initial_state(0)
+    state.apply_action("place(b2)")
+    text = render_state(state)
+    assert "-- Board --" in text
+    assert "  b2  mark=P1" not in text

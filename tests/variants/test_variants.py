@@ -394,7 +394,9 @@ def test_variant_error_is_a_ruleset_error(write_variant: WriteVariant) -> None:
 
 def test_extend_appends_a_requirement(write_variant: WriteVariant) -> None:
     path = write_variant(
-        HEADER + 'extend:\n  actions:\n    place:\n      require: [{if: "cell != cells.a1", else: "a1 is a lake"}]\n'
+        HEADER
+        + "extend:\n  actions:\n    place:\n"
+        + '      require: [{if: "cell != cells.a1", else: "a1 is a lake"}]\n'
     )
     state = load_game("tic_tac_toe", 2, variants=[str(path)]).new_initial_state(1)
     assert "place(a1)" not in state.legal_action_strings()
