@@ -171,7 +171,13 @@ def load_variant(ref: str | Path, source: RulesetSource | None = None) -> Varian
     conflicts = _names(data, "conflicts", bag)
     players = _players(data, bag)
     ruleset = data.get("ruleset")
-    if ruleset is not None and not isinstance(ruleset, str):
+    if ruleset is None:
+        bag.error(
+            "a variant file needs 'ruleset: NAME', the game it changes",
+            data.key_spans.get("variant") or Span(display, 1, 1),
+            hint=f"add 'ruleset: {source.name}'" if source is not None else None,
+        )
+    elif not isinstance(ruleset, str):
         bag.error("ruleset must be the name of a ruleset", span_of(ruleset) or data.key_spans.get("ruleset"))
         ruleset = None
     if not any(op in data for op in OPERATIONS):
@@ -295,6 +301,15 @@ def check_constraints(
                     f"(declared at {_list_span(data, 'conflicts', index)})",
                     where,
                 )
+        base = data_players(source.data)
+        if variant.players is not None and base is not None:
+            low, high = variant.players
+            if high < base[0] or low > base[1]:
+                bag.error(
+                    f"variant '{variant.name}' allows {low}-{high} players, "
+                    f"but {source.name} is for {base[0]}-{base[1]}",
+                    span_of(data.get("players")) or data.key_spans.get("players"),
+                )
         if players is not None and variant.players is not None:
             low, high = variant.players
             if not low <= players <= high:
@@ -321,6 +336,17 @@ def check_constraints(
             )
         seen[variant.name] = variant
     bag.raise_if_any()
+
+
+def data_players(data: Any) -> tuple[int, int] | None:
+    """The (min, max) players of rules data, if it says."""
+    players = data.get("players") if isinstance(data, dict) else None
+    if not isinstance(players, dict):
+        return None
+    low, high = players.get("min"), players.get("max", players.get("min"))
+    if isinstance(low, int) and isinstance(high, int):
+        return (low, high)
+    return None
 
 
 def _list_span(data: LocDict, key: str, index: int) -> Span | None:

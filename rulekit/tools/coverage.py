@@ -56,7 +56,12 @@ class Coverage:
         for name, action in program.actions.items():
             requires = tuple(
                 CompiledRequirement(
-                    self._wrap(f"require:{name}:{i}", f"requirement of '{name}': {req.decl.message}", req.decl.span, req.check),
+                    self._wrap(
+                        f"require:{name}:{i}",
+                        f"requirement of '{name}': {req.decl.message}",
+                        req.decl.span,
+                        req.check,
+                    ),
                     req.decl,
                 )
                 for i, req in enumerate(action.requires)
@@ -67,7 +72,9 @@ class Coverage:
             condition = trigger.condition
             if condition is not None:
                 decl = trigger.decl
-                condition = self._wrap(f"when:{decl.name}", f"'when' of trigger '{decl.name}'", decl.span, condition)
+                condition = self._wrap(
+                    f"when:{decl.name}", f"'when' of trigger '{decl.name}'", decl.span, condition
+                )
             triggers.append(attrs.evolve(trigger, condition=condition))
         flow: list[FlowNode] = []
         for index, node in enumerate(program.flow):
@@ -75,7 +82,9 @@ class Coverage:
             for key, label in _FLOW_CONDITIONS.items():
                 fn = fns.get(key)
                 if fn is not None:
-                    fns[key] = self._wrap(f"flow:{index}:{key}", f"{label} of the {node.kind} step", node.span, fn)
+                    fns[key] = self._wrap(
+                        f"flow:{index}:{key}", f"{label} of the {node.kind} step", node.span, fn
+                    )
             flow.append(attrs.evolve(node, fns=fns))
         end_when = program.end_when
         if end_when is not None:

@@ -180,11 +180,17 @@ def load_game_for(log: GameLog, ruleset: str | None = None, variants: Sequence[s
     program = load_program(where, modules, variants, players=players)
     if program.fingerprint != header["fingerprint"]:
         shown_modules = f" with modules {', '.join(modules)}" if modules else ""
+        recorded = [v for v in header.get("variants") or () if isinstance(v, dict)]
+        changed = [
+            f"variant {path} changed (fingerprint {entry.get('fingerprint')} in the log, {now} now)"
+            for (path, now), entry in zip(program.rules.variants, recorded, strict=False)
+            if str(entry.get("fingerprint")) != now
+        ]
         raise ReplayError(
             Diagnostic(
                 f"the rules changed since this game was logged: the log has fingerprint "
                 f"{header['fingerprint']}, but {program.name}{shown_modules} now has fingerprint "
-                f"{program.fingerprint}",
+                f"{program.fingerprint}" + "".join(f"; {c}" for c in changed),
                 Span(log.path, 1, 1),
                 hint="replay with the rules the game was played with (e.g. the same rulekit/ruleset version)",
             )

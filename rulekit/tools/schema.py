@@ -434,7 +434,7 @@ def build_schemas() -> dict[str, dict[str, Any]]:
             "rulekit variant",
             "A house-rule variant: checked operations on the rules.",
             variant_props,
-            required=["variant"],
+            required=["variant", "ruleset"],
         ),
         "scenario": _schema(
             "scenario",

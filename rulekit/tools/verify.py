@@ -45,6 +45,8 @@ DEFAULT_MAX_ACTIONS = 300
 MAX_SEED = 1_000_000
 #: The costlier engine properties are checked every this many actions (and at each game's end).
 HEAVY_EVERY = 8
+#: Counterexamples up to this long are also shortened by dropping two separate actions.
+MAX_PAIR_SEARCH = 30
 _ENGINE = "_"
 
 # ------------------------------------------------------------------ failures
@@ -146,16 +148,25 @@ class Stats:
     property_checks: int = 0
     started: float = field(factory=time.perf_counter)
     seconds: float = 0.0
+    found_after_games: int | None = None
+    found_after_seconds: float = 0.0
 
     def per_minute(self, count: int) -> float:
         return count * 60.0 / self.seconds if self.seconds > 0 else 0.0
 
     def summary(self) -> str:
-        return (
+        text = (
             f"{self.games} games, {self.actions} actions, {self.invariant_checks} invariant checks, "
             f"{self.property_checks} engine-property checks in {self.seconds:.1f}s "
-            f"({self.per_minute(self.games):,.0f} games/min, {self.per_minute(self.actions):,.0f} actions/min)"
+            f"({self.per_minute(self.games):,.0f} games/min, "
+            f"{self.per_minute(self.actions):,.0f} actions/min)"
         )
+        if self.found_after_games is not None:
+            text += (
+                f"; the first violation came in game {self.found_after_games} after "
+                f"{self.found_after_seconds:.1f}s, the rest was shrinking"
+            )
+        return text
 
 
 @define
@@ -235,7 +246,7 @@ class Checker:
         self.history: list[tuple[int, str]] = []
         try:
             state = game.new_initial_state(seed)
-        except Exception as error:  # noqa: BLE001 - every failure is a finding
+        except Exception as error:
             raise self._failure("engine:setup", f"setup failed: {_describe_error(error)}") from None
         self.stats.games += 1
         self.check_state(state)
@@ -253,7 +264,7 @@ class Checker:
         twin = state.clone()
         try:
             state.apply_action(action)
-        except Exception as error:  # noqa: BLE001 - every failure is a finding
+        except Exception as error:
             self.history.append((player, text))
             message = f"{text} was offered as legal but {_describe_error(error)}"
             if _snapshot(state.fields, deep=heavy) != before:
@@ -263,7 +274,9 @@ class Checker:
         self.stats.actions += 1
         self.stats.property_checks += 1
         if _snapshot(twin.fields, deep=heavy) != before or twin.legal_actions() != legal_before:
-            raise self._failure("engine:clone-independent", f"applying {text} to a state changed its clone", state=state)
+            raise self._failure(
+                "engine:clone-independent", f"applying {text} to a state changed its clone", state=state
+            )
         if heavy and not state.is_terminal():
             self.check_clone_reverse(state)
         self.check_state(state, heavy=heavy)
@@ -302,7 +315,7 @@ class Checker:
             decl = invariant.decl
             try:
                 holds = invariant.check(F, R, -1)
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:
                 raise self._failure(
                     f"invariant:{decl.name}",
                     f"{decl.message} (the invariant could not be evaluated: {_describe_error(error)})",
@@ -331,13 +344,17 @@ class Checker:
         try:
             text = json.dumps(state.to_json())
             copy = State.from_json(game, json.loads(text))
-        except Exception as error:  # noqa: BLE001
-            raise self._failure("engine:json-roundtrip", f"serializing failed: {_describe_error(error)}", state=state) from None
+        except Exception as error:
+            raise self._failure(
+                "engine:json-roundtrip", f"serializing failed: {_describe_error(error)}", state=state
+            ) from None
         if copy.fields != state.fields:  # with check_values, == is exact here
             keys = [k for k in state.fields if copy.fields.get(k, _MISSING) != state.fields[k]]
             keys += [k for k in copy.fields if k not in state.fields]
             shown = ", ".join(_key_text(k) for k in keys[:5]) or "value types (e.g. true vs 1)"
-            raise self._failure("engine:json-roundtrip", f"the state read back from JSON differs in {shown}", state=state)
+            raise self._failure(
+                "engine:json-roundtrip", f"the state read back from JSON differs in {shown}", state=state
+            )
 
     def check_views(self, state: State, *, whole: bool) -> None:
         """Each player's (and a spectator's) view is the same after hidden values are
@@ -380,11 +397,15 @@ class Checker:
             replayed = game.new_initial_state(self.seed)
             for player, text in self.history:
                 if replayed.current_player() != player:
-                    raise _NotReplayable(f"P{player + 1} played {text}, but P{replayed.current_player() + 1} decides")
+                    raise _NotReplayable(
+                        f"P{player + 1} played {text}, but P{replayed.current_player() + 1} decides"
+                    )
                 replayed.apply_action(game.parse_action(text))
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             raise self._failure(
-                "engine:replay", f"the log of this game cannot be replayed: {_describe_error(error)}", state=state
+                "engine:replay",
+                f"the log of this game cannot be replayed: {_describe_error(error)}",
+                state=state,
             ) from None
         if replayed.fields != state.fields or (self.full and replayed.state_hash() != state.state_hash()):
             diff = [k for k in state.fields if replayed.fields.get(k, _MISSING) != state.fields[k]]
@@ -398,7 +419,7 @@ class Checker:
     def check_rejections(self, state: State) -> None:
         for action in self._rejected_actions(state):
             self.stats.property_checks += 1
-            before = _snapshot(state.fields)
+            before = _snapshot(state.fields, deep=False)  # refusing happens before any change
             legal = list(state.legal_actions())
             text = state.game.action_to_string(action)
             player = state.current_player()
@@ -406,15 +427,21 @@ class Checker:
                 state.apply_action(action)
             except IllegalActionError:
                 pass
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:
                 raise self._failure(
-                    "engine:rejected-unchanged", f"rejecting {text} failed: {_describe_error(error)}", state=state
+                    "engine:rejected-unchanged",
+                    f"rejecting {text} failed: {_describe_error(error)}",
+                    state=state,
                 ) from None
             else:
                 self.history.append((player, text))
-                raise self._failure("engine:rejected-unchanged", f"{text} is not legal but was accepted", state=state)
-            if _snapshot(state.fields) != before or state.legal_actions() != legal:
-                raise self._failure("engine:rejected-unchanged", f"rejecting {text} changed the state", state=state)
+                raise self._failure(
+                    "engine:rejected-unchanged", f"{text} is not legal but was accepted", state=state
+                )
+            if _snapshot(state.fields, deep=False) != before or state.legal_actions() != legal:
+                raise self._failure(
+                    "engine:rejected-unchanged", f"rejecting {text} changed the state", state=state
+                )
 
     def check_clone_reverse(self, state: State) -> None:
         """Applying an action to a clone must leave the original alone."""
@@ -424,11 +451,13 @@ class Checker:
         legal = twin.legal_actions()
         try:
             twin.apply_action(legal[-1])
-        except Exception:  # noqa: BLE001 - found when that action is explored
+        except Exception:
             return
         if _snapshot(state.fields) != before:
             text = state.game.action_to_string(legal[-1])
-            raise self._failure("engine:clone-independent", f"applying {text} to a clone changed the original", state=state)
+            raise self._failure(
+                "engine:clone-independent", f"applying {text} to a clone changed the original", state=state
+            )
 
     def check_terminal(self, state: State) -> None:
         self.stats.property_checks += 1
@@ -437,8 +466,10 @@ class Checker:
         try:
             state.returns()
             state.standings()
-        except Exception as error:  # noqa: BLE001
-            raise self._failure("engine:terminal", f"scoring the finished game failed: {_describe_error(error)}", state=state) from None
+        except Exception as error:
+            raise self._failure(
+                "engine:terminal", f"scoring the finished game failed: {_describe_error(error)}", state=state
+            ) from None
 
     # -- helpers
     def _failure(self, key: str, message: str, **kwargs: Any) -> PropertyFailure:
@@ -530,9 +561,7 @@ def _plain_value(value: Any) -> bool:
     if isinstance(value, tuple):
         return all(_plain_value(v) for v in value)
     if isinstance(value, dict):
-        return all(_plain_value(k) for k in value) and all(
-            _plain_value(v) for v in value.values()
-        )
+        return all(_plain_value(k) for k in value) and all(_plain_value(v) for v in value.values())
     return False
 
 
@@ -585,7 +614,9 @@ def player_counts(options: VerifyOptions) -> tuple[Program, list[int]]:
     rules = program.rules
     if options.players is not None:
         if not rules.min_players <= options.players <= rules.max_players:
-            raise UsageError(f"{rules.title} is for {rules.min_players}-{rules.max_players} players, not {options.players}")
+            raise UsageError(
+                f"{rules.title} is for {rules.min_players}-{rules.max_players} players, not {options.players}"
+            )
         return program, [options.players]
     counts = list(range(rules.min_players, rules.max_players + 1))
     if options.modules:
@@ -624,7 +655,9 @@ def _settings(options: VerifyOptions) -> Any:
     )
 
 
-def explore(options: VerifyOptions, checker: Checker, counts: list[int], progress: Callable[[], None]) -> PropertyFailure | None:
+def explore(
+    options: VerifyOptions, checker: Checker, counts: list[int], progress: Callable[[], None]
+) -> PropertyFailure | None:
     """Run hypothesis over games; the (hypothesis-shrunk) first failure, or ``None``."""
     from hypothesis import given, seed
     from hypothesis import strategies as st
@@ -632,22 +665,41 @@ def explore(options: VerifyOptions, checker: Checker, counts: list[int], progres
     lo, hi = counts[0], counts[-1]
     max_actions = options.max_actions
 
+    # Once a failure is known, hypothesis only accepts failing games that draw fewer
+    # choices (it shrinks in shortlex order), so a game is cut off as soon as it has drawn
+    # more than the best failing one: shrinking then never plays whole games in vain.
+    best = [float("inf")]
+    stats = checker.stats
+
     @seed(options.seed)
     @_settings(options)
     @given(st.data())
     def play(data: Any) -> None:
         players = lo if lo == hi else data.draw(st.sampled_from(counts))
         game_seed = data.draw(st.integers(0, MAX_SEED))
-        state = checker.start(players, game_seed)
-        for _ in range(max_actions):
-            if state.is_terminal():
-                break
-            legal = state.legal_actions()
-            index = data.draw(st.integers(0, len(legal) - 1)) if len(legal) > 1 else 0
-            checker.step(state, legal[index])
+        draws = 0
+        try:
+            state = checker.start(players, game_seed)
+            for _ in range(max_actions):
+                if state.is_terminal():
+                    break
+                legal = state.legal_actions()
+                index = 0
+                if len(legal) > 1:
+                    draws += 1
+                    if draws > best[0]:
+                        return
+                    index = data.draw(st.integers(0, len(legal) - 1))
+                checker.step(state, legal[index])
+                progress()
+            checker.finish(state)
             progress()
-        checker.finish(state)
-        progress()
+        except PropertyFailure:
+            if stats.found_after_games is None:
+                stats.found_after_games = stats.games
+                stats.found_after_seconds = time.perf_counter() - stats.started
+            best[0] = min(best[0], draws)
+            raise
 
     try:
         play()
@@ -657,25 +709,55 @@ def explore(options: VerifyOptions, checker: Checker, counts: list[int], progres
 
 
 def minimize(checker: Checker, failure: PropertyFailure) -> PropertyFailure:
-    """Make the counterexample 1-minimal: no single action can be dropped."""
-    best = find_failure(checker, failure.players, failure.seed, [text for _, text in failure.history], failure.key)
+    """Shorten the counterexample until it is 1-minimal: no single action can be dropped.
+
+    Runs of up to four consecutive actions are tried first (an action often needs the
+    one before it), then single actions, then (for short sequences) two separate
+    actions (e.g. buying a card and, later, playing it), until nothing can be dropped.
+    """
+    best = find_failure(
+        checker, failure.players, failure.seed, [text for _, text in failure.history], failure.key
+    )
     if best is None:  # pragma: no cover - the engine is deterministic
         return failure
-    changed = True
-    while changed:
-        changed = False
+    while True:
+        size = 4
+        while size >= 1:
+            texts = [text for _, text in best.history]
+            for i in reversed(range(len(texts) - size + 1)):
+                candidate = texts[:i] + texts[i + size :]
+                found = find_failure(checker, best.players, best.seed, candidate, failure.key)
+                if found is not None:
+                    best = found
+                    size = 4  # a deletion may enable others: start over
+                    break
+            else:
+                size -= 1
+        # two actions apart that only go together (buying a card, later playing it)
         texts = [text for _, text in best.history]
-        for i in reversed(range(len(texts))):
-            candidate = texts[:i] + texts[i + 1 :]
-            found = find_failure(checker, best.players, best.seed, candidate, failure.key)
+        if len(texts) > MAX_PAIR_SEARCH:
+            return best
+        pair = _drop_a_pair(checker, best, texts, failure.key)
+        if pair is None:
+            return best
+        best = pair
+
+
+def _drop_a_pair(
+    checker: Checker, best: PropertyFailure, texts: list[str], key: str
+) -> PropertyFailure | None:
+    for i in reversed(range(len(texts))):
+        for j in reversed(range(i + 2, len(texts))):
+            candidate = texts[:i] + texts[i + 1 : j] + texts[j + 1 :]
+            found = find_failure(checker, best.players, best.seed, candidate, key)
             if found is not None:
-                best = found
-                changed = True
-                break
-    return best
+                return found
+    return None
 
 
-def find_failure(checker: Checker, players: int, seed: int, texts: Sequence[str], key: str) -> PropertyFailure | None:
+def find_failure(
+    checker: Checker, players: int, seed: int, texts: Sequence[str], key: str
+) -> PropertyFailure | None:
     """Play ``texts``, checking everything; the failure ``key`` if it occurs (maybe before
     the end), else ``None`` (also when an action is not legal where it comes)."""
     try:
@@ -717,7 +799,7 @@ def explain_invariant(program: Program, invariant: CompiledInvariant, state: Sta
     lines: list[str] = []
     try:
         _explain(program, invariant.decl.condition, state, [], lines, 0)
-    except Exception as error:  # noqa: BLE001 - explaining is best effort
+    except Exception as error:
         lines.append(f"(cannot evaluate the parts: {_describe_error(error)})")
     return lines
 
@@ -725,12 +807,16 @@ def explain_invariant(program: Program, invariant: CompiledInvariant, state: Sta
 Binding = tuple[str, Type, Any]
 
 
-def _evaluate(program: Program, expr: ast.Expr, state: State, bindings: Sequence[Binding]) -> tuple[Any, Type]:
+def _evaluate(
+    program: Program, expr: ast.Expr, state: State, bindings: Sequence[Binding]
+) -> tuple[Any, Type]:
     fn, type_ = compile_node(program, expr, [(n, ty) for n, ty, _ in bindings])
     return fn(state.fields, state.game.runtime, -1, *(v for _, _, v in bindings)), type_
 
 
-def compile_node(program: Program, expr: ast.Expr, params: Sequence[tuple[str, Type]]) -> tuple[Callable[..., Any], Type]:
+def compile_node(
+    program: Program, expr: ast.Expr, params: Sequence[tuple[str, Type]]
+) -> tuple[Callable[..., Any], Type]:
     """Compile an already parsed expression of the ruleset (``fn(F, R, me, *params)``)."""
     from rulekit.compiler.codegen import Context
 
@@ -751,7 +837,9 @@ def _show(value: Any, type_: Type) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def _explain(program: Program, expr: ast.Expr, state: State, bindings: list[Binding], lines: list[str], depth: int) -> None:
+def _explain(
+    program: Program, expr: ast.Expr, state: State, bindings: list[Binding], lines: list[str], depth: int
+) -> None:
     indent = "  " * depth
     where = "".join(f" [{n} = {_show(v, ty)}]" for n, ty, v in bindings) if depth == 0 else ""
     if isinstance(expr, ast.Binary) and expr.op == "and":
@@ -794,11 +882,17 @@ def _explain(program: Program, expr: ast.Expr, state: State, bindings: list[Bind
         negated: ast.Expr = ast.Unary("not", comp.element)
         if comp.condition is not None:
             negated = ast.Binary("and", comp.condition, negated)
-        element: ast.Expr = ast.Name(loop_vars[0]) if len(loop_vars) == 1 else ast.TupleExpr(tuple(ast.Name(v) for v in loop_vars))
+        element: ast.Expr = (
+            ast.Name(loop_vars[0])
+            if len(loop_vars) == 1
+            else ast.TupleExpr(tuple(ast.Name(v) for v in loop_vars))
+        )
         witnesses_expr = ast.ListComprehension(ast.Comprehension(element, comp.loops, negated))
         witnesses, list_type = _evaluate(program, witnesses_expr, state, bindings)
         element_type = t.element_type(list_type) if list_type.is_list else t.ANY
-        shown = ", ".join(_show(w, element_type) for w in witnesses[:5]) + (", ..." if len(witnesses) > 5 else "")
+        shown = ", ".join(_show(w, element_type) for w in witnesses[:5]) + (
+            ", ..." if len(witnesses) > 5 else ""
+        )
         lines.append(f"{indent}fails for {' , '.join(loop_vars)} = {shown}")
         if witnesses and len(loop_vars) == 1:
             binding = (loop_vars[0], element_type, witnesses[0])
@@ -834,7 +928,12 @@ def _level(expr: ast.Expr) -> int:
         return _BINARY_LEVEL.get(expr.op, _CMP)
     if isinstance(expr, ast.Unary):
         return _NOT if expr.op == "not" else _UNARY
-    if isinstance(expr, ast.Literal) and isinstance(expr.value, int) and not isinstance(expr.value, bool) and expr.value < 0:
+    if (
+        isinstance(expr, ast.Literal)
+        and isinstance(expr.value, int)
+        and not isinstance(expr.value, bool)
+        and expr.value < 0
+    ):
         return _UNARY
     return _POSTFIX
 
@@ -986,7 +1085,9 @@ def _ruleset_dir(ruleset: str) -> Path | None:
     return None
 
 
-def scenario_text(options: VerifyOptions, program: Program, example: Counterexample, source: str | None) -> str:
+def scenario_text(
+    options: VerifyOptions, program: Program, example: Counterexample, source: str | None
+) -> str:
     """A scenario file that reproduces the counterexample (it fails until the rules are fixed)."""
     what = (
         f"invariant '{example.name}'"
@@ -1015,7 +1116,9 @@ def scenario_text(options: VerifyOptions, program: Program, example: Counterexam
     if example.span is not None:
         head.append(f"# declared at {example.span}")
     if example.invariant is None:
-        head.append("# The last action shows the failure; the scenario fails on it until the rules are fixed.")
+        head.append(
+            "# The last action shows the failure; the scenario fails on it until the rules are fixed."
+        )
     else:
         head.append("# The expect is the invariant: it fails until the rules are fixed.")
     return "\n".join(head) + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
@@ -1027,7 +1130,9 @@ def format_counterexample(example: Counterexample) -> str:
     if example.key.startswith("invariant:"):
         lines.append(f"invariant '{example.name}' violated")
         where = f"{example.span}: " if example.span else ""
-        cite = f" [{example.invariant.decl.cite}]" if example.invariant and example.invariant.decl.cite else ""
+        cite = (
+            f" [{example.invariant.decl.cite}]" if example.invariant and example.invariant.decl.cite else ""
+        )
         lines.append(f"  {where}{example.message}{cite}")
         if example.invariant is not None:
             lines.append(f"  holds: {unparse(example.invariant.decl.condition)}")
@@ -1037,7 +1142,9 @@ def format_counterexample(example: Counterexample) -> str:
     if example.details:
         lines.append("  values:")
         lines.extend(f"    {d}" for d in example.details)
-    shrunk = f", shrunk from {example.original_length}" if example.original_length != len(example.actions) else ""
+    shrunk = (
+        f", shrunk from {example.original_length}" if example.original_length != len(example.actions) else ""
+    )
     lines.append(
         f"  after {len(example.actions)} action(s){shrunk} ({example.players} players, seed {example.seed}):"
     )
@@ -1100,13 +1207,27 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("ruleset", help="a bundled ruleset name or a ruleset directory")
     parser.add_argument(
-        "--with", dest="modules", action="append", default=[], metavar="MOD,...", help="modules to add (repeatable)"
+        "--with",
+        dest="modules",
+        action="append",
+        default=[],
+        metavar="MOD,...",
+        help="modules to add (repeatable)",
     )
     parser.add_argument(
-        "--variant", dest="variants", action="append", default=[], metavar="FILE", help="a variant file (repeatable)"
+        "--variant",
+        dest="variants",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a variant file (repeatable)",
     )
     parser.add_argument(
-        "--examples", type=int, default=DEFAULT_EXAMPLES, metavar="N", help=f"games to explore (default {DEFAULT_EXAMPLES})"
+        "--examples",
+        type=int,
+        default=DEFAULT_EXAMPLES,
+        metavar="N",
+        help=f"games to explore (default {DEFAULT_EXAMPLES})",
     )
     parser.add_argument(
         "--max-actions",
@@ -1115,13 +1236,19 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="M",
         help=f"stop a game after M actions (default {DEFAULT_MAX_ACTIONS})",
     )
-    parser.add_argument("--seed", type=int, default=0, metavar="S", help="hypothesis seed (default 0: reproducible)")
+    parser.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="hypothesis seed (default 0: reproducible)"
+    )
     parser.add_argument("--players", type=int, default=None, metavar="N", help="only this player count")
-    parser.add_argument("--coverage", action="store_true", help="report actions, triggers and conditions never reached")
+    parser.add_argument(
+        "--coverage", action="store_true", help="report actions, triggers and conditions never reached"
+    )
     parser.add_argument("--out", default="verify-out", metavar="DIR", help="where to write counterexamples")
     parser.add_argument("--no-shrink", action="store_true", help="report the first counterexample unshrunk")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
-    parser.add_argument("--progress", action="store_true", help="a progress line even when stderr is not a terminal")
+    parser.add_argument(
+        "--progress", action="store_true", help="a progress line even when stderr is not a terminal"
+    )
     parser.set_defaults(func=run)
     return parser
 
@@ -1145,7 +1272,8 @@ def run(args: argparse.Namespace) -> int:
         coverage=args.coverage,
         out=Path(args.out),
         shrink=not getattr(args, "no_shrink", False),
-        progress=not getattr(args, "quiet", False) and (getattr(args, "progress", False) or sys.stderr.isatty()),
+        progress=not getattr(args, "quiet", False)
+        and (getattr(args, "progress", False) or sys.stderr.isatty()),
     )
     try:
         result = verify(options)

@@ -82,12 +82,12 @@ def _errors(kind: str, data: Any) -> list[str]:
 
 
 def test_variant_schema_rejects_unknown_keys_and_bad_paths() -> None:
-    assert _errors("variant", {"variant": "v", "sett": {}})
-    assert _errors("variant", {"variant": "v", "set": {"START_MONEY": 30}})
-    assert _errors("variant", {"variant": "v", "add": {"flow": []}})
-    assert not _errors(
-        "variant", {"variant": "v", "set": {"constants.START_MONEY": 30}, "remove": ["triggers.x"]}
-    )
+    head = {"variant": "v", "ruleset": "r"}
+    assert _errors("variant", {**head, "sett": {}})
+    assert _errors("variant", {**head, "set": {"START_MONEY": 30}})
+    assert _errors("variant", {**head, "add": {"flow": []}})
+    assert _errors("variant", {"variant": "v", "set": {"constants.START_MONEY": 30}})
+    assert not _errors("variant", {**head, "set": {"constants.START_MONEY": 30}, "remove": ["triggers.x"]})
 
 
 def test_ruleset_schema_is_strict_on_keys_but_not_on_dsl() -> None:

@@ -88,3 +88,9 @@ def test_shipped_variant_plays_in_every_allowed_combination(path: Path) -> None:
     results = check_all_combinations(path.parts[-3], [str(path)], max_actions=60)
     assert results
     assert all(r.ok for r in results), "\n".join(p for r in results for p in r.problems)
+
+
+@pytest.mark.parametrize("path", VARIANTS, ids=_ids)
+def test_authoring_guide_lists_each_shipped_variant(path: Path) -> None:
+    guide = (ROOT / "docs" / "authoring.md").read_text(encoding="utf-8")
+    assert f"| {path.parts[-3]} | `{path.stem}` |" in guide

@@ -401,3 +401,23 @@ def test_extend_appends_a_requirement(write_variant: WriteVariant) -> None:
     state = load_game("tic_tac_toe", 2, variants=[str(path)]).new_initial_state(1)
     assert "place(a1)" not in state.legal_action_strings()
     assert "place(b1)" in state.legal_action_strings()
+
+
+def test_variant_must_name_its_ruleset(write_variant: WriteVariant) -> None:
+    path = write_variant("variant: house\nset:\n  constants.LINES: []\n")
+    message = _error("tic_tac_toe", [str(path)])
+    assert f"{path}:1:1: error: a variant file needs 'ruleset: NAME', the game it changes" in message
+    assert "hint: add 'ruleset: tic_tac_toe'" in message
+
+
+def test_two_variants_with_one_name(write_variant: WriteVariant) -> None:
+    first = write_variant(HEADER + "set:\n  components.cell.b2.row: 1\n", "one")
+    second = write_variant(HEADER + "set:\n  components.cell.b2.row: 1\n", "two")
+    message = _error("tic_tac_toe", [str(first), str(second)])
+    assert f"two different variants are named 'house' ({first} and {second})" in message
+
+
+def test_variant_player_range_outside_the_game(write_variant: WriteVariant) -> None:
+    path = write_variant(HEADER + "players: {min: 3, max: 4}\nset:\n  components.cell.b2.row: 1\n")
+    message = _error("tic_tac_toe", [str(path)])
+    assert f"{path}:3:10: error: variant 'house' allows 3-4 players, but tic_tac_toe is for 2-2" in message

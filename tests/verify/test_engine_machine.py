@@ -11,7 +11,14 @@ import json
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from rulekit.engine.game import TERMINAL, Action, Game, State
 from rulekit.errors import IllegalActionError, RulekitError
@@ -94,7 +101,11 @@ def machine_for(ruleset: str, modules: tuple[str, ...]) -> type[RuleBasedStateMa
             state = self._state()
             before = state.state_hash()
             legal = list(state.legal_actions())
-            bogus = Action("__no_such_action__") if not legal else Action(legal[0].name, ("__not_a_value__",) * max(1, len(legal[0].args)))
+            bogus = (
+                Action("__no_such_action__")
+                if not legal
+                else Action(legal[0].name, ("__not_a_value__",) * max(1, len(legal[0].args)))
+            )
             with pytest.raises(RulekitError):
                 state.apply_action(bogus)
             assert state.state_hash() == before
@@ -116,7 +127,9 @@ def machine_for(ruleset: str, modules: tuple[str, ...]) -> type[RuleBasedStateMa
     return EngineMachine
 
 
-@pytest.mark.parametrize(("ruleset", "modules"), RULESETS, ids=lambda v: ",".join(v) if isinstance(v, tuple) else v)
+@pytest.mark.parametrize(
+    ("ruleset", "modules"), RULESETS, ids=lambda v: ",".join(v) if isinstance(v, tuple) else v
+)
 def test_engine_api_state_machine(ruleset: str, modules: tuple[str, ...]) -> None:
     try:
         machine = machine_for(ruleset, modules)

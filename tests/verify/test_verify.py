@@ -68,7 +68,9 @@ def test_planted_bug_is_caught_with_a_short_one_minimal_counterexample(
 
 def _assert_one_minimal(ruleset: Path | str, players: int, seed: int, texts: list[str], key: str) -> None:
     checker = Checker(load_program(str(ruleset)), Stats(), full=True)
-    assert find_failure(checker, players, seed, texts, key) is not None, "the counterexample does not reproduce"
+    assert find_failure(checker, players, seed, texts, key) is not None, (
+        "the counterexample does not reproduce"
+    )
     for i in range(len(texts)):
         shorter = texts[:i] + texts[i + 1 :]
         assert find_failure(checker, players, seed, shorter, key) is None, f"action {i + 1} can be dropped"
@@ -89,7 +91,9 @@ def test_written_log_replays_to_the_violation(fixture: str, key: str, longest: i
 
 
 @pytest.mark.parametrize(("fixture", "key", "longest"), TIC_TAC_TOE_BUGS)
-def test_written_scenario_reproduces_the_violation(fixture: str, key: str, longest: int, tmp_path: Path) -> None:
+def test_written_scenario_reproduces_the_violation(
+    fixture: str, key: str, longest: int, tmp_path: Path
+) -> None:
     scenario = pytest.importorskip("rulekit.tools.scenario")
     result = verify(_options(PLANTED / fixture, tmp_path))
     assert result.counterexample is not None
@@ -116,7 +120,9 @@ def test_report_names_the_invariant_its_place_values_and_actions(tmp_path: Path)
     assert "P1 place(a1)" in text and "P2 place(a1)" in text
 
 
-def test_an_effect_that_fails_on_an_offered_action_is_reported(write_ruleset: Callable[..., Path], tmp_path: Path) -> None:
+def test_an_effect_that_fails_on_an_offered_action_is_reported(
+    write_ruleset: Callable[..., Path], tmp_path: Path
+) -> None:
     directory = write_ruleset(
         """
 ruleset: failing_effect
@@ -145,7 +151,9 @@ flow:
     assert [a for _, a in example.actions] == ["bump", "bump", "bump"]
 
 
-def test_a_clone_that_differs_from_its_original_is_reported(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_a_clone_that_differs_from_its_original_is_reported(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     original = State.clone
 
     def stale_clone(self: State) -> State:
@@ -180,6 +188,7 @@ ruleset: hidden_deck
 players: {min: 2, max: 3}
 state:
   game:
+    current: {type: player, initial: "player_at(1)"}
     deck: {type: "list[int]", initial: "[1, 2, 3, 4, 5, 6]", visibility: hidden}
   player:
     hand: {type: "list[int]", visibility: owner}
@@ -200,10 +209,10 @@ flow:
 """
 
 
-def test_views_of_hidden_information_hold_for_a_hidden_deck(write_ruleset: Callable[..., Path], tmp_path: Path) -> None:
-    directory = write_ruleset(HIDDEN_DECK.replace("as: current", "as: current").replace(
-        "  game:\n", "  game:\n    current: {type: player, initial: \"player_at(1)\"}\n", 1
-    ))
+def test_views_of_hidden_information_hold_for_a_hidden_deck(
+    write_ruleset: Callable[..., Path], tmp_path: Path
+) -> None:
+    directory = write_ruleset(HIDDEN_DECK)
     result = verify(_options(directory, tmp_path))
     assert result.ok, format_counterexample(result.counterexample)  # type: ignore[arg-type]
 
@@ -211,9 +220,7 @@ def test_views_of_hidden_information_hold_for_a_hidden_deck(write_ruleset: Calla
 def test_a_view_that_leaks_hidden_order_is_reported(
     write_ruleset: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    directory = write_ruleset(HIDDEN_DECK.replace(
-        "  game:\n", "  game:\n    current: {type: player, initial: \"player_at(1)\"}\n", 1
-    ))
+    directory = write_ruleset(HIDDEN_DECK)
     original = State.view
 
     def leaky(self: State, player: int | None) -> dict[str, object]:
@@ -228,10 +235,11 @@ def test_a_view_that_leaks_hidden_order_is_reported(
     assert result.counterexample.actions == []
 
 
-def test_players_counts_are_explored_within_the_range(write_ruleset: Callable[..., Path], tmp_path: Path) -> None:
+def test_players_counts_are_explored_within_the_range(
+    write_ruleset: Callable[..., Path], tmp_path: Path
+) -> None:
     directory = write_ruleset(
-        HIDDEN_DECK.replace("  game:\n", "  game:\n    current: {type: player, initial: \"player_at(1)\"}\n", 1)
-        + "\ninvariants:\n  not_three:\n    holds: num_players < 3\n    message: three players\n"
+        HIDDEN_DECK + "\ninvariants:\n  not_three:\n    holds: num_players < 3\n    message: three players\n"
     )
     result = verify(_options(directory, tmp_path))
     assert result.counterexample is not None
