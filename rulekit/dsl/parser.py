@@ -230,6 +230,7 @@ def _syntax_error(error: UnexpectedInput, text: str, origin: Origin) -> DslSynta
         elif token.type in ("_INDENT", "_DEDENT"):
             # These borrow the position of the line break; point at the line's start instead.
             line, column = token.end_line or line, token.end_column or column
+            expected = set()  # every statement would do; the hint says what is wrong
         if (line, column) > _end_of_text(text):
             line, column = _end_of_text(text)
     elif isinstance(error, UnexpectedCharacters):
@@ -262,6 +263,8 @@ def _hint(text: str, message: str) -> str | None:
         return "a '[' is never closed"
     if "'/'" in message:
         return "use '//' for division rounded down, or half(x)"
+    if message == "unexpected indentation":
+        return "only the body of an if, elif, else or for is indented"
     return None
 
 

@@ -92,3 +92,15 @@ def test_every_tile_scenario_cites_its_section() -> None:
     for path in SCENARIOS:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         assert "§12" in str(data.get("cite")), path.name
+
+
+def test_no_two_tiles_override_the_same_entry() -> None:
+    """Tiles compose in any combination only if no two of them replace the same base entry."""
+    seen: dict[str, str] = {}
+    for tile in TILES:
+        data = yaml.safe_load((RULESET_DIR / "modules" / f"{tile}.yaml").read_text(encoding="utf-8"))
+        for section, entries in (data.get("override") or {}).items():
+            for name in entries:
+                key = f"{section}.{name}"
+                assert key not in seen, f"{tile} and {seen.get(key)} both override {key}"
+                seen[key] = tile

@@ -122,3 +122,24 @@ def test_planted_game_bug_is_caught_and_shrunk(
     outcome = scenario.run_scenario(next(p for p in example.files if p.suffix == ".yaml"))
     assert not outcome.passed
     assert any("expectation failed" in failure for failure in outcome.failures), outcome.failures
+
+
+def _variants() -> list[tuple[str, str, tuple[str, ...]]]:
+    import yaml
+
+    found = []
+    for path in sorted((ROOT / "rulesets").glob("*/variants/*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "variant" in data:
+            found.append((path.parent.parent.name, path.stem, tuple(data.get("requires") or ())))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "variant", "needs"), _variants(), ids=lambda v: v if isinstance(v, str) else ""
+)
+def test_invariants_hold_with_every_variant(ruleset: str, variant: str, needs: tuple[str, ...]) -> None:
+    _require(ruleset, needs)
+    examples = settings().max_examples if ruleset == "tic_tac_toe" else _game_examples()
+    result = verify(VerifyOptions(ruleset, modules=needs, variants=(variant,), examples=examples, out=None))
+    assert result.ok, format_counterexample(result.counterexample)  # type: ignore[arg-type]
