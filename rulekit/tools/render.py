@@ -29,6 +29,7 @@ from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
 from rulekit.engine.game import State
 from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, Span, did_you_mean
+from rulekit.rules.compose import fingerprint
 from rulekit.rules.yaml_source import LocStr, span_of
 
 _PANEL_KEYS = ("title", "lines", "doc")
@@ -464,6 +465,8 @@ def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence
         return f"{name}: {_one_line(spec.get('holds'), 80)}{message}{cite}"
 
     simple("triggers", trigger)
+    _describe_components(out, data, base, origin)
+    _describe_state(out, data, base, origin)
     simple("constants", constant)
     simple("functions", function)
     simple("events", event)
@@ -478,3 +481,50 @@ def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence
             who = by_file.get(Path(span.file).resolve(), span.file) if span else "a module"
             out.append(f"{section}: replaced by {who}")
     return "\n".join(out)
+
+
+def _item_ids(kind_spec: Any) -> list[str]:
+    items = kind_spec.get("items") if isinstance(kind_spec, dict) else None
+    return [str(i.get("id")) for i in items or () if isinstance(i, dict)]
+
+
+def _describe_components(
+    out: list[str], data: Any, base: Any, origin: Callable[[str, str], str]
+) -> None:
+    """Component kinds with their items; items a module or variant added are marked."""
+    kinds = data.get("components") or {}
+    if not kinds:
+        return
+    out.append("components:")
+    for kind, spec in kinds.items():
+        ids = _item_ids(spec)
+        old_ids = set(_item_ids((base.get("components") or {}).get(kind)))
+        added = [i for i in ids if i not in old_ids] if data is not base else []
+        attrs = ", ".join(str(a) for a in (spec.get("attributes") or {})) if isinstance(spec, dict) else ""
+        out.append(f"  {kind}: {len(ids)} items" + (f" ({attrs})" if attrs else ""))
+        if added:
+            out.append(f"      added by {origin('components', kind)}: {', '.join(added)}")
+        elif data is not base and fingerprint(spec) != fingerprint((base.get("components") or {}).get(kind)):
+            out.append(f"      changed by {origin('components', kind)}")
+
+
+def _describe_state(out: list[str], data: Any, base: Any, origin: Callable[[str, str], str]) -> None:
+    """State fields per scope; fields a module or variant added or changed are marked."""
+    scopes = data.get("state") or {}
+    if not scopes:
+        return
+    out.append("state:")
+    for scope, fields in scopes.items():
+        if not isinstance(fields, dict):
+            continue
+        old = (base.get("state") or {}).get(scope) or {}
+        parts = []
+        for name, spec in fields.items():
+            text = str(name)
+            if data is not base:
+                if name not in old:
+                    text += f" [added by {origin('state', scope)}]"
+                elif fingerprint(spec) != fingerprint(old.get(name)):
+                    text += f" [changed by {origin('state', scope)}]"
+            parts.append(text)
+        out.append(f"  {scope}: {', '.join(parts)}")
