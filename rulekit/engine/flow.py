@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, RuleEvaluationError
+from rulekit.runtime.errors import RuleFailure
 
 if TYPE_CHECKING:
     from rulekit.compiler.program import CompiledAction
@@ -128,6 +130,8 @@ def _enter(state: State, node_id: int) -> None:
         F[(_E, "flow")] = (*frames, (node_id, items, 0))
     elif kind == "turn":
         player = node.fns["player"](F, R, -1)
+        if type(player) is not int or not 0 <= player < R.num_players:
+            raise RuleFailure(f"the turn's player is {format_value(player)}, not a player", node.span)
         _reset_turn(state)
         F[(_E, "turn")] = player
         F[(_E, "flow")] = (*frames, (node_id, player, False))

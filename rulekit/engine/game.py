@@ -197,9 +197,25 @@ class State:
         return () if decision is None else tuple(decision[1])
 
     def legal_actions(self) -> list[Action]:
-        """Every legal action of the current player, in a fixed order."""
+        """Every legal action of the current player, in a fixed order.
+
+        Raises:
+            RuleEvaluationError: a parameter domain, requirement or cost failed to evaluate.
+        """
         if self._legal is None:
-            self._legal = list(self._enumerate())
+            try:
+                self._legal = list(self._enumerate())
+            except RuleFailure as failure:
+                raise RuleEvaluationError(
+                    Diagnostic(f"cannot list the legal actions: {failure.message}", failure.span)
+                ) from None
+            except (ArithmeticError, LookupError, TypeError, ValueError) as error:
+                raise RuleEvaluationError(
+                    Diagnostic(
+                        f"cannot list the legal actions: {type(error).__name__}: {error}",
+                        hint="a parameter domain, requirement or cost of the actions offered now failed",
+                    )
+                ) from None
         return self._legal
 
     def legal_action_strings(self) -> list[str]:

@@ -78,7 +78,10 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
     while position < len(text):
         match = _TOKEN.match(text, position)
         if not match or match.end() == position:
-            raise NotationError(f"cannot read {text[position:]!r}")
+            rest = text[position:].lstrip()
+            if rest.startswith('"'):
+                raise NotationError("a string is never closed")
+            raise NotationError(f"cannot read {rest!r}")
         kind = match.lastgroup or "punct"
         tokens.append((kind, match.group(kind)))
         position = match.end()

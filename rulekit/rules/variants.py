@@ -131,7 +131,8 @@ def find_variant(ref: str, source: RulesetSource | None = None) -> Path:
         return path
     shipped = shipped_variants(source) if source is not None else {}
     stem = path.name[: -len(path.suffix)] if path.suffix in (".yaml", ".yml") else path.name
-    if "/" not in ref and stem in shipped:
+    if stem in shipped and ("/" not in ref or path.parent.name == "variants"):
+        # a bare name, or a shipped variant's path recorded elsewhere (e.g. in a log)
         return shipped[stem]
     hint = did_you_mean(stem, shipped)
     if hint is None and shipped:

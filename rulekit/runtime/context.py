@@ -107,6 +107,9 @@ class Runtime:
 
     # -- flow interaction
     def ask(self, F: dict[Any, Any], player: int, actions: Sequence[str]) -> None:
+        if type(player) is not int or not 0 <= player < self.num_players:
+            shown = "none" if player is None else self.format_value(player)
+            raise RuleFailure(f"ask: {shown} is not a player")
         F[("_", "asks")] = (*F[("_", "asks")], (player, tuple(actions)))
 
     def note(self, F: dict[Any, Any], text: str) -> None:

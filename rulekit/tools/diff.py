@@ -42,9 +42,7 @@ class Side:
     players: int | None = None
 
     def describe(self) -> str:
-        parts = [self.ruleset]
-        if self.modules:
-            parts.append("with " + ", ".join(self.modules))
+        parts = [self.ruleset + (" with " + ", ".join(self.modules) if self.modules else "")]
         if self.variants:
             parts.append("variant " + ", ".join(self.variants))
         return " + ".join(parts)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rulekit.errors import RulekitError
-from rulekit.load import load_program
+from rulekit.load import load_game, load_program
 
 CASES = Path(__file__).resolve().parent / "cases"
 #: Modules requested per case (the default is none).
@@ -42,4 +42,26 @@ def test_error_message_matches_golden(
         expected_path.write_text(actual, encoding="utf-8")
         if not update_goldens:
             pytest.fail(f"wrote a new golden file {expected_path.name}; check it and run again")
+    assert actual == expected_path.read_text(encoding="utf-8")
+
+
+PLAY_ATTEMPTS = ["bet(3)", "bet(9)", "borrow", "bett(1)", "bet", "bet(1, 2)", 'bet("x', "bet(2)", "bet(4)"]
+
+
+def test_illegal_action_messages_match_golden(update_goldens: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rejected actions explain the rule, its citation and position: play.expected holds the exact text."""
+    monkeypatch.chdir(Path(__file__).resolve().parent)
+    state = load_game("play", 2).new_initial_state(0)
+    parts = []
+    for attempt in PLAY_ATTEMPTS:
+        try:
+            state.apply_action(attempt)
+        except RulekitError as error:
+            parts.append(f"$ {attempt}\n{error}\n")
+        else:  # "bet(2)" is legal and moves on to P2, who then cannot afford "bet(4)"
+            parts.append(f"$ {attempt}\n(accepted)\n")
+    actual = "\n".join(parts)
+    expected_path = Path(__file__).resolve().parent / "play.expected"
+    if update_goldens:
+        expected_path.write_text(actual, encoding="utf-8")
     assert actual == expected_path.read_text(encoding="utf-8")

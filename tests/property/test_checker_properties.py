@@ -16,7 +16,7 @@ SOURCES = {
     "tic_tac_toe": (ROOT / "rulesets" / "tic_tac_toe" / "ruleset.yaml").read_text(encoding="utf-8"),
     "cards": (ROOT / "tests" / "data" / "cards" / "ruleset.yaml").read_text(encoding="utf-8"),
 }
-_REPLACEMENTS = ["none", "0", "-1", "[]", "{}", "true", "me", "players", "x", "'a'", "list[int]", "player?", "|"]
+_REPLACEMENTS = ["none", "0", "-1", "[]", "{}", "true", "me", "players", "x", "'a'", "list[int]", "T?", "|"]
 _CHARACTERS = "x:-[]{}\"' 0#|()=.,"
 
 # One damage: (kind, line index, position or replacement index); applied modulo the sizes.

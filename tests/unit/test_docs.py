@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from rulekit.compiler.codegen import AGGREGATES
+from rulekit.dsl import parse_block, parse_expression
 from rulekit.runtime.builtins import BUILTINS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -48,3 +49,13 @@ def test_every_builtin_has_a_doc_and_an_example() -> None:
     """The registry itself carries a doc string and an example for each built-in."""
     missing = [name for name, b in BUILTINS.items() if not b.doc.strip() or not b.example.strip()]
     assert missing == []
+
+
+@pytest.mark.parametrize("name", sorted(BUILTINS))
+def test_every_builtin_example_is_valid_dsl(name: str) -> None:
+    """The example shown for a built-in parses (as an expression, or a statement for effects)."""
+    builtin = BUILTINS[name]
+    if builtin.effect:
+        parse_block(builtin.example)
+    else:
+        parse_expression(builtin.example)

@@ -194,3 +194,24 @@ def test_player_count_outside_the_ruleset_range_is_refused() -> None:
     """Tic-tac-toe is for exactly two players."""
     with pytest.raises(RulekitError, match="is for 2-2 players, not 3"):
         load_game("tic_tac_toe", 3)
+
+
+def test_a_domain_that_fails_is_a_rule_error_not_a_crash(write_ruleset: Callable[..., Path]) -> None:
+    """Listing legal actions runs rules too; an index out of range there is a RuleEvaluationError."""
+    directory = write_ruleset(
+        "ruleset: d\nplayers: {min: 1, max: 1}\nstate: {game: {n: {type: int}}}\n"
+        "actions:\n"
+        "  pick: {params: {x: '[[1], [2]][game.n]'}}\n"
+        "  bump: {effect: game.n += 5}\n"
+        "flow:\n  - turn: player_at(1)\n"
+    )
+    state = load_game(str(directory), 1).new_initial_state(0)
+    before = state.state_hash()
+    with pytest.raises(RuleEvaluationError, match="cannot list the legal actions: IndexError"):
+        state.apply_action("bump")
+    assert state.state_hash() == before
+    data = state.to_json()
+    data["fields"] = [[o, f, 7 if (o, f) == ("game", "n") else v] for o, f, v in data["fields"]]
+    restored = State.from_json(state.game, data)  # legal actions are listed lazily
+    with pytest.raises(RuleEvaluationError, match="cannot list the legal actions"):
+        restored.legal_actions()

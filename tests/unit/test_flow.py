@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rulekit.engine.game import State
-from rulekit.errors import RulesetError
+from rulekit.errors import IllegalActionError, RuleEvaluationError, RulesetError
 from rulekit.load import load_game
 
 HEAD = """\
@@ -191,3 +191,22 @@ def test_me_is_not_defined_in_flow_steps(write_ruleset: Writer) -> None:
     """Flow steps run for nobody in particular; only turn hooks and a turn's until see 'me'."""
     with pytest.raises(RulesetError, match="'me' means the acting player and is not defined here"):
         _start(write_ruleset, "  - do: me.score = 1\n")
+
+
+def test_a_turn_for_nobody_is_a_located_rule_error(write_ruleset: Writer) -> None:
+    """A turn whose player expression gives none fails with the step's position, not a crash."""
+    with pytest.raises(RuleEvaluationError, match="the turn's player is none, not a player") as caught:
+        _start(write_ruleset, "  - turn: game.who\n")
+    assert caught.value.diagnostics[0].span is not None
+    assert caught.value.diagnostics[0].span.line == HEAD.count("\n") + 2  # the turn step
+
+
+def test_asking_nobody_is_refused(write_ruleset: Writer) -> None:
+    """ask() with something that is not a player makes the effect fail, and nothing changes."""
+    extra = '  bad_ask:\n    effect: ask(game.who, "answer")\n'
+    directory = write_ruleset(HEAD + extra + "flow:\n  - turn: player_at(1)\n")
+    state = load_game(str(directory), 2).new_initial_state(0)
+    before = state.state_hash()
+    with pytest.raises(IllegalActionError, match="ask: none is not a player"):
+        state.apply_action("bad_ask")
+    assert state.state_hash() == before
