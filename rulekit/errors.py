@@ -108,7 +108,9 @@ class RulekitError(Exception):
         elif isinstance(diagnostics, Diagnostic):
             diagnostics = [diagnostics]
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
-        super().__init__(self.render())
+        # Rendered now: the quoted source lines are those of the text that was parsed.
+        self._rendered = self.render()
+        super().__init__(self._rendered)
 
     def render(self) -> str:
         parts = [d.render() for d in self.diagnostics]
@@ -118,7 +120,7 @@ class RulekitError(Exception):
         return "\n".join(parts)
 
     def __str__(self) -> str:
-        return self.render()
+        return self._rendered
 
 
 class DslSyntaxError(RulekitError):

@@ -61,7 +61,10 @@ class _ShallowLarkStrategy(LarkStrategy):  # type: ignore[misc]
         super().__init__(grammar, start, explicit, st.characters())
         biased = {}
         for name, strategy in self.nonterminal_strategies.items():
-            expansions = list(strategy.elements)
+            expansions = list(getattr(strategy, "elements", ()))  # a sampled_from of expansions
+            if not expansions:  # another Hypothesis version: keep its uniform choice
+                biased[name] = strategy
+                continue
             short = [e for e in expansions if len(e) == 1] or expansions[:1]
             biased[name] = st.sampled_from(short * _SHORT_WEIGHT + expansions)
         self.nonterminal_strategies = biased

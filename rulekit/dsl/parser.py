@@ -34,16 +34,23 @@ class Origin:
     """Where a snippet's first character sits in its file (1-based).
 
     Lines after the first start at ``continuation_column`` (the indentation of
-    a YAML block scalar).
+    a YAML block scalar).  A snippet that YAML folded from several lines into
+    one (a ``>`` scalar, a plain scalar over several lines) has ``segments``:
+    ``(offset in the snippet's first line, file line, file column)`` of each
+    source line, so positions map back to the line they were written on.
     """
 
     file: str = "<string>"
     line: int = 1
     column: int = 1
     continuation_column: int = 1
+    segments: tuple[tuple[int, int, int], ...] = ()
 
     def locate(self, line: int, column: int) -> tuple[int, int]:
         if line <= 1:
+            for offset, file_line, file_column in reversed(self.segments):
+                if column - 1 >= offset:
+                    return file_line, file_column + column - 1 - offset
             return self.line, self.column + column - 1
         return self.line + line - 1, self.continuation_column + column - 1
 

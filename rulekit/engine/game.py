@@ -324,6 +324,24 @@ class State:
 
     @classmethod
     def from_json(cls, game: Game, data: dict[str, Any]) -> State:
+        """The state saved by :meth:`to_json`, for the same rules and player count.
+
+        Raises:
+            RulekitError: the data was saved with other rules (fingerprint) or players.
+        """
+        saved = data.get("fingerprint")
+        if saved is not None and saved != game.program.fingerprint:
+            raise RulekitError(
+                Diagnostic(
+                    f"the state was saved with other rules (fingerprint {saved}, "
+                    f"these rules {game.program.fingerprint})",
+                    hint="load the same ruleset, modules and variants that made it",
+                )
+            )
+        if data.get("players", game.num_players) != game.num_players:
+            raise RulekitError(
+                Diagnostic(f"the state is for {data['players']} players, not {game.num_players}")
+            )
         fields = {(from_json(owner), name): from_json(value) for owner, name, value in data["fields"]}
         return cls(game, fields)
 

@@ -508,7 +508,27 @@ def module_order(
                     where,
                 )
     bag.raise_if_any()
-    return sorted(chosen, key=lambda m: m.name)
+    return _dependency_order(chosen)
+
+
+def _dependency_order(modules: list[ModuleSource]) -> list[ModuleSource]:
+    """Modules by name, except that a required module comes before the modules requiring it."""
+    by_name = {m.name: m for m in modules}
+    ordered: list[ModuleSource] = []
+    visiting: set[str] = set()
+
+    def visit(module: ModuleSource) -> None:
+        if module in ordered or module.name in visiting:  # done, or a requires-cycle
+            return
+        visiting.add(module.name)
+        for required in sorted(module.requires):
+            if required in by_name:
+                visit(by_name[required])
+        ordered.append(module)
+
+    for module in sorted(modules, key=lambda m: m.name):
+        visit(module)
+    return ordered
 
 
 def compose(source: RulesetSource, modules: list[ModuleSource]) -> LocDict:

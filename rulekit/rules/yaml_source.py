@@ -55,7 +55,7 @@ def _span(file: str, node: yaml.Node) -> Span:
 
 
 def _scalar_origin(file: str, node: yaml.ScalarNode, lines: list[str]) -> Origin:
-    mark = node.start_mark
+    mark, end = node.start_mark, node.end_mark
     line, column = mark.line + 1, mark.column + 1
     style = node.style
     if style in ("|", ">"):
@@ -65,10 +65,37 @@ def _scalar_origin(file: str, node: yaml.ScalarNode, lines: list[str]) -> Origin
             row += 1
         text = lines[row] if row < len(lines) else ""
         indent = len(text) - len(text.lstrip(" "))
-        return Origin(file, row + 1, indent + 1, indent + 1)
+        segments: tuple[tuple[int, int, int], ...] = ()
+        if style == ">":
+            last = min(end.line + (1 if end.column else 0), len(lines))
+            rows = [(r + 1, indent + 1, lines[r][indent:].rstrip()) for r in range(row, last)]
+            while rows and not rows[-1][2]:
+                rows.pop()
+            segments = _folded(str(node.value), rows)
+        return Origin(file, row + 1, indent + 1, indent + 1, segments)
     if style in ("'", '"'):
         return Origin(file, line, column + 1, column + 1)
+    if end.line > mark.line and end.line < len(lines):
+        # A plain scalar over several lines: YAML joins the lines with single spaces.
+        rows = [(line, column, lines[mark.line][mark.column :].rstrip())]
+        for r in range(mark.line + 1, end.line + 1):
+            raw = lines[r][: end.column] if r == end.line else lines[r]
+            stripped = raw.lstrip()
+            rows.append((r + 1, len(raw) - len(stripped) + 1, stripped.rstrip()))
+        return Origin(file, line, column, column, _folded(str(node.value), rows))
     return Origin(file, line, column, column)
+
+
+def _folded(value: str, rows: list[tuple[int, int, str]]) -> tuple[tuple[int, int, int], ...]:
+    """Segments mapping a folded scalar back to its lines, or () if it did not fold simply."""
+    if value.rstrip("\n") != " ".join(text for _, _, text in rows):
+        return ()
+    segments = []
+    offset = 0
+    for file_line, file_column, text in rows:
+        segments.append((offset, file_line, file_column))
+        offset += len(text) + 1
+    return tuple(segments)
 
 
 _STANDARD_TAGS = frozenset(

@@ -33,6 +33,7 @@ from attrs import define, field
 from rulekit.compiler.program import CompiledInvariant, Program
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
+from rulekit.dsl.printer import print_expr
 from rulekit.dsl.types import Type
 from rulekit.engine.game import TERMINAL, Action, Game, State
 from rulekit.engine.values import format_value, to_json
@@ -41,7 +42,7 @@ from rulekit.load import load_program
 from rulekit.tools.coverage import Coverage
 
 DEFAULT_EXAMPLES = 200
-DEFAULT_MAX_ACTIONS = 300
+DEFAULT_MAX_ACTIONS = 1000
 MAX_SEED = 1_000_000
 #: The costlier engine properties are checked every this many actions (and at each game's end).
 HEAVY_EVERY = 8
@@ -164,7 +165,7 @@ class Stats:
         if self.found_after_games is not None:
             text += (
                 f"; the first violation came in game {self.found_after_games} after "
-                f"{self.found_after_seconds:.1f}s, the rest was shrinking"
+                f"{self.found_after_seconds:.1f}s"
             )
         return text
 
@@ -914,96 +915,14 @@ def _constant(expr: ast.Expr) -> bool:
     return False
 
 
-# Binding strength of each kind of expression, as in grammar.lark (higher binds tighter).
-_WHERE, _COND, _OR, _AND, _NOT, _CMP, _SUM, _PRODUCT, _UNARY, _POSTFIX = range(10)
-_BINARY_LEVEL = {"or": _OR, "and": _AND, "+": _SUM, "-": _SUM, "*": _PRODUCT, "//": _PRODUCT, "%": _PRODUCT}
-
-
-def _level(expr: ast.Expr) -> int:
-    if isinstance(expr, ast.Where):
-        return _WHERE
-    if isinstance(expr, ast.Conditional):
-        return _COND
-    if isinstance(expr, ast.Binary):
-        return _BINARY_LEVEL.get(expr.op, _CMP)
-    if isinstance(expr, ast.Unary):
-        return _NOT if expr.op == "not" else _UNARY
-    if (
-        isinstance(expr, ast.Literal)
-        and isinstance(expr.value, int)
-        and not isinstance(expr.value, bool)
-        and expr.value < 0
-    ):
-        return _UNARY
-    return _POSTFIX
-
-
-def unparse(expr: ast.Expr) -> str:
-    """DSL text for an expression (parsing it gives the same tree)."""
-    if isinstance(expr, ast.Literal):
-        value = expr.value
-        if value is None:
-            return "none"
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, str):
-            return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-        return str(value)
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        return f"{_at(expr.subject, _POSTFIX)}.{expr.name}"
-    if isinstance(expr, ast.Index):
-        return f"{_at(expr.subject, _POSTFIX)}[{unparse(expr.key)}]"
-    if isinstance(expr, ast.Call):
-        args = [unparse(a) for a in expr.args] + [f"{k.name}={unparse(k.value)}" for k in expr.keywords]
-        return f"{expr.function}({', '.join(args)})"
-    if isinstance(expr, ast.Aggregate):
-        return f"{expr.function}({_comprehension(expr.comprehension)})"
-    if isinstance(expr, ast.ListExpr):
-        return "[" + ", ".join(unparse(i) for i in expr.items) + "]"
-    if isinstance(expr, ast.ListComprehension):
-        return "[" + _comprehension(expr.comprehension) + "]"
-    if isinstance(expr, ast.TupleExpr):
-        inner = ", ".join(unparse(i) for i in expr.items)
-        return f"({inner},)" if len(expr.items) == 1 else f"({inner})"
-    if isinstance(expr, ast.Unary):
-        if expr.op == "not":
-            return f"not {_at(expr.operand, _NOT)}"
-        return f"-{_at(expr.operand, _UNARY)}"
-    if isinstance(expr, ast.Binary):
-        level = _level(expr)
-        if level == _CMP:  # comparisons do not chain: both sides are sums
-            return f"{_at(expr.left, _SUM)} {expr.op} {_at(expr.right, _SUM)}"
-        return f"{_at(expr.left, level)} {expr.op} {_at(expr.right, level + 1)}"
-    if isinstance(expr, ast.Conditional):
-        return f"{_at(expr.then, _OR)} if {_at(expr.condition, _OR)} else {_at(expr.otherwise, _COND)}"
-    if isinstance(expr, ast.Where):
-        return f"{_at(expr.body, _WHERE)} where {expr.name} = {_at(expr.value, _COND)}"
-    raise TypeError(f"not an expression: {expr!r}")  # pragma: no cover
-
-
-def _at(expr: ast.Expr, minimum: int) -> str:
-    """``expr`` as text where an expression binding at least as tight as ``minimum`` is needed."""
-    text = unparse(expr)
-    return text if _level(expr) >= minimum else f"({text})"
-
-
-def _comprehension(comp: ast.Comprehension) -> str:
-    text = _at(comp.element, _OR)
-    for name, iterable in comp.loops:
-        text += f" for {name} in {_at(iterable, _OR)}"
-    if comp.condition is not None:
-        text += f" if {_at(comp.condition, _OR)}"
-    if comp.key is not None:
-        text += f" by {_at(comp.key, _OR)}"
-    return text
+#: DSL text of an expression (parses back to the same tree).
+unparse = print_expr
 
 
 # ------------------------------------------------------------------ the whole run
 
 
-def verify(options: VerifyOptions, *, out: Callable[[str], None] | None = None) -> VerifyResult:
+def verify(options: VerifyOptions) -> VerifyResult:
     """Explore games of a ruleset and check invariants and engine properties.
 
     Raises:
@@ -1030,8 +949,8 @@ def verify(options: VerifyOptions, *, out: Callable[[str], None] | None = None) 
     result = VerifyResult(program, stats, coverage=coverage)
     if failure is not None:
         original = len(failure.history)
-        exact = Checker(program, Stats(), full=True)
-        failure = minimize(exact, failure)
+        if options.shrink:
+            failure = minimize(Checker(program, Stats(), full=True), failure)
         result.counterexample = _counterexample(program, failure, original)
         if options.out is not None:
             result.counterexample.files = write_counterexample(options, program, result.counterexample)

@@ -54,6 +54,7 @@ override:
 """,
     "quiet": "module: quiet\nremove: [triggers.bump]\n",
     "needs": "module: needs\nrequires: [extra]\n",
+    "again": "module: again\nrequires: [extra]\noverride:\n  actions:\n    jump: {effect: game.m += 100}\n",
     "clash": "module: clash\nconflicts: [fast]\n",
     "big": "module: big\nplayers: {min: 3, max: 4}\n",
     "dup": "module: dup\nactions:\n  step:\n    ends_turn: true\n",
@@ -183,3 +184,13 @@ def test_edited_rules_are_loaded_again_not_served_from_the_cache(write_ruleset: 
     assert "jump" not in load_program(str(directory)).actions
     write_ruleset(BASE.replace("actions:\n", "actions:\n  jump: {ends_turn: true}\n"))
     assert "jump" in load_program(str(directory)).actions
+
+
+def test_a_required_module_is_applied_before_the_module_that_requires_it(ruleset: str) -> None:
+    """'again' sorts before 'extra' by name but overrides extra's action, so extra goes first."""
+    program = load_program(ruleset, ["again", "extra"])
+    assert program.rules.modules == ("extra", "again")
+    game = load_game(ruleset, 2, ["again", "extra"])
+    state = game.new_initial_state(0)
+    state.apply_action("jump")
+    assert state.value("game", "m") == 100

@@ -215,3 +215,13 @@ def test_a_domain_that_fails_is_a_rule_error_not_a_crash(write_ruleset: Callable
     restored = State.from_json(state.game, data)  # legal actions are listed lazily
     with pytest.raises(RuleEvaluationError, match="cannot list the legal actions"):
         restored.legal_actions()
+
+
+def test_a_state_saved_with_other_rules_is_refused(ttt: Game, cards: Game) -> None:
+    """from_json checks the fingerprint and the player count recorded by to_json."""
+    data = cards.new_initial_state(0).to_json()
+    with pytest.raises(RulekitError, match="the state was saved with other rules"):
+        State.from_json(ttt, data)
+    three = load_game(CARDS, 3)
+    with pytest.raises(RulekitError, match="the state is for 2 players, not 3"):
+        State.from_json(three, data)

@@ -194,3 +194,11 @@ def test_malformed_string_escape_is_a_syntax_error() -> None:
     """A string with an invalid escape is reported at the string, not as a crash."""
     with pytest.raises(DslSyntaxError, match="malformed string literal"):
         parse_expression('"\\N"')
+
+
+def test_an_error_keeps_quoting_its_own_text_after_other_snippets_are_parsed() -> None:
+    """In-memory snippets share the name <string>; an error renders the line it was raised for."""
+    with pytest.raises(DslSyntaxError) as caught:
+        parse_expression("1 + * 2")
+    parse_expression("something_else")
+    assert "1 + * 2" in str(caught.value)

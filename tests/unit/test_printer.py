@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import typing
+
+import attrs
 import pytest
 
-from rulekit.dsl import parse_block, parse_expression
+from rulekit.dsl import ast, parse_block, parse_expression
 from rulekit.dsl.printer import print_block, print_expr
+from rulekit.load import load_program
+from rulekit.rules.compose import available_rulesets, load_source
 
 
 @pytest.mark.parametrize(
@@ -50,3 +55,38 @@ def test_blocks_print_with_four_space_indentation_and_round_trip() -> None:
     block = parse_block(text)
     assert print_block(block) == expected
     assert parse_block(expected) == block
+
+
+def _snippets(value: object) -> list[object]:
+    """Every expression and block in a rules model."""
+    found: list[object] = []
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Block) or type(current) in _EXPRESSIONS:
+            found.append(current)
+        elif isinstance(current, dict):
+            stack.extend(current.values())
+        elif isinstance(current, tuple | list):
+            stack.extend(current)
+        elif attrs.has(type(current)):
+            stack.extend(getattr(current, a.name) for a in attrs.fields(type(current)) if a.name != "span")
+    return found
+
+
+_EXPRESSIONS = set(typing.get_args(ast.Expr))
+
+
+@pytest.mark.parametrize("ruleset", available_rulesets())
+def test_every_snippet_of_the_bundled_rulesets_round_trips(ruleset: str) -> None:
+    """parse(print(snippet)) == snippet for every condition, formula and effect of the bundled games."""
+    source = load_source(ruleset)
+    combinable = not any(m.conflicts for m in source.modules.values())
+    rules = load_program(ruleset, sorted(source.modules) if combinable else []).rules
+    snippets = _snippets(rules)
+    assert snippets
+    for snippet in snippets:
+        if isinstance(snippet, ast.Block):
+            assert parse_block(print_block(snippet)) == snippet
+        else:
+            assert parse_expression(print_expr(snippet)) == snippet

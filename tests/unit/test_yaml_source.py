@@ -101,3 +101,25 @@ def test_unsupported_tags_are_ruleset_errors_not_crashes(text: str) -> None:
 def test_a_bare_date_stays_text() -> None:
     """YAML's implicit timestamps are read as strings, not dates."""
     assert load_text("version: 2024-01-31\n", "t.yaml")["version"] == "2024-01-31"
+
+
+FOLDED = """\
+folded: >
+  a +
+  bb
+plain: a and
+    b and
+  c
+"""
+
+
+@pytest.mark.parametrize(("key", "name", "line", "column"), [("folded", "bb", 3, 3), ("plain", "c", 6, 3)])
+def test_folded_and_multi_line_plain_scalars_map_positions_to_their_lines(
+    key: str, name: str, line: int, column: int
+) -> None:
+    """YAML joins such scalars into one line; spans still point at the line the name was written on."""
+    value = load_text(FOLDED, "f.yaml")[key]
+    tree = parse_expression(str(value), value.origin)
+    assert isinstance(tree, ast.Binary)
+    assert tree.right == ast.Name(name)
+    assert (tree.right.span.line, tree.right.span.column) == (line, column)
