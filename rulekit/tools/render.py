@@ -167,9 +167,8 @@ def render_state(
 
     panel_lines = render_panels(state, viewer) if panels else []
     out.extend(panel_lines)
-    if fields is None:
-        fields = not panel_lines
-    if not fields:
+    show_fields = not panel_lines if fields is None else fields
+    if not show_fields:
         _append_notes(out, state)
         return "\n".join(out)
 
@@ -180,12 +179,12 @@ def render_state(
         return show_value(value, type_)
 
     for scope in ("game", "turn"):
-        fields = rules.fields.get(scope, {})
-        if not fields or (scope == "turn" and state.is_terminal()):
+        scope_fields = rules.fields.get(scope, {})
+        if not scope_fields or (scope == "turn" and state.is_terminal()):
             continue
         out.append(f"-- {scope} --")
-        width = max(len(n) for n in fields)
-        for name in fields:
+        width = max(len(n) for n in scope_fields)
+        for name in scope_fields:
             type_ = program.field_types[scope][name]
             value = state.fields.get((scope, name))
             out.append(f"  {name.ljust(width)}  {field_text(f'{scope}.{name}', value, type_)}")
@@ -205,12 +204,12 @@ def render_state(
             out.append(f" {marker}P{p + 1}{you}  " + "  ".join(parts))
 
     for kind, spec in rules.kinds.items():
-        fields = rules.fields.get(kind, {})
-        if not fields:
+        kind_fields = rules.fields.get(kind, {})
+        if not kind_fields:
             continue
         lines, quiet = [], []
         for item in spec.items:
-            values = {name: state.fields.get((item.id, name)) for name in fields}
+            values = {name: state.fields.get((item.id, name)) for name in kind_fields}
             if all(_is_empty(v, program.field_types[kind][n]) for n, v in values.items()):
                 quiet.append(item.id)
                 continue
