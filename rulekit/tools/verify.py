@@ -2,7 +2,7 @@
 
 Hypothesis plays games by drawing, at every decision, the index of one of the
 legal actions (so it can shrink towards the first action and towards fewer
-actions), and after every action checks
+actions), and checks (see :class:`Checker` for which check runs how often)
 
 * every invariant declared in the rules (``invariants:``), and
 * the engine properties that hold for every ruleset: an offered legal action
@@ -27,7 +27,6 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
 from attrs import define, field
 
 from rulekit.compiler.program import CompiledInvariant, Program
@@ -39,6 +38,7 @@ from rulekit.engine.game import TERMINAL, Action, Game, State
 from rulekit.engine.values import format_value, to_json
 from rulekit.errors import DiagnosticBag, IllegalActionError, RulekitError, RulesetError, Span, UsageError
 from rulekit.load import load_program
+from rulekit.rules.yaml_source import dump_text
 from rulekit.tools.coverage import Coverage
 
 DEFAULT_EXAMPLES = 200
@@ -1040,7 +1040,7 @@ def scenario_text(
         )
     else:
         head.append("# The expect is the invariant: it fails until the rules are fixed.")
-    return "\n".join(head) + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    return "\n".join(head) + "\n" + dump_text(data)
 
 
 def format_counterexample(example: Counterexample) -> str:
@@ -1194,6 +1194,14 @@ def run(args: argparse.Namespace) -> int:
         progress=not getattr(args, "quiet", False)
         and (getattr(args, "progress", False) or sys.stderr.isatty()),
     )
+    try:
+        import hypothesis  # noqa: F401 - verify explores games with it
+    except ImportError:
+        print(
+            "rulekit verify: needs the hypothesis package (pip install hypothesis, or rulekit's dev extras)",
+            file=sys.stderr,
+        )
+        return 2
     try:
         result = verify(options)
     except UsageError as error:
