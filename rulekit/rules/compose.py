@@ -556,15 +556,16 @@ def _copy(value: Any) -> Any:
 
 def fingerprint(data: Any) -> str:
     """A stable hash of composed rules data (spans and file names excluded)."""
-    text = json.dumps(_plain(data), sort_keys=True, separators=(",", ":"))
+    text = json.dumps(plain_data(data), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def _plain(value: Any) -> Any:
+def plain_data(value: Any) -> Any:
+    """Located YAML data as plain dicts, lists and strings (for hashing, JSON and diffs)."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain_data(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [plain_data(v) for v in value]
     if isinstance(value, LocStr):
         return str(value)
     return value

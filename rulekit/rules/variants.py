@@ -49,6 +49,7 @@ from rulekit.rules.compose import (
     load_source,
     module_order,
     override_entries,
+    plain_data,
     remove_entry,
 )
 from rulekit.rules.yaml_source import LocDict, LocStr, load_file, span_of
@@ -204,7 +205,7 @@ def load_variant(ref: str | Path, source: RulesetSource | None = None) -> Varian
 
 def variant_fingerprint(data: Any) -> str:
     """A stable hash of what a variant does (comments, layout, title and description excluded)."""
-    plain = _plain(data)
+    plain = plain_data(data)
     if isinstance(plain, dict):
         plain = {k: v for k, v in plain.items() if k not in ("title", "description", "cite")}
     text = json.dumps(plain, sort_keys=True, separators=(",", ":"))
@@ -781,7 +782,7 @@ def _same_shape(old: Any, new: Any) -> str | None:
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(_plain(value))
+    text = json.dumps(plain_data(value))
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -796,16 +797,6 @@ def _type_hint(old: Any, new: Any) -> str | None:
     if isinstance(old, list) and not isinstance(new, list) and not nested:
         return f"write a list, e.g. [{new}]"
     return None
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, LocStr):
-        return str(value)
-    return value
 
 
 # ---------------------------------------------------------------- composition front door

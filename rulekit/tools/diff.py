@@ -21,9 +21,9 @@ from typing import Any
 from attrs import define, field
 
 from rulekit.errors import Diagnostic, Span, UsageError
-from rulekit.rules.compose import fingerprint
+from rulekit.rules.compose import fingerprint, plain_data
 from rulekit.rules.variants import composed_data
-from rulekit.rules.yaml_source import LocDict, LocStr, span_of
+from rulekit.rules.yaml_source import LocDict, span_of
 
 #: Sections compared entry by entry, in the order they are reported.
 ENTRY_SECTIONS = ("functions", "events", "state", "actions", "triggers", "invariants")
@@ -117,7 +117,7 @@ def diff_data(old: LocDict, new: LocDict) -> list[Change]:
     """The differences between two composed rules data, in report order."""
     changes: list[Change] = []
     for key in META_KEYS:
-        if _plain(old.get(key)) != _plain(new.get(key)):
+        if plain_data(old.get(key)) != plain_data(new.get(key)):
             changes.append(_change("ruleset", key, old, new, key))
     changes += _constants(old, new)
     changes += _components(old, new)
@@ -127,10 +127,10 @@ def diff_data(old: LocDict, new: LocDict) -> list[Change]:
             changes += _state(old_section, new_section)
             continue
         for name in _names(old_section, new_section):
-            if _plain(old_section.get(name)) != _plain(new_section.get(name)):
+            if plain_data(old_section.get(name)) != plain_data(new_section.get(name)):
                 changes.append(_change(section, str(name), old_section, new_section, name, text=True))
     for section in WHOLE_SECTIONS:
-        if _plain(old.get(section)) != _plain(new.get(section)):
+        if plain_data(old.get(section)) != plain_data(new.get(section)):
             changes.append(_change(section, section, old, new, section, text=True))
     return changes
 
@@ -148,9 +148,9 @@ def _constants(old: LocDict, new: LocDict) -> list[Change]:
     old_c, new_c = _mapping(old.get("constants")), _mapping(new.get("constants"))
     for name in _names(old_c, new_c):
         a, b = _constant_value(old_c.get(name)), _constant_value(new_c.get(name))
-        if _plain(a) != _plain(b) or (name in old_c) != (name in new_c):
+        if plain_data(a) != plain_data(b) or (name in old_c) != (name in new_c):
             change = _change("constants", str(name), old_c, new_c, name)
-            change.old, change.new = _plain(a), _plain(b)
+            change.old, change.new = plain_data(a), plain_data(b)
             if change.kind == "changed" and not _fits_inline(change.old, change.new):
                 change.diff = _unified(_dump(change.old), _dump(change.new), change.old_at, change.new_at)
             result.append(change)
@@ -172,7 +172,7 @@ def _components(old: LocDict, new: LocDict) -> list[Change]:
             continue
         a, b = old_k[kind], new_k[kind]
         for key in ("collection", "attributes", "doc"):
-            if _plain(a.get(key)) != _plain(b.get(key)):
+            if plain_data(a.get(key)) != plain_data(b.get(key)):
                 result.append(_change("components", f"{kind}.{key}", a, b, key))
         old_items = {str(i.get("id")): i for i in a.get("items") or () if isinstance(i, dict)}
         new_items = {str(i.get("id")): i for i in b.get("items") or () if isinstance(i, dict)}
@@ -185,7 +185,7 @@ def _components(old: LocDict, new: LocDict) -> list[Change]:
             for attr in _names(x, y):
                 if attr == "id":
                     continue
-                if _plain(x.get(attr)) != _plain(y.get(attr)) or (attr in x) != (attr in y):
+                if plain_data(x.get(attr)) != plain_data(y.get(attr)) or (attr in x) != (attr in y):
                     result.append(_change("components", f"{kind}.{item_id}.{attr}", x, y, attr))
     return result
 
@@ -195,7 +195,7 @@ def _state(old: dict[Any, Any], new: dict[Any, Any]) -> list[Change]:
     for scope in _names(old, new):
         a, b = _mapping(old.get(scope)), _mapping(new.get(scope))
         for name in _names(a, b):
-            if _plain(a.get(name)) != _plain(b.get(name)) or (name in a) != (name in b):
+            if plain_data(a.get(name)) != plain_data(b.get(name)) or (name in a) != (name in b):
                 result.append(_change("state", f"{scope}.{name}", a, b, name, text=True))
     return result
 
@@ -210,7 +210,7 @@ def _change(
     new_value = new_parent.get(key) if has_new else None
     old_at = _where(old_parent, key, old_value) if has_old else None
     new_at = _where(new_parent, key, new_value, old_parent) if has_new else None
-    change = Change(section, name, kind, _plain(old_value), _plain(new_value), old_at, new_at)
+    change = Change(section, name, kind, plain_data(old_value), plain_data(new_value), old_at, new_at)
     if kind == "changed" and (text or not _fits_inline(change.old, change.new)):
         change.diff = _unified(_dump(change.old), _dump(change.new), old_at, new_at)
     return change
@@ -254,16 +254,6 @@ def _spans(value: Any) -> list[Span]:
 
     visit(value)
     return found
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, LocStr):
-        return str(value)
-    return value
 
 
 def _dump(value: Any) -> str:
