@@ -112,7 +112,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     p.add_argument("--log", metavar="FILE", help="write the game's action log (JSON Lines) to FILE")
     p.add_argument("--human", metavar="SEAT", help="a person plays this seat (1 or P1) in the terminal")
-    p.add_argument("--bot", choices=BOT_KINDS, default="random", help="the bots' kind (default random)")
+    p.add_argument(
+        "--bot",
+        choices=BOT_KINDS,
+        default="random",
+        help="random (weighted by the ruleset's bots.weights), uniform, or first (default random)",
+    )
     p.add_argument(
         "--max-actions", type=int, default=10_000, metavar="N", help="stop after N actions (default 10000)"
     )

@@ -59,6 +59,7 @@ class CompiledAction:
     requires: tuple[CompiledRequirement, ...]
     cost: Fn | None
     effect: Fn | None
+    weight: Fn | None = None
 
 
 @define
@@ -280,7 +281,23 @@ class _Compiler:
         effect = None
         if decl.effect is not None:
             effect = self.define_block(f"eff_{decl.name}", decl.effect, params)
-        return {"params": params, "domains": domains, "requires": requires, "cost": cost, "effect": effect}
+        weight = None
+        if decl.name in self.rules.bot_weights:
+            weight = self.define_expr(
+                f"weight_{decl.name}",
+                self.rules.bot_weights[decl.name],
+                params,
+                expected=t.INT,
+                what="a bot weight",
+            )
+        return {
+            "params": params,
+            "domains": domains,
+            "requires": requires,
+            "cost": cost,
+            "effect": effect,
+            "weight": weight,
+        }
 
     def trigger(self, decl: m.TriggerDecl) -> dict[str, Any] | None:
         rules = self.rules
@@ -493,6 +510,7 @@ class _Compiler:
                 ),
                 fn(parts["cost"]),
                 fn(parts["effect"]),
+                fn(parts["weight"]),
             )
         triggers = [
             CompiledTrigger(rules.triggers[name], fn(parts["condition"]), namespace[parts["effect"]])

@@ -218,6 +218,17 @@ class State:
                 ) from None
         return self._legal
 
+    def action_weight(self, action: Action) -> int:
+        """How likely a random bot picks ``action`` (the ruleset's ``bots.weights``; default 1)."""
+        compiled = self.game.program.actions[action.name]
+        if compiled.weight is None:
+            return 1
+        me = self.current_player()
+        return max(0, int(compiled.weight(self.fields, self.game.runtime, me, *action.args)))
+
+    def has_bot_weights(self) -> bool:
+        return bool(self.game.program.rules.bot_weights)
+
     def legal_action_strings(self) -> list[str]:
         return [self.game.action_to_string(a) for a in self.legal_actions()]
 

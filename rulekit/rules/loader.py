@@ -139,6 +139,7 @@ class _Builder:
             self.bag.error("money must name a player field", self.where(money, data, "money"))
             money = None
         display = data.get("display") or {}
+        bot_weights = self.bots(actions)
         return m.RulesModel(
             name=str(data.get("ruleset") or "ruleset"),
             title=str(data.get("title") or data.get("ruleset") or "ruleset"),
@@ -158,9 +159,35 @@ class _Builder:
             scoring=scoring,
             money=str(money) if money else None,
             display=dict(display) if isinstance(display, dict) else {},
+            bot_weights=bot_weights,
             modules=modules,
             fingerprint=fingerprint,
         )
+
+    def bots(self, actions: dict[str, m.ActionDecl]) -> dict[str, ast.Expr]:
+        """``bots: {weights: {action: INT or EXPR}}``: how likely random bots and verify pick
+        each action; an expression sees ``me`` and the action's parameters."""
+        spec = self.mapping(self.data.get("bots"), "bots", self.data, "bots")
+        self.keys(spec, ("weights", "doc"), "bots")
+        weights = self.mapping(spec.get("weights"), "weights", spec, "weights")
+        result = {}
+        for name, weight in weights.items():
+            span = weights.key_spans.get(name)
+            if name not in actions:
+                hint = did_you_mean(str(name), actions)
+                self.bag.error(f"bots.weights names unknown action '{name}'", span, hint=hint)
+                continue
+            negative = isinstance(weight, int) and weight < 0
+            if isinstance(weight, bool) or negative or not isinstance(weight, int | str):
+                self.bag.error(
+                    f"the weight of '{name}' must be a whole number >= 0 or an expression (got {weight!r})",
+                    self.where(weight, weights, name),
+                )
+                continue
+            expr = self.expr(weight, f"the weight of '{name}'", weights, name)
+            if expr is not None:
+                result[str(name)] = expr
+        return result
 
     def constants(self) -> dict[str, m.Constant]:
         section = self.mapping(self.data.get("constants"), "constants", self.data, "constants")

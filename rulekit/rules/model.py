@@ -234,6 +234,7 @@ class RulesModel:
     scoring: Scoring
     money: str | None
     display: dict[str, Any]
+    bot_weights: dict[str, ast.Expr] = field(factory=dict)
     modules: tuple[str, ...] = ()
     fingerprint: str = ""
     variants: tuple[tuple[str, str], ...] = field(default=())

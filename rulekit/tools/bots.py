@@ -19,13 +19,24 @@ class Bot(Protocol):
 
 
 class RandomBot:
-    """Picks uniformly among the legal actions, with its own seeded generator."""
+    """Picks at random among the legal actions, with its own seeded generator.
 
-    def __init__(self, seed: int = 0) -> None:
+    With ``weighted`` (the default), the ruleset's ``bots.weights`` make some actions
+    likelier: an action's chance is its weight (default 1) over the sum of the legal
+    ones'. Without weights, or when every legal action weighs 0, the choice is uniform.
+    """
+
+    def __init__(self, seed: int = 0, *, weighted: bool = True) -> None:
         self._rng = random.Random(seed)
+        self._weighted = weighted
 
     def choose(self, state: State) -> Action:
-        return self._rng.choice(state.legal_actions())
+        legal = state.legal_actions()
+        if self._weighted and state.has_bot_weights():
+            weights = [state.action_weight(a) for a in legal]
+            if any(weights):
+                return self._rng.choices(legal, weights=weights)[0]
+        return self._rng.choice(legal)
 
 
 class FirstLegalBot:
@@ -35,13 +46,16 @@ class FirstLegalBot:
         return state.legal_actions()[0]
 
 
-BOT_KINDS = ("random", "first")
+BOT_KINDS = ("random", "uniform", "first")
 
 
 def make_bot(kind: str, seed: int = 0) -> Bot:
-    """A bot by name: ``random`` or ``first``."""
+    """A bot by name: ``random`` (weighted by the ruleset's ``bots.weights``),
+    ``uniform`` (ignores the weights) or ``first``."""
     if kind == "random":
         return RandomBot(seed)
+    if kind == "uniform":
+        return RandomBot(seed, weighted=False)
     if kind == "first":
         return FirstLegalBot()
     raise ValueError(f"unknown bot kind {kind!r} (known: {', '.join(BOT_KINDS)})")

@@ -264,6 +264,22 @@ def definitions() -> dict[str, Any]:
             "Final standings.",
         ),
         "display": {"type": "object", "description": "How `rulekit play` draws the state (panels)."},
+        "bots": _obj(
+            {
+                "weights": {
+                    "type": "object",
+                    "description": (
+                        "Relative weight of each action for random bots and verify (default 1): "
+                        "a whole number, or a DSL expression over `me` and the action's parameters."
+                    ),
+                    "additionalProperties": {
+                        "anyOf": [{"type": "integer", "minimum": 0}, {"type": "string"}]
+                    },
+                },
+                "doc": _text("Why these weights."),
+            },
+            "Hints for random bots and for `rulekit verify`'s exploration.",
+        ),
     }
 
 
@@ -284,6 +300,7 @@ def section_properties() -> dict[str, Any]:
         "players": {"$ref": "#/$defs/players"},
         "money": _text("The player field used by costs and transfers."),
         "display": {"$ref": "#/$defs/display"},
+        "bots": {"$ref": "#/$defs/bots"},
     }
 
 
