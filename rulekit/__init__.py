@@ -1,0 +1,1 @@
+"""rulekit: board-game rules as data. The front door is :mod:`rulekit.load` (``load_game``)."""

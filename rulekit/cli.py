@@ -1,4 +1,4 @@
-"""The ``rulekit`` command: check, play, replay, scenario, rules, bench (and verify, diff).
+"""The ``rulekit`` command: check, play, replay, scenario, rules, bench (and verify, diff, simulate).
 
 Exit status: 0 success, 1 a user error (bad rules, illegal action, failed
 scenario), 2 a usage error, 3 an internal error (a bug in rulekit).
@@ -22,11 +22,12 @@ from rulekit.rules.compose import find_ruleset
 from rulekit.tools import bench as bench_tool
 from rulekit.tools.bots import BOT_KINDS, make_bots, play_game
 from rulekit.tools.log import GameRecorder, replay
+from rulekit.tools.options import add_rules_options, module_names
 from rulekit.tools.render import compile_display, describe_rules, render_standings, render_state
 from rulekit.tools.scenario import run_paths
 
 #: Subcommands written in their own modules: each has add_parser(subparsers) and run(args) -> int.
-PLUGIN_COMMANDS = ("rulekit.tools.verify", "rulekit.tools.diff")
+PLUGIN_COMMANDS = ("rulekit.tools.verify", "rulekit.tools.diff", "rulekit.tools.simulate")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -64,29 +65,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 # ------------------------------------------------------------------ parser
 
 
-def _modules(values: list[str] | None) -> list[str]:
-    return [m.strip() for value in values or () for m in value.split(",") if m.strip()]
-
-
-def _rules_options(parser: argparse.ArgumentParser, *, modules: bool = True) -> None:
-    if modules:
-        parser.add_argument(
-            "--with",
-            dest="modules",
-            action="append",
-            metavar="MOD,...",
-            help="modules to add (comma-separated; repeatable)",
-        )
-    parser.add_argument(
-        "--variant",
-        dest="variants",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="a variant file to apply (repeatable)",
-    )
-
-
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
     """The argument parser, and the plugin module of each plugin subcommand."""
     parser = argparse.ArgumentParser(
@@ -97,7 +75,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
 
     p = sub.add_parser("check", help="load and check a ruleset; print every problem")
     p.add_argument("ruleset", metavar="RULESET", help="a bundled ruleset's name or a directory")
-    _rules_options(p)
+    add_rules_options(p)
     p.add_argument(
         "--all-combinations",
         action="store_true",
@@ -122,7 +100,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
         "--max-actions", type=int, default=10_000, metavar="N", help="stop after N actions (default 10000)"
     )
     p.add_argument("--quiet", action="store_true", help="print only the final standings")
-    _rules_options(p)
+    add_rules_options(p)
     p.set_defaults(handler=cmd_play)
 
     p = sub.add_parser("replay", help="replay an action log and check its final state")
@@ -131,17 +109,17 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
         "--ruleset", metavar="RULESET", help="load the rules from here instead of the log's ruleset"
     )
     p.add_argument("--show", action="store_true", help="print the final state")
-    _rules_options(p, modules=False)
+    add_rules_options(p, modules=False)
     p.set_defaults(handler=cmd_replay)
 
     p = sub.add_parser("scenario", help="run scenario files or directories of them")
     p.add_argument("paths", nargs="+", metavar="PATH")
-    _rules_options(p, modules=False)
+    add_rules_options(p, modules=False)
     p.set_defaults(handler=cmd_scenario)
 
     p = sub.add_parser("rules", help="list a ruleset's actions, triggers, modules and constants")
     p.add_argument("ruleset", metavar="RULESET")
-    _rules_options(p)
+    add_rules_options(p)
     p.set_defaults(handler=cmd_rules)
 
     p = sub.add_parser("bench", help="random playouts per second (and OpenSpiel's, if installed)")
@@ -149,7 +127,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
     p.add_argument("--players", type=int, metavar="N", help="number of players (default: the minimum)")
     p.add_argument("--seconds", type=float, default=3.0, metavar="S", help="how long to run each (default 3)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="first seed (default 0)")
-    _rules_options(p)
+    add_rules_options(p)
     p.set_defaults(handler=cmd_bench)
 
     plugins: dict[str, ModuleType] = {}
@@ -169,7 +147,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
 
 
 def _load_game(args: argparse.Namespace, players: int | None) -> Game:
-    modules = _modules(getattr(args, "modules", None))
+    modules = module_names(getattr(args, "modules", None))
     program = load_program(args.ruleset, modules, args.variants, players=players)
     count = players if players is not None else program.rules.min_players
     return Game(program, count)
@@ -182,7 +160,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if args.modules:
             raise UsageError(Diagnostic("--all-combinations chooses the modules itself; drop --with"))
         return run_all_combinations(args.ruleset, args.variants)
-    program = load_program(args.ruleset, _modules(args.modules), args.variants)
+    program = load_program(args.ruleset, module_names(args.modules), args.variants)
     compile_display(program)
     rules = program.rules
     parts = [
@@ -347,7 +325,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    print(describe_rules(args.ruleset, _modules(args.modules), args.variants))
+    print(describe_rules(args.ruleset, module_names(args.modules), args.variants))
     return 0
 
 

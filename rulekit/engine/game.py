@@ -20,7 +20,7 @@ from rulekit.compiler.program import CompiledAction, Program
 from rulekit.dsl import types as t
 from rulekit.engine import flow
 from rulekit.engine.values import NotationError, coerce, format_value, from_json, parse_action_text, to_json
-from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, Span
+from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError
 from rulekit.runtime.context import BANK, Runtime, Trigger
 from rulekit.runtime.errors import RuleFailure
 
@@ -52,6 +52,8 @@ class Game:
             )
         self.program = program
         self.num_players = num_players
+        #: The kind of each component, by id (a component's fields are declared per kind).
+        self.kind_of: dict[str, str] = {id_: kind for kind, ids in program.collections.items() for id_ in ids}
         self.runtime = Runtime(num_players, rules.money)
         for trigger in program.triggers:
             decl = trigger.decl
@@ -379,7 +381,7 @@ class State:
                 if isinstance(owner, int)
                 else owner
                 if owner in ("game", "turn")
-                else _kind_of(self.game, owner)
+                else self.game.kind_of.get(owner, "")
             )
             decl = rules.fields.get(scope, {}).get(name)
             visibility = decl.visibility if decl else "public"
@@ -516,20 +518,9 @@ class State:
         flow.advance(self)
 
 
-def _kind_of(game: Game, owner: str) -> str:
-    for kind, ids in game.program.collections.items():
-        if owner in ids:
-            return kind
-    return ""
-
-
 def _describe_decision(state: State) -> str | None:
     legal = state.legal_action_strings()
     if not legal:
         return None
     shown = ", ".join(legal[:8]) + (", ..." if len(legal) > 8 else "")
     return f"legal now: {shown}"
-
-
-def span_text(span: Span | None) -> str:
-    return str(span) if span else "?"

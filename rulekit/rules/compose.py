@@ -362,7 +362,7 @@ def remove_entry(base: LocDict, path: Any, bag: DiagnosticBag) -> None:
     target = base.get(section)
     if section not in NAMED_SECTIONS or not name:
         bag.error(
-            f"cannot remove '{text}': write SECTION.NAME, e.g. triggers.lisboa_payment",
+            f"cannot remove '{text}': write SECTION.NAME, e.g. triggers.end_of_round",
             span_of(path),
             expected=NAMED_SECTIONS,
         )

@@ -180,9 +180,22 @@ def load_file(path: Path, display_name: str | None = None) -> Any:
     """Read and parse a YAML file; errors name ``display_name`` (default: the path)."""
     name = display_name or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as error:
         raise RulesetError(Diagnostic(f"cannot read file: {error.strerror}", Span(name, 1, 1))) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = raw[: error.start]
+        line = before.count(b"\n") + 1
+        column = len(before) - (before.rfind(b"\n") + 1) + 1
+        raise RulesetError(
+            Diagnostic(
+                f"not UTF-8 text: byte 0x{raw[error.start]:02x} cannot be decoded",
+                Span(name, line, column),
+                hint="save the file as UTF-8",
+            )
+        ) from None
     return load_text(text, name)
 
 

@@ -377,9 +377,15 @@ def _has_key(table: dict[Any, Any], key: Any) -> bool:
     return key in table
 
 
-@_register("str", [("value", ANY)], STR, "The value as text.", example='str(3) == "3"')
+@_register(
+    "str",
+    [("value", ANY)],
+    STR,
+    "The value as text, as concat writes it: true, false, none, [1, 2].",
+    example='str(3) == "3"',
+)
 def _str(value: Any) -> str:
-    return str(value)
+    return _text(value)
 
 
 @_register(

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from attrs import define, field
@@ -24,6 +23,7 @@ from rulekit.errors import Diagnostic, Span, UsageError
 from rulekit.rules.compose import fingerprint, plain_data
 from rulekit.rules.variants import composed_data
 from rulekit.rules.yaml_source import LocDict, span_of
+from rulekit.tools.options import add_rules_options, module_names
 
 #: Sections compared entry by entry, in the order they are reported.
 ENTRY_SECTIONS = ("functions", "events", "state", "actions", "triggers", "invariants")
@@ -413,15 +413,10 @@ def _indent(text: str) -> str:
 # ---------------------------------------------------------------- command line
 
 
-def _modules(values: Sequence[str] | None) -> list[str]:
-    return [m.strip() for value in values or () for m in value.split(",") if m.strip()]
-
-
 def _side_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rulekit diff ... --against", add_help=False)
     parser.add_argument("ruleset", nargs="?", default=None)
-    parser.add_argument("--with", dest="modules", action="append", default=[])
-    parser.add_argument("--variant", dest="variants", action="append", default=[])
+    add_rules_options(parser)
     parser.add_argument("--json", action="store_true")
     return parser
 
@@ -444,15 +439,7 @@ def add_parser(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("ruleset", metavar="RULESET", help="a bundled ruleset's name or a directory")
-    p.add_argument("--with", dest="modules", action="append", metavar="MOD,...", help="modules (repeatable)")
-    p.add_argument(
-        "--variant",
-        dest="variants",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="a variant file or shipped variant name (repeatable)",
-    )
+    add_rules_options(p)
     p.add_argument("--players", type=int, metavar="N", help="check constraints for N players")
     p.add_argument("--json", action="store_true", help="print JSON for tools")
     p.add_argument(
@@ -472,7 +459,7 @@ def sides_from_args(args: argparse.Namespace) -> tuple[Side, Side]:
     Raises:
         UsageError: the --against part cannot be read.
     """
-    first = Side(args.ruleset, _modules(args.modules), list(args.variants or ()), args.players)
+    first = Side(args.ruleset, module_names(args.modules), list(args.variants or ()), args.players)
     if args.against is None:
         if not first.variants:
             raise UsageError(
@@ -490,7 +477,9 @@ def sides_from_args(args: argparse.Namespace) -> tuple[Side, Side]:
         raise UsageError(Diagnostic(f"unknown arguments after --against: {' '.join(unknown)}"))
     if other.json:
         args.json = True
-    second = Side(other.ruleset or first.ruleset, _modules(other.modules), list(other.variants), args.players)
+    second = Side(
+        other.ruleset or first.ruleset, module_names(other.modules), list(other.variants), args.players
+    )
     return first, second
 
 

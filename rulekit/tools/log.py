@@ -16,7 +16,7 @@ action and checks the final state hash.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +117,9 @@ def read_log(path: str | Path) -> GameLog:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
         raise ReplayError(Diagnostic(f"cannot read log '{name}': {error.strerror}")) from None
+    except UnicodeDecodeError:
+        message = f"log '{name}' is not UTF-8 text (a rulekit log is JSON Lines)"
+        raise ReplayError(Diagnostic(message)) from None
     header: dict[str, Any] | None = None
     actions: list[tuple[int, str, str]] = []
     final_hash = None
@@ -141,6 +144,7 @@ def read_log(path: str | Path) -> GameLog:
             missing = [k for k in ("ruleset", "fingerprint", "players", "seed") if k not in entry]
             if missing:
                 raise ReplayError(Diagnostic(f"the log header lacks {', '.join(missing)}", where))
+            _check_header(entry, where)
             header = entry
         elif "final_hash" in entry:
             final_hash = str(entry["final_hash"])
@@ -156,6 +160,36 @@ def read_log(path: str | Path) -> GameLog:
     if header is None:
         raise ReplayError(Diagnostic(f"log '{name}' is empty"))
     return GameLog(name, header, actions, final_hash, final_line)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_variant_list(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(e, dict) and isinstance(e.get("path"), str) for e in value
+    )
+
+
+#: What each header entry must be, in words, and the check for it.
+_HEADER_TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "ruleset": ("a string", lambda v: isinstance(v, str)),
+    "fingerprint": ("a string", lambda v: isinstance(v, str)),
+    "players": ("an integer", _is_int),
+    "seed": ("an integer", _is_int),
+    "source": ("a string", lambda v: isinstance(v, str)),
+    "modules": ("a list of strings", lambda v: isinstance(v, list) and all(isinstance(m, str) for m in v)),
+    "variants": ('a list of {"path": ..., "fingerprint": ...}', _is_variant_list),
+}
+
+
+def _check_header(header: dict[str, Any], where: Span) -> None:
+    """Refuse a header whose entries have the wrong JSON types (a damaged or hand-edited log)."""
+    for key, (expected, ok) in _HEADER_TYPES.items():
+        if key in header and not ok(header[key]):
+            shown = json.dumps(header[key])
+            raise ReplayError(Diagnostic(f"the log header's {key!r} must be {expected}, not {shown}", where))
 
 
 def load_game_for(log: GameLog, ruleset: str | None = None, variants: Sequence[str] | None = None) -> Game:

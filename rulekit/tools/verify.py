@@ -42,6 +42,7 @@ from rulekit.errors import DiagnosticBag, IllegalActionError, RulekitError, Rule
 from rulekit.load import load_program
 from rulekit.rules.yaml_source import dump_text
 from rulekit.tools.coverage import Coverage
+from rulekit.tools.options import add_rules_options, module_names
 
 DEFAULT_EXAMPLES = 200
 DEFAULT_MAX_ACTIONS = 1000
@@ -1149,22 +1150,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("ruleset", help="a bundled ruleset name or a ruleset directory")
-    parser.add_argument(
-        "--with",
-        dest="modules",
-        action="append",
-        default=[],
-        metavar="MOD,...",
-        help="modules to add (repeatable)",
-    )
-    parser.add_argument(
-        "--variant",
-        dest="variants",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="a variant file (repeatable)",
-    )
+    add_rules_options(parser)
     parser.add_argument(
         "--examples",
         type=int,
@@ -1204,10 +1190,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run ``rulekit verify``: 0 if everything held; 1 on a violation (or rules that do not
     load); 2 on a usage error."""
-    raw = args.modules if isinstance(args.modules, list) else [args.modules or ""]
-    modules = tuple(m.strip() for value in raw for m in value.split(",") if m.strip())
+    modules = tuple(module_names(args.modules))
     if args.examples < 1 or args.max_actions < 1:
-        print("error: --examples and --max-actions must be at least 1", file=sys.stderr)
+        print("rulekit verify: error: --examples and --max-actions must be at least 1", file=sys.stderr)
         return 2
     options = VerifyOptions(
         ruleset=args.ruleset,

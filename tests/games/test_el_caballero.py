@@ -126,7 +126,7 @@ def test_a_players_view_hides_the_stack_order() -> None:
 
 
 @pytest.mark.parametrize("path", find_scenarios([RULESET_DIR / "scenarios"]), ids=lambda p: Path(p).stem)
-def test_scenario(path: Path) -> None:
+def test_each_rulebook_scenario_passes(path: Path) -> None:
     result = run_scenario(path)
     assert result.passed, "\n".join(result.failures)
 

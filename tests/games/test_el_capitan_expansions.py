@@ -83,7 +83,7 @@ def test_there_are_at_least_thirty_tile_scenarios_covering_each_tile() -> None:
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
-def test_tile_scenario(path: Path) -> None:
+def test_each_expansion_tile_scenario_passes(path: Path) -> None:
     result = run_scenario(path)
     assert result.passed, "\n".join(result.failures)
 

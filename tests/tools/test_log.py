@@ -86,3 +86,32 @@ def test_a_file_that_is_not_a_log_is_refused(tmp_path: Path) -> None:
     path.write_text('{"hello": 1}\n')
     with pytest.raises(ReplayError, match="not a rulekit log"):
         read_log(path)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("players", "two", "'players' must be an integer"),
+        ("seed", None, "'seed' must be an integer"),
+        ("modules", "porto", "'modules' must be a list of strings"),
+        ("variants", ["misere.yaml"], "'variants' must be a list of"),
+    ],
+)
+def test_a_header_entry_of_the_wrong_type_is_refused_at_line_one(
+    tmp_path: Path, key: str, value: object, expected: str
+) -> None:
+    path, _ = _played_log(tmp_path)
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    header[key] = value
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    with pytest.raises(ReplayError) as caught:
+        replay(path)
+    assert f"{path}:1:1: error: the log header's {expected}" in caught.value.render()
+
+
+def test_a_log_that_is_not_utf8_text_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ReplayError, match="is not UTF-8 text"):
+        read_log(path)

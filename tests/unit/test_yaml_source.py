@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rulekit.dsl import Origin, ast, parse_expression
 from rulekit.errors import RulesetError, Span
-from rulekit.rules.yaml_source import LocDict, LocList, LocStr, load_text
+from rulekit.rules.yaml_source import LocDict, LocList, LocStr, load_file, load_text
 
 TEXT = """\
 plain: a + b
@@ -80,6 +82,17 @@ def test_invalid_yaml_is_a_located_ruleset_error() -> None:
     assert diagnostic.span is not None
     assert diagnostic.span.file == "bad.yaml"
     assert diagnostic.span.line == 2
+
+
+def test_a_file_that_is_not_utf8_is_a_ruleset_error_at_the_first_bad_byte(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 are reported at their line and column, not as a traceback."""
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("ruleset: g\ntitle: caf\u00e9\n".encode("latin-1"))
+    with pytest.raises(RulesetError) as caught:
+        load_file(path, "latin1.yaml")
+    diagnostic = caught.value.diagnostics[0]
+    assert diagnostic.message == "not UTF-8 text: byte 0xe9 cannot be decoded"
+    assert diagnostic.span == Span("latin1.yaml", 2, 11)
 
 
 def test_only_safe_yaml_is_loaded() -> None:

@@ -97,12 +97,12 @@ def test_against_compares_two_variants(capsys: pytest.CaptureFixture[str]) -> No
     assert "4 changed, 0 added, 0 removed" in out
 
 
-def test_no_differences(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_variant_compared_with_itself_shows_no_differences(capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(["tic_tac_toe", "--variant", "misere", "--against", "--variant", "misere"], capsys)
     assert "no differences" in out
 
 
-def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_output_names_both_sides_and_each_change(capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(["tic_tac_toe", "--variant", "misere", "--json"], capsys)
     data = json.loads(out)
     assert data["left"]["variants"] == [] and data["right"]["variants"] == ["misere"]

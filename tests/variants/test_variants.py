@@ -72,7 +72,7 @@ def test_replace_scoring_by_name(write_variant: WriteVariant) -> None:
     assert _play([str(path)], DIAGONAL) == (True, [0, 1])
 
 
-def test_replace_action(write_variant: WriteVariant) -> None:
+def test_replacing_an_action_changes_its_legal_moves(write_variant: WriteVariant) -> None:
     path = write_variant(
         HEADER
         + "replace:\n  actions:\n    place:\n"

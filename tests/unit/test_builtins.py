@@ -1,0 +1,18 @@
+"""Built-ins called directly: text built-ins write values the way the DSL writes them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rulekit.runtime.builtins import BUILTINS
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(3, "3"), (True, "true"), (False, "false"), (None, "none"), ((1, 2), "[1, 2]"), ("b2", "b2")],
+)
+def test_str_writes_a_value_as_concat_does_in_dsl_notation(value: Any, text: str) -> None:
+    assert BUILTINS["str"].impl(value) == text
+    assert BUILTINS["concat"].impl(value) == text
