@@ -53,6 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as error:  # a file the user named cannot be written or read (--log, --out...)
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"error: {where}{error.strerror or error}", file=sys.stderr)
+        return 1
     except Exception:
         print(
             "internal error: this is a bug in rulekit; please report it with the traceback below",
@@ -227,14 +231,18 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
-_HELP = "type the number of an action or the action itself (e.g. place(b2)); 's' shows the state, 'q' quits"
+def _help_text(example: str | None) -> str:
+    """How to answer, with an action of the game being played as the example of the notation."""
+    shown = f" (e.g. {example})" if example else ""
+    return f"type the number of an action or the action itself{shown}; 's' shows the state, 'q' quits"
 
 
 def _play_human(game: Game, args: argparse.Namespace, human: int, source: str | None) -> int:
     recorder = GameRecorder(game.new_initial_state(args.seed), args.seed, source)
     state = recorder.state
     bots = make_bots(game, args.bot, args.seed)
-    print(f"{game.program.rules.title}: you are P{human + 1}. {_HELP}")
+    example = state.legal_action_strings()[:1]
+    print(f"{game.program.rules.title}: you are P{human + 1}. {_help_text(example[0] if example else None)}")
     quit_ = False
     while not state.is_terminal() and len(recorder.actions) < args.max_actions:
         player = state.current_player()
@@ -284,7 +292,7 @@ def _ask_human(state: State, human: int) -> Any:
         if answer in ("q", "quit", "exit"):
             return None
         if answer in ("", "?", "h", "help"):
-            print(_HELP)
+            print(_help_text(game.action_to_string(legal[0]) if legal else None))
             options()
             continue
         if answer in ("s", "state"):

@@ -14,7 +14,7 @@ from importlib.resources import files
 from typing import Any
 
 from attrs import frozen
-from lark import Lark, Token, Transformer, Tree, v_args
+from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import (
     LarkError,
     UnexpectedCharacters,
@@ -155,11 +155,6 @@ def _parser(start: str = "block") -> Lark:
 def grammar_text() -> str:
     """The grammar, as shipped (for docs and for hypothesis' ``from_lark``)."""
     return files("rulekit.dsl").joinpath("grammar.lark").read_text(encoding="utf-8")
-
-
-def lark_parser(start: str = "expression") -> Lark:
-    """The configured Lark parser for ``start`` (used by property tests)."""
-    return _parser(start)
 
 
 def parse_expression(text: str, origin: Origin | None = None) -> ast.Expr:
@@ -491,7 +486,3 @@ def _split_args(args: list[Any] | None) -> tuple[tuple[Any, ...], tuple[ast.Keyw
     positional = tuple(a for a in args if not isinstance(a, ast.Keyword))
     keywords = tuple(a for a in args if isinstance(a, ast.Keyword))
     return positional, keywords
-
-
-def tree_repr(tree: Tree[Any]) -> str:  # pragma: no cover - debugging aid
-    return str(tree.pretty())

@@ -15,7 +15,7 @@ answered.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, RuleEvaluationError
@@ -180,12 +180,3 @@ def after_action(state: State, compiled: CompiledAction) -> None:
 def _finish(state: State) -> None:
     state.fields[(_E, "decision")] = None
     state._legal = []
-
-
-def describe_position(state: State) -> list[dict[str, Any]]:
-    """The flow stack in readable form (for debugging and the CLI)."""
-    result = []
-    for frame in state.fields[(_E, "flow")]:
-        node = state.game.program.flow[frame[0]]
-        result.append({"step": node.kind, "at": str(node.span) if node.span else None, "frame": frame[1:]})
-    return result

@@ -205,19 +205,7 @@ class State:
             RuleEvaluationError: a parameter domain, requirement or cost failed to evaluate.
         """
         if self._legal is None:
-            try:
-                self._legal = list(self._enumerate())
-            except RuleFailure as failure:
-                raise RuleEvaluationError(
-                    Diagnostic(f"cannot list the legal actions: {failure.message}", failure.span)
-                ) from None
-            except (ArithmeticError, LookupError, TypeError, ValueError) as error:
-                raise RuleEvaluationError(
-                    Diagnostic(
-                        f"cannot list the legal actions: {type(error).__name__}: {error}",
-                        hint="a parameter domain, requirement or cost of the actions offered now failed",
-                    )
-                ) from None
+            self._legal = list(self._enumerate())
         return self._legal
 
     def action_weight(self, action: Action) -> int:
@@ -276,9 +264,7 @@ class State:
 
     def returns(self) -> list[float]:
         """At the end: +1 for each winner, -1 for the others, 0 for all if all tie."""
-        standings = self.standings()
-        best = standings[0][1]
-        winners = [p for p, key in standings if key == best]
+        winners = self.winners()
         if len(winners) == self.game.num_players:
             return [0.0] * self.game.num_players
         return [1.0 if p in winners else -1.0 for p in range(self.game.num_players)]
@@ -301,6 +287,7 @@ class State:
         return sorted(keys, key=lambda pk: pk[1], reverse=True)
 
     def winners(self) -> list[int]:
+        """The players tied for first place (all of them when everybody ties)."""
         standings = self.standings()
         return [p for p, key in standings if key == standings[0][1]]
 
@@ -404,7 +391,23 @@ class State:
         program = self.game.program
         for name in names:
             compiled = program.actions[name]
-            yield from self._enumerate_action(compiled, me)
+            try:
+                yield from self._enumerate_action(compiled, me)
+            except RuleFailure as failure:
+                raise RuleEvaluationError(
+                    Diagnostic(
+                        f"cannot list the legal actions: {failure.message}",
+                        failure.span or compiled.decl.span,
+                    )
+                ) from None
+            except (ArithmeticError, LookupError, TypeError, ValueError) as error:
+                raise RuleEvaluationError(
+                    Diagnostic(
+                        f"cannot list the legal actions: {type(error).__name__}: {error}",
+                        compiled.decl.span,
+                        hint=f"a parameter domain, requirement or cost of '{name}' failed",
+                    )
+                ) from None
 
     def _enumerate_action(self, compiled: CompiledAction, me: int) -> Iterator[Action]:
         F, R = self.fields, self.game.runtime

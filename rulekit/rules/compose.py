@@ -197,6 +197,11 @@ def _includes(data: LocDict, directory: Path, bag: DiagnosticBag) -> list[LocDic
     return result
 
 
+def _is_count(value: Any) -> bool:
+    """A player count: an int of at least 1 (YAML's true and false are not numbers here)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
 def load_module_file(path: Path, bag: DiagnosticBag) -> ModuleSource | None:
     data = load_file(path, _display(path))
     if not isinstance(data, LocDict):
@@ -208,8 +213,15 @@ def load_module_file(path: Path, bag: DiagnosticBag) -> ModuleSource | None:
     name = str(data.get("module") or path.stem)
     players = data.get("players")
     bounds = None
-    if isinstance(players, dict):
-        bounds = (int(players.get("min", 1)), int(players.get("max", 99)))
+    if players is not None:
+        low, high = (players.get("min", 1), players.get("max", 99)) if isinstance(players, dict) else (0, 0)
+        if _is_count(low) and _is_count(high) and low <= high:
+            bounds = (low, high)
+        else:
+            bag.error(
+                "a module's players needs {min: N, max: M} with 1 <= min <= max",
+                span_of(players) or data.key_spans.get("players"),
+            )
     return ModuleSource(
         name,
         path,
@@ -411,9 +423,9 @@ def extend_entries(base: LocDict, extend: Any, bag: DiagnosticBag) -> None:
 
         extend:
           actions:
-            sail_to:
+            move:
               require:
-                - {if: "not turn.pirate_raided", else: "sailing is over", cite: "§12.5"}
+                - {if: "not turn.frozen", else: "nobody moves this turn", cite: "§5"}
     """
     if not isinstance(extend, LocDict):
         bag.error("'extend' must be a mapping of sections", span_of(extend))

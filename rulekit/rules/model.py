@@ -26,7 +26,7 @@ class Constant:
 
 @frozen
 class Item:
-    """One component instance: ``{id: marseille, x: 1, y: 0}``."""
+    """One component instance: ``{id: a1, row: 0, col: 0}``."""
 
     id: str
     values: dict[str, Any]

@@ -413,9 +413,11 @@ def _narrow_players(data: LocDict, variant: VariantSource) -> None:
     assert variant.players is not None
     current = data.get("players")
     low, high = variant.players
-    if isinstance(current, dict):
-        low = max(low, int(current.get("min", low)))
-        high = min(high, int(current.get("max", current.get("min", high)) or high))
+    base = data_players(data)
+    if base is not None:
+        low, high = max(low, base[0]), min(high, base[1])
+    elif current is not None:
+        return  # a malformed players entry: left for the loader to report
     narrowed = LocDict(min=low, max=high)
     narrowed.span = span_of(variant.data.get("players")) or Span(variant.display, 1, 1)
     narrowed.key_spans = {}

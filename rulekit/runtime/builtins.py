@@ -733,7 +733,7 @@ def _roll(R: Any, F: dict[Any, Any], sides: int) -> int:
     ANY,
     "Add a line to the game's message log (shown to people playing).",
     effect=True,
-    example='note("payday")',
+    example='note("the round is over")',
 )
 def _note(R: Any, F: dict[Any, Any], text: str) -> None:
     R.note(F, text)

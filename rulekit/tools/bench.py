@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from attrs import frozen
@@ -33,15 +33,26 @@ class BenchResult:
 
 def bench_rulekit(game: Game, seconds: float, seed: int = 0, max_actions: int = 100_000) -> BenchResult:
     """Uniformly random playouts from fresh states (seeds seed, seed+1, ...) for ``seconds``."""
+    return _random_playouts(lambda n: game.new_initial_state(seed + n), seconds, seed, max_actions)
+
+
+def _random_playouts(
+    new_state: Callable[[int], Any], seconds: float, seed: int, max_actions: int | None = None
+) -> BenchResult:
+    """Play uniformly random games from ``new_state(playout number)`` for ``seconds`` (at least one).
+
+    Works on anything with OpenSpiel's state API (``is_terminal``, ``legal_actions``,
+    ``apply_action``); a game is cut off after ``max_actions`` when that is given.
+    """
     rng = random.Random(seed)
     playouts = actions = 0
     start = time.perf_counter()
     deadline = start + seconds
     now = start
     while now < deadline or playouts == 0:
-        state = game.new_initial_state(seed + playouts)
+        state = new_state(playouts)
         taken = 0
-        while not state.is_terminal() and taken < max_actions:
+        while not state.is_terminal() and (max_actions is None or taken < max_actions):
             state.apply_action(rng.choice(state.legal_actions()))
             taken += 1
         actions += taken
@@ -62,19 +73,7 @@ def load_openspiel() -> Any | None:
 
 def bench_openspiel(game: Any, seconds: float, seed: int = 0) -> BenchResult:
     """The same random playout loop on an OpenSpiel game."""
-    rng = random.Random(seed)
-    playouts = actions = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    now = start
-    while now < deadline or playouts == 0:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            state.apply_action(rng.choice(state.legal_actions()))
-            actions += 1
-        playouts += 1
-        now = time.perf_counter()
-    return BenchResult(playouts, actions, now - start)
+    return _random_playouts(lambda _: game.new_initial_state(), seconds, seed)
 
 
 def run(game: Game, seconds: float, seed: int = 0) -> Iterator[str]:

@@ -21,7 +21,7 @@ from rulekit.engine.game import Game
 from rulekit.errors import RulekitError
 from rulekit.load import load_program
 from rulekit.rules.compose import RulesetSource, load_source, module_order
-from rulekit.rules.variants import VariantSource, check_constraints, load_variant
+from rulekit.rules.variants import VariantSource, check_constraints, data_players, load_variant
 
 DEFAULT_MAX_ACTIONS = 200
 
@@ -54,11 +54,8 @@ class ComboResult:
 
 
 def _player_range(source: RulesetSource) -> range:
-    players = source.data.get("players")
-    low, high = 2, 2
-    if isinstance(players, dict):
-        low = int(players.get("min", 2))
-        high = int(players.get("max", low))
+    """The ruleset's player counts (2-2 when it does not say or says it wrongly: loading reports that)."""
+    low, high = data_players(source.data) or (2, 2)
     return range(low, high + 1)
 
 
@@ -154,7 +151,7 @@ def _random_game(game: Game, seed: int, max_actions: int, result: ComboResult) -
 
 def format_result(result: ComboResult) -> str:
     status = "ok  " if result.ok else "FAIL"
-    ending = "game over" if result.finished else "stopped at the cap"
+    ending = "game over" if result.finished else "stopped at the cap" if result.ok else "stopped"
     line = f"{status} {result.label()}: {result.actions} actions, {ending}"
     for problem in result.problems:
         line += "\n" + "\n".join("      " + part for part in problem.splitlines())

@@ -23,7 +23,7 @@ from rulekit.errors import Diagnostic, Span, UsageError
 from rulekit.rules.compose import fingerprint, plain_data
 from rulekit.rules.variants import composed_data
 from rulekit.rules.yaml_source import LocDict, span_of
-from rulekit.tools.options import add_rules_options, module_names
+from rulekit.tools.options import add_rules_options, module_names, parse_against
 
 #: Sections compared entry by entry, in the order they are reported.
 ENTRY_SECTIONS = ("functions", "events", "state", "actions", "triggers", "invariants")
@@ -413,14 +413,6 @@ def _indent(text: str) -> str:
 # ---------------------------------------------------------------- command line
 
 
-def _side_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rulekit diff ... --against", add_help=False)
-    parser.add_argument("ruleset", nargs="?", default=None)
-    add_rules_options(parser)
-    parser.add_argument("--json", action="store_true")
-    return parser
-
-
 def add_parser(subparsers: Any) -> None:
     """Add the ``diff`` subcommand."""
     p = subparsers.add_parser(
@@ -469,12 +461,7 @@ def sides_from_args(args: argparse.Namespace) -> tuple[Side, Side]:
                 )
             )
         return Side(first.ruleset, list(first.modules), [], first.players), first
-    try:
-        other, unknown = _side_parser().parse_known_args(args.against)
-    except SystemExit:
-        raise UsageError(Diagnostic("cannot read the arguments after --against")) from None
-    if unknown:
-        raise UsageError(Diagnostic(f"unknown arguments after --against: {' '.join(unknown)}"))
+    other = parse_against("diff", args.against)
     if other.json:
         args.json = True
     second = Side(

@@ -1,9 +1,11 @@
-"""Command-line options shared by every command that loads rules: ``--with`` and ``--variant``."""
+"""Command-line options shared by every command that loads rules: ``--with``, ``--variant``, ``--against``."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+
+from rulekit.errors import Diagnostic, UsageError
 
 
 def add_rules_options(parser: argparse.ArgumentParser, *, modules: bool = True) -> None:
@@ -33,3 +35,26 @@ def add_rules_options(parser: argparse.ArgumentParser, *, modules: bool = True) 
 def module_names(values: Sequence[str] | None) -> list[str]:
     """The module names of repeated ``--with`` options: ``["a,b", "c"]`` gives ``a``, ``b``, ``c``."""
     return [name.strip() for value in values or () for name in value.split(",") if name.strip()]
+
+
+def parse_against(command: str, words: Sequence[str], *, hint: str | None = None) -> argparse.Namespace:
+    """Read the words after ``--against``: ``[RULESET] [--with MOD,...] [--variant FILE]... [--json]``.
+
+    Commands that compare two configurations (``diff``, ``simulate``) take everything
+    after ``--against`` as the other side.  The result has ``ruleset`` (None: the same),
+    ``modules``, ``variants`` and ``json``.
+
+    Raises:
+        UsageError: the words cannot be read, or include other options.
+    """
+    parser = argparse.ArgumentParser(prog=f"rulekit {command} ... --against", add_help=False)
+    parser.add_argument("ruleset", nargs="?", default=None)
+    add_rules_options(parser)
+    parser.add_argument("--json", action="store_true")
+    try:
+        other, unknown = parser.parse_known_args(list(words))
+    except SystemExit:
+        raise UsageError(Diagnostic("cannot read the arguments after --against")) from None
+    if unknown:
+        raise UsageError(Diagnostic(f"unknown arguments after --against: {' '.join(unknown)}", hint=hint))
+    return other

@@ -5,7 +5,8 @@ per player, one line per component with something set, the latest notes.  What
 the viewer may not see (``visibility: owner`` or ``hidden``) is shown only as
 its size, as :meth:`State.view` says.
 
-A ruleset may add panels drawn by DSL expressions (see docs/cli.md)::
+A ruleset may draw its own panels with DSL expressions; they then replace the
+generic field list (see docs/cli.md)::
 
     display:
       panels:
@@ -29,7 +30,7 @@ from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
 from rulekit.engine.game import State
 from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, Span, did_you_mean
-from rulekit.rules.compose import fingerprint
+from rulekit.rules.compose import fingerprint, plain_data
 from rulekit.rules.yaml_source import LocStr, span_of
 
 _PANEL_KEYS = ("title", "lines", "doc")
@@ -292,14 +293,6 @@ def _one_line(value: Any, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _plain_data(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain_data(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain_data(v) for v in value]
-    return str(value) if isinstance(value, str) else value
-
-
 def _yaml_text(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_yaml_text(v) for v in value) + "]"
@@ -444,8 +437,8 @@ def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence
 
     def constant(name: str, spec: Any) -> str:
         if isinstance(spec, dict) and "value" in spec:
-            return f"{name}: {spec.get('type', '')} = {_one_line(_yaml_text(_plain_data(spec['value'])))}"
-        return f"{name} = {_one_line(_yaml_text(_plain_data(spec)))}"
+            return f"{name}: {spec.get('type', '')} = {_one_line(_yaml_text(plain_data(spec['value'])))}"
+        return f"{name} = {_one_line(_yaml_text(plain_data(spec)))}"
 
     def function(name: str, spec: Any) -> str:
         if isinstance(spec, dict):

@@ -209,7 +209,15 @@ class _Runner:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise RulesetError(Diagnostic("seed must be a number", self.span(seed, "seed")))
         program = load_program(ruleset, modules, variants, players=players)
-        game = Game(program, players if players is not None else program.rules.min_players)
+        rules = program.rules
+        if players is not None and not rules.min_players <= players <= rules.max_players:
+            raise RulesetError(
+                Diagnostic(
+                    f"{rules.title} is for {rules.min_players}-{rules.max_players} players, not {players}",
+                    self.span(players, "players"),
+                )
+            )
+        game = Game(program, players if players is not None else rules.min_players)
         self.program, self.game = program, game
         state = game.new_initial_state(seed)
         self.setup(state)

@@ -82,6 +82,14 @@ def test_an_internal_error_exits_3_and_says_it_is_a_bug(run: Run, monkeypatch: p
     assert "ZeroDivisionError: oops" in err
 
 
+def test_a_log_that_cannot_be_written_is_a_user_error_without_a_traceback(run: Run, tmp_path: Path) -> None:
+    """An OSError from a file the user named exits 1 with the file and the reason."""
+    missing = tmp_path / "no such directory" / "game.jsonl"
+    status, _, err = run("play", "tic_tac_toe", "--quiet", "--log", str(missing))
+    assert status == 1
+    assert err.strip() == f"error: {missing}: No such file or directory"
+
+
 def test_play_finishes_and_prints_the_standings(run: Run, tmp_path: Path) -> None:
     log = tmp_path / "game.jsonl"
     status, out, _ = run("play", "tic_tac_toe", "--players", "2", "--seed", "3", "--log", str(log))
@@ -132,6 +140,17 @@ def test_a_person_can_quit(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     status, out, _ = run("play", "tic_tac_toe", "--human", "P2")
     assert status == 0
     assert "you quit the game" in out
+
+
+def test_the_help_for_a_person_shows_an_action_of_the_game_being_played(
+    run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The example of the action notation is a legal action of this game, not tic-tac-toe's."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO("?\nq\n"))
+    status, out, _ = run("play", "el_capitan", "--human", "1", "--bot", "first")
+    assert status == 0
+    assert "(e.g. place(" not in out
+    assert "(e.g. buy_card(" in out
 
 
 def test_replay_refuses_changed_rules_with_exit_1(run: Run, tmp_path: Path) -> None:

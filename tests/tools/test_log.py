@@ -100,6 +100,7 @@ def test_a_file_that_is_not_a_log_is_refused(tmp_path: Path) -> None:
 def test_a_header_entry_of_the_wrong_type_is_refused_at_line_one(
     tmp_path: Path, key: str, value: object, expected: str
 ) -> None:
+    """A damaged or hand-edited header is a located ReplayError, not a crash."""
     path, _ = _played_log(tmp_path)
     lines = path.read_text().splitlines()
     header = json.loads(lines[0])
@@ -111,6 +112,7 @@ def test_a_header_entry_of_the_wrong_type_is_refused_at_line_one(
 
 
 def test_a_log_that_is_not_utf8_text_is_refused(tmp_path: Path) -> None:
+    """Binary junk given as a log is a ReplayError, not a decoding traceback."""
     path = tmp_path / "game.jsonl"
     path.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ReplayError, match="is not UTF-8 text"):

@@ -165,6 +165,14 @@ setup:
     assert f"{path}:5:15: error: expected a whole number, not 'many'" in failure
 
 
+def test_a_player_count_the_rules_do_not_allow_is_located_at_the_players_key(tiny: Path) -> None:
+    """A scenario's players outside the ruleset's range points at its own players: line."""
+    path = _scenario(tiny, "crowded", "scenario: too many\nplayers: 5\n")
+    [failure] = run_scenario(path).failures
+    assert f"{path}:2:1: error: " in failure
+    assert "is for 2-2 players, not 5" in failure
+
+
 def test_expect_legal_failure_lists_the_legal_actions(tiny: Path) -> None:
     path = _scenario(
         tiny,

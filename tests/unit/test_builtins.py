@@ -14,5 +14,6 @@ from rulekit.runtime.builtins import BUILTINS
     [(3, "3"), (True, "true"), (False, "false"), (None, "none"), ((1, 2), "[1, 2]"), ("b2", "b2")],
 )
 def test_str_writes_a_value_as_concat_does_in_dsl_notation(value: Any, text: str) -> None:
+    """``str(true)`` is "true", not Python's "True"; lists are written with brackets."""
     assert BUILTINS["str"].impl(value) == text
     assert BUILTINS["concat"].impl(value) == text

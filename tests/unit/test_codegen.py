@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rulekit.errors import RulesetError
-from rulekit.load import load_program
+from rulekit.load import load_game, load_program
 
 TEMPLATE = """\
 ruleset: c
@@ -178,3 +178,13 @@ def test_typed_constants_check_component_ids(write_ruleset: Callable[..., Path])
     )
     with pytest.raises(RulesetError, match="constant 'START': 't9' is not a tile"):
         load_program(str(directory))
+
+
+def test_chained_wheres_bind_the_last_name_first_as_dsl_md_says() -> None:
+    """``a where y = ... where x = ...``: x is bound first, so y's value may use it."""
+    game = load_game("tic_tac_toe", 2)
+    state = game.new_initial_state(0)
+    fn, _ = game.program.compile_expression("x + y where y = x * 3 where x = 2")
+    assert fn(state.fields, game.runtime, 0) == 8
+    with pytest.raises(RulesetError, match="unknown name 'x'"):
+        game.program.compile_expression("x + y where x = 2 where y = x * 3")

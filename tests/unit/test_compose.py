@@ -139,6 +139,16 @@ def test_module_player_range_is_checked(ruleset: str) -> None:
     load_program(ruleset, ["big"], players=3)
 
 
+def test_a_malformed_module_player_range_is_reported_at_its_position(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    """A module's players must be whole numbers; a word there is a located error, not a crash."""
+    path = write_ruleset(BASE, {"odd": "module: odd\nplayers: {min: two, max: 4}\n"})
+    with pytest.raises(RulesetError) as caught:
+        load_program(str(path))
+    assert "odd.yaml:2:10: error: a module's players needs {min: N, max: M}" in caught.value.render()
+
+
 def test_adding_an_existing_name_is_a_conflict_pointing_at_the_module(ruleset: str) -> None:
     """A module cannot silently redefine an entry; it must say override."""
     text = _error(ruleset, ["dup"])

@@ -217,6 +217,21 @@ def test_a_domain_that_fails_is_a_rule_error_not_a_crash(write_ruleset: Callable
         restored.legal_actions()
 
 
+def test_a_failing_domain_names_its_action_and_points_at_it(write_ruleset: Callable[..., Path]) -> None:
+    """The error from listing legal actions says which action's rules failed, and where it is."""
+    directory = write_ruleset(
+        "ruleset: d\nplayers: {min: 1, max: 1}\nstate: {game: {n: {type: int}}}\n"
+        "actions:\n"
+        "  pick: {params: {x: '[[1], [2]][game.n + 5]'}}\n"
+        "flow:\n  - turn: player_at(1)\n"
+    )
+    with pytest.raises(RuleEvaluationError) as caught:
+        load_game(str(directory), 1).new_initial_state(0)
+    rendered = caught.value.render()
+    assert "ruleset.yaml:5:3: error: cannot list the legal actions: IndexError" in rendered
+    assert "hint: a parameter domain, requirement or cost of 'pick' failed" in rendered
+
+
 def test_a_state_saved_with_other_rules_is_refused(ttt: Game, cards: Game) -> None:
     """from_json checks the fingerprint and the player count recorded by to_json."""
     data = cards.new_initial_state(0).to_json()

@@ -52,3 +52,12 @@ def test_a_variant_breaking_an_invariant_fails(write_variant: WriteVariant) -> N
 def test_shipped_tic_tac_toe_variants_pass_all_combinations() -> None:
     lines: list[str] = []
     assert run_all_combinations("tic_tac_toe", ["no_diagonals", "misere"], out=lines.append) == 0
+
+
+def test_malformed_players_fail_the_combination_with_the_loader_message(ttt_copy: Path) -> None:
+    """players: {min: two} is reported by the loader for the combination, not a crash."""
+    rules = ttt_copy / "ruleset.yaml"
+    rules.write_text(rules.read_text().replace("players: {min: 2, max: 4}", "players: {min: two, max: 4}"))
+    results = check_all_combinations(str(ttt_copy), max_actions=5)
+    assert results and not any(r.ok for r in results)
+    assert "players needs integers 1 <= min <= max" in results[0].problems[0]
