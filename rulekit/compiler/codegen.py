@@ -382,6 +382,8 @@ class CodeGen:
             if builtin.params:
                 pname, expected = builtin.params[index]
                 self.expect(expected, type_, arg, f"argument '{pname}' of {builtin.name}")
+            if builtin.name in _TEXT_BUILTINS:
+                code = _as_text(code, type_)
             codes.append(code)
             types.append(type_)
         result = builtin.result_type(types)
@@ -639,6 +641,19 @@ def _a(thing: object) -> str:
     """``thing`` with its indefinite article: 'an int', 'a player'."""
     text = str(thing)
     return ("an " if text[:1] in "aeiou" else "a ") + text
+
+
+#: Built-ins that write values as text: players in them are written P1, P2... (the
+#: checker knows which values are players; at run time they are plain seat numbers).
+_TEXT_BUILTINS = frozenset({"str", "concat"})
+
+
+def _as_text(code: str, type_: Type) -> str:
+    if type_ in (t.PLAYER, t.OWNER):
+        return f"B_player_name({code})"
+    if type_.is_list and t.element_type(type_) in (t.PLAYER, t.OWNER):
+        return f"tuple(B_player_name(_p) for _p in {code})"
+    return code
 
 
 def _describe(node: ast.Expr) -> str:

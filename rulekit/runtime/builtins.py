@@ -381,7 +381,7 @@ def _has_key(table: dict[Any, Any], key: Any) -> bool:
     "str",
     [("value", ANY)],
     STR,
-    "The value as text, as concat writes it: true, false, none, [1, 2].",
+    "The value as text, as concat writes it: true, false, none, [1, 2], players as P1, P2.",
     example='str(3) == "3"',
 )
 def _str(value: Any) -> str:
@@ -488,7 +488,7 @@ def _text(value: Any) -> str:
     "concat",
     [("value", ANY)],
     STR,
-    "The values written as text, one after the other (any number of them).",
+    "The values written as text, one after the other (any number of them); players as P1, P2.",
     variadic=True,
     example='concat("round ", game.round) == "round 3"',
 )

@@ -188,3 +188,20 @@ def test_chained_wheres_bind_the_last_name_first_as_dsl_md_says() -> None:
     assert fn(state.fields, game.runtime, 0) == 8
     with pytest.raises(RulesetError, match="unknown name 'x'"):
         game.program.compile_expression("x + y where x = 2 where y = x * 3")
+
+
+def test_players_are_written_as_names_in_text() -> None:
+    """str() and concat() write player values as P1, P2 because the checker knows their type."""
+    from rulekit.load import load_game
+
+    game = load_game("tic_tac_toe", 2)
+    state = game.new_initial_state(0)
+    for text, expected in [
+        ("str(player_at(2))", "P2"),
+        (
+            'concat("order: ", players, ", bank: ", bank, ", n=", num_players)',
+            "order: [P1, P2], bank: bank, n=2",
+        ),
+    ]:
+        fn, _ = game.program.compile_expression(text)
+        assert fn(state.fields, game.runtime, -1) == expected
