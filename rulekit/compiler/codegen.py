@@ -162,6 +162,17 @@ class CodeGen:
         self.spans.append(span)
         return f"SPANS[{len(self.spans) - 1}]"
 
+    def mark(self, span: Span | None) -> str:
+        """A comment that ties a generated line to the rule text it came from.
+
+        When Python raises inside generated code (a bad index, a missing value),
+        the engine reads the marker of the failing line to point at the rule.
+        """
+        if span is None:
+            return ""
+        self.spans.append(span)
+        return f"  {SPAN_MARK}{len(self.spans) - 1}"
+
     def error(self, message: str, node: Any, hint: str | None = None) -> None:
         self.bag.error(message, getattr(node, "span", None), hint=hint)
 
@@ -537,6 +548,12 @@ class CodeGen:
         return lines
 
     def stmt(self, node: ast.Stmt, ctx: Context, indent: int) -> list[str]:
+        lines = self._stmt(node, ctx, indent)
+        if lines:
+            lines[0] += self.mark(node.span)
+        return lines
+
+    def _stmt(self, node: ast.Stmt, ctx: Context, indent: int) -> list[str]:
         pad = "    " * indent
         if isinstance(node, ast.Assign):
             reported = len(self.bag.items)
@@ -642,6 +659,9 @@ def _a(thing: object) -> str:
     text = str(thing)
     return ("an " if text[:1] in "aeiou" else "a ") + text
 
+
+#: Marks a generated line with the index (in SPANS) of the rule text it came from.
+SPAN_MARK = "#@"
 
 #: Built-ins that write values as text: players in them are written P1, P2... (the
 #: checker knows which values are players; at run time they are plain seat numbers).

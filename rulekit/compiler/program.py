@@ -8,13 +8,14 @@ looked up by name during play.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
 from attrs import define, field
 
-from rulekit.compiler.codegen import CodeGen, Context
+from rulekit.compiler.codegen import SPAN_MARK, CodeGen, Context
 from rulekit.dsl import Origin, ast, parse_block, parse_expression
 from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
@@ -160,6 +161,18 @@ class Program:
         exec(compile(source, f"<rulekit:{self.rules.name}:snippet>", "exec"), namespace)
         return namespace["_snippet"]
 
+    def rule_span(self, error: BaseException) -> Span | None:
+        """The rule text whose generated code raised ``error`` (innermost first), if any."""
+        tb = error.__traceback__
+        found = None
+        lines = self.source.splitlines()
+        filename = f"<rulekit:{self.rules.name}>"
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == filename:
+                found = _marked_span(lines, tb.tb_lineno, self.spans) or found
+            tb = tb.tb_next
+        return found
+
     @property
     def name(self) -> str:
         return self.rules.name
@@ -202,7 +215,7 @@ class _Compiler:
             self.gen.expect(expected, type_, expr, what)
         fname = self.fresh(prefix)
         args = ", ".join(["F", "R", "me", *names])
-        self.lines.append(f"def {fname}({args}):\n    return {code}\n")
+        self.lines.append(f"def {fname}({args}):\n    return {code}{self.gen.mark(expr.span)}\n")
         return fname
 
     def define_block(
@@ -253,7 +266,8 @@ class _Compiler:
             code, type_ = self.gen.expr(decl.body, ctx)
             self.gen.function_types[name] = type_
             self.lines.append(
-                f"def fn_{name}({', '.join(['F', 'R', 'me', *py_params])}):\n    return {code}\n"
+                f"def fn_{name}({', '.join(['F', 'R', 'me', *py_params])}):\n"
+                f"    return {code}{self.gen.mark(decl.body.span)}\n"
             )
 
     def action(self, decl: m.ActionDecl) -> dict[str, Any]:
@@ -266,7 +280,10 @@ class _Compiler:
             if not (type_.is_list or type_ in (t.ANY, t.TUPLE)):
                 self.gen.error(f"the domain of '{param.name}' must be a list, not {type_}", param.domain)
             fname = self.fresh(f"dom_{decl.name}")
-            self.lines.append(f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n    return {code}\n")
+            self.lines.append(
+                f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n"
+                f"    return {code}{self.gen.mark(param.domain.span)}\n"
+            )
             domains.append(fname)
             params.append((param.name, t.element_type(type_)))
         requires = [
@@ -326,7 +343,8 @@ class _Compiler:
             self.gen.expect(t.BOOL, type_, decl.condition, "a trigger condition")
             condition = self.fresh(f"when_{decl.name}")
             self.lines.append(
-                f"def {condition}({', '.join(['F', 'R', 'me', *names, '**_'])}):\n    return {code}\n"
+                f"def {condition}({', '.join(['F', 'R', 'me', *names, '**_'])}):\n"
+                f"    return {code}{self.gen.mark(decl.condition.span)}\n"
             )
         effect = self.define_block(f"trig_{decl.name}", decl.effect, params, kwargs=True)
         return {"condition": condition, "effect": effect}
@@ -569,6 +587,19 @@ class _Compiler:
         for name, value in self.gen.constants.items():
             ns[f"K_{name}"] = value
         return ns
+
+
+def _marked_span(lines: list[str], lineno: int, spans: list[Span | None]) -> Span | None:
+    """The span named by the marker on generated line ``lineno`` or the closest line above."""
+    pattern = re.compile("  " + re.escape(SPAN_MARK) + r"(\d+)$")
+    for index in range(min(lineno, len(lines)) - 1, -1, -1):
+        text = lines[index]
+        match = pattern.search(text)
+        if match:
+            return spans[int(match.group(1))]
+        if text.startswith("def "):
+            return None
+    return None
 
 
 def _calls(node: Any) -> set[str]:

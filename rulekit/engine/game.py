@@ -110,7 +110,9 @@ class Game:
         except RuleFailure as failure:
             raise RuleEvaluationError(Diagnostic(f"setup failed: {failure.message}", failure.span)) from None
         except (ArithmeticError, LookupError, TypeError, ValueError) as error:
-            raise RuleEvaluationError(Diagnostic(f"setup failed: {type(error).__name__}: {error}")) from None
+            raise RuleEvaluationError(
+                Diagnostic(f"setup failed: {type(error).__name__}: {error}", program.rule_span(error))
+            ) from None
         return state
 
     def owners(self, scope: str) -> tuple[Any, ...]:
@@ -257,7 +259,7 @@ class State:
                 Diagnostic(
                     f"a rule failed while applying {self.game.action_to_string(action)}: "
                     f"{type(error).__name__}: {error}",
-                    self.game.program.actions[action.name].decl.span,
+                    self.game.program.rule_span(error) or self.game.program.actions[action.name].decl.span,
                     hint="this is a mistake in the rules (e.g. a missing value or a bad index)",
                 )
             ) from None
@@ -404,7 +406,7 @@ class State:
                 raise RuleEvaluationError(
                     Diagnostic(
                         f"cannot list the legal actions: {type(error).__name__}: {error}",
-                        compiled.decl.span,
+                        self.game.program.rule_span(error) or compiled.decl.span,
                         hint=f"a parameter domain, requirement or cost of '{name}' failed",
                     )
                 ) from None

@@ -218,7 +218,8 @@ def test_a_domain_that_fails_is_a_rule_error_not_a_crash(write_ruleset: Callable
 
 
 def test_a_failing_domain_names_its_action_and_points_at_it(write_ruleset: Callable[..., Path]) -> None:
-    """The error from listing legal actions says which action's rules failed, and where it is."""
+    """The error from listing legal actions says which action's rules failed, and points at the
+    failing domain expression."""
     directory = write_ruleset(
         "ruleset: d\nplayers: {min: 1, max: 1}\nstate: {game: {n: {type: int}}}\n"
         "actions:\n"
@@ -228,7 +229,7 @@ def test_a_failing_domain_names_its_action_and_points_at_it(write_ruleset: Calla
     with pytest.raises(RuleEvaluationError) as caught:
         load_game(str(directory), 1).new_initial_state(0)
     rendered = caught.value.render()
-    assert "ruleset.yaml:5:3: error: cannot list the legal actions: IndexError" in rendered
+    assert "ruleset.yaml:5:23: error: cannot list the legal actions: IndexError" in rendered
     assert "hint: a parameter domain, requirement or cost of 'pick' failed" in rendered
 
 
@@ -240,3 +241,40 @@ def test_a_state_saved_with_other_rules_is_refused(ttt: Game, cards: Game) -> No
     three = load_game(CARDS, 3)
     with pytest.raises(RulekitError, match="the state is for 2 players, not 3"):
         State.from_json(three, data)
+
+
+_BAD_INDEX = """\
+ruleset: bad
+players: {min: 2, max: 2}
+constants:
+  TABLE: [1, 2, 3]
+state:
+  game:
+    n: {type: int}
+actions:
+  go:
+    effect: |
+      game.n += 1
+      game.n += TABLE[game.n + 5]
+    ends_turn: true
+flow:
+  - repeat:
+      times: 3
+      steps:
+        - turn: player_at(1)
+"""
+
+
+def test_a_python_error_in_an_effect_points_at_the_failing_statement(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    """A bad index inside an effect is reported at the statement's line and column, not the action's."""
+    state = load_game(str(write_ruleset(_BAD_INDEX)), 2).new_initial_state(0)
+    before = state.state_hash()
+    with pytest.raises(RuleEvaluationError) as caught:
+        state.apply_action("go")
+    span = caught.value.diagnostics[0].span
+    assert span is not None
+    assert (span.line, span.column) == (12, 7)
+    assert "IndexError" in caught.value.render()
+    assert state.state_hash() == before
