@@ -20,9 +20,9 @@ from rulekit.errors import Diagnostic, IllegalActionError, RulekitError, UsageEr
 from rulekit.load import load_program
 from rulekit.rules.compose import find_ruleset
 from rulekit.tools import bench as bench_tool
-from rulekit.tools.bots import BOT_KINDS, make_bots, play_game
+from rulekit.tools.bots import make_bots, play_game
 from rulekit.tools.log import GameRecorder, replay
-from rulekit.tools.options import add_rules_options, module_names
+from rulekit.tools.options import add_bot_option, add_rules_options, module_names
 from rulekit.tools.render import compile_display, describe_rules, render_standings, render_state
 from rulekit.tools.scenario import run_paths
 
@@ -94,12 +94,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     p.add_argument("--log", metavar="FILE", help="write the game's action log (JSON Lines) to FILE")
     p.add_argument("--human", metavar="SEAT", help="a person plays this seat (1 or P1) in the terminal")
-    p.add_argument(
-        "--bot",
-        choices=BOT_KINDS,
-        default="random",
-        help="random (weighted by the ruleset's bots.weights), uniform, or first (default random)",
-    )
+    add_bot_option(p)
     p.add_argument(
         "--max-actions", type=int, default=10_000, metavar="N", help="stop after N actions (default 10000)"
     )

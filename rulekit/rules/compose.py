@@ -511,16 +511,26 @@ def module_order(
                     f"(declared at {span_of(module.data.get('conflicts'))})",
                     where,
                 )
-        if players is not None and module.players is not None:
-            low, high = module.players
-            if not low <= players <= high:
-                bag.error(
-                    f"module '{module.name}' allows {low}-{high} players, not {players} "
-                    f"(declared at {span_of(module.data.get('players'))})",
-                    where,
-                )
+        declared_at = span_of(module.data.get("players"))
+        check_player_count(f"module '{module.name}'", module.players, players, declared_at, where, bag)
     bag.raise_if_any()
     return _dependency_order(chosen)
+
+
+def check_player_count(
+    what: str,
+    allowed: tuple[int, int] | None,
+    players: int | None,
+    declared_at: Span | None,
+    where: Span | None,
+    bag: DiagnosticBag,
+) -> None:
+    """Report (at ``where``) a player count outside what a module or variant allows."""
+    if players is None or allowed is None:
+        return
+    low, high = allowed
+    if not low <= players <= high:
+        bag.error(f"{what} allows {low}-{high} players, not {players} (declared at {declared_at})", where)
 
 
 def _dependency_order(modules: list[ModuleSource]) -> list[ModuleSource]:

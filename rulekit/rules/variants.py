@@ -44,6 +44,7 @@ from rulekit.rules.compose import (
     RulesetSource,
     _display,
     add_entries,
+    check_player_count,
     compose,
     extend_entries,
     load_source,
@@ -312,14 +313,14 @@ def check_constraints(
                     f"but {source.name} is for {base[0]}-{base[1]}",
                     span_of(data.get("players")) or data.key_spans.get("players"),
                 )
-        if players is not None and variant.players is not None:
-            low, high = variant.players
-            if not low <= players <= high:
-                bag.error(
-                    f"variant '{variant.name}' allows {low}-{high} players, not {players} "
-                    f"(declared at {span_of(data.get('players')) or data.key_spans.get('players')})",
-                    where,
-                )
+        check_player_count(
+            f"variant '{variant.name}'",
+            variant.players,
+            players,
+            span_of(data.get("players")) or data.key_spans.get("players"),
+            where,
+            bag,
+        )
     for module in modules:
         for conflict in module.conflicts:
             if conflict in variant_names:

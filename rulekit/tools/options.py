@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Sequence
 
 from rulekit.errors import Diagnostic, UsageError
+from rulekit.tools.bots import BOT_KINDS
 
 
 def add_rules_options(parser: argparse.ArgumentParser, *, modules: bool = True) -> None:
@@ -29,6 +30,16 @@ def add_rules_options(parser: argparse.ArgumentParser, *, modules: bool = True) 
         default=[],
         metavar="FILE",
         help="a variant file, or the name of a variant shipped with the ruleset (repeatable)",
+    )
+
+
+def add_bot_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--bot random|uniform|first`` (into ``args.bot``; default random)."""
+    parser.add_argument(
+        "--bot",
+        choices=BOT_KINDS,
+        default="random",
+        help="random (weighted by the ruleset's bots.weights), uniform, or first (default random)",
     )
 
 

@@ -29,8 +29,8 @@ from attrs import define, field
 from rulekit.engine.game import Game
 from rulekit.errors import Diagnostic, UsageError
 from rulekit.load import load_program
-from rulekit.tools.bots import BOT_KINDS, make_bots, play_game
-from rulekit.tools.options import add_rules_options, module_names
+from rulekit.tools.bots import make_bots, play_game
+from rulekit.tools.options import add_bot_option, add_rules_options, module_names
 
 #: The normal quantile for a two-sided 95% interval, as the report states it (1.96).
 Z95 = 1.96
@@ -524,12 +524,7 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the first game (default 0)")
     add_rules_options(p)
-    p.add_argument(
-        "--bot",
-        choices=BOT_KINDS,
-        default="random",
-        help="random (weighted by the ruleset's bots.weights), uniform, or first (default random)",
-    )
+    add_bot_option(p)
     p.add_argument(
         "--max-actions",
         type=int,
