@@ -42,10 +42,15 @@ _SAFE_BUILTINS = {
 
 @define
 class CompiledRequirement:
-    """A requirement's compiled condition and what to say when it fails."""
+    """A requirement's compiled condition and what to say when it fails.
+
+    ``check`` takes all the action's parameters, but reads only the first ``arity``
+    of them, so legal-action enumeration can test it as soon as those are chosen.
+    """
 
     check: Fn
     decl: m.Requirement
+    arity: int = 0
 
 
 @define
@@ -61,6 +66,7 @@ class CompiledAction:
     cost: Fn | None
     effect: Fn | None
     weight: Fn | None = None
+    cost_arity: int = 0
 
 
 @define
@@ -523,12 +529,13 @@ class _Compiler:
                 tuple(ty for _, ty in parts["params"]),
                 tuple(namespace[d] for d in parts["domains"]),
                 tuple(
-                    CompiledRequirement(namespace[q], r)
+                    CompiledRequirement(namespace[q], r, _arity(r.condition, decl.params))
                     for q, r in zip(parts["requires"], decl.requires, strict=True)
                 ),
                 fn(parts["cost"]),
                 fn(parts["effect"]),
                 fn(parts["weight"]),
+                _arity(decl.cost, decl.params) if decl.cost is not None else 0,
             )
         triggers = [
             CompiledTrigger(rules.triggers[name], fn(parts["condition"]), namespace[parts["effect"]])
@@ -600,6 +607,37 @@ def _marked_span(lines: list[str], lineno: int, spans: list[Span | None]) -> Spa
         if text.startswith("def "):
             return None
     return None
+
+
+def _arity(expr: ast.Expr, params: tuple[m.Param, ...]) -> int:
+    """How many leading parameters ``expr`` may read: one past the last one it names.
+
+    A local variable that happens to share a parameter's name counts as a use, so
+    the answer errs on the safe side (a later test, never a wrong one).
+    """
+    names = _names(expr)
+    used = [i for i, param in enumerate(params) if param.name in names]
+    return used[-1] + 1 if used else 0
+
+
+def _names(node: Any) -> set[str]:
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Name):
+            found.add(current.id)
+        if isinstance(current, tuple):
+            stack.extend(current)
+            continue
+        if isinstance(current, str):
+            found.add(current)  # loop and where variables (may shadow a parameter)
+            continue
+        if hasattr(current, "__attrs_attrs__"):
+            for attribute in current.__attrs_attrs__:
+                if attribute.name != "span":
+                    stack.append(getattr(current, attribute.name))
+    return found
 
 
 def _calls(node: Any) -> set[str]:

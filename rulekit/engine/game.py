@@ -55,6 +55,7 @@ class Game:
         #: The kind of each component, by id (a component's fields are declared per kind).
         self.kind_of: dict[str, str] = {id_: kind for kind, ids in program.collections.items() for id_ in ids}
         self.runtime = Runtime(num_players, rules.money)
+        self._plans: dict[str, tuple[CompiledAction, tuple[tuple[tuple[Any, ...], ...], int | None]]] = {}
         for trigger in program.triggers:
             decl = trigger.decl
             self.runtime.triggers.setdefault((decl.timing, decl.event), []).append(
@@ -64,6 +65,20 @@ class Game:
     @property
     def name(self) -> str:
         return self.program.name
+
+    def enumeration_plan(self, compiled: CompiledAction) -> tuple[tuple[tuple[Any, ...], ...], int | None]:
+        """For each number of chosen parameters, the requirement checks that can run then;
+        and after how many parameters the cost can be tested (None: no cost)."""
+        plan = self._plans.get(compiled.name)
+        if plan is None or plan[0] is not compiled:
+            depth_count = len(compiled.domains)
+            checks: list[list[Any]] = [[] for _ in range(depth_count + 1)]
+            for req in compiled.requires:
+                checks[min(req.arity, depth_count)].append(req.check)
+            cost_depth = None if compiled.cost is None else min(compiled.cost_arity, depth_count)
+            plan = (compiled, (tuple(tuple(c) for c in checks), cost_depth))
+            self._plans[compiled.name] = plan
+        return plan[1]
 
     def new_initial_state(self, seed: int = 0) -> State:
         """The state after setup, waiting for the first decision.
@@ -412,41 +427,55 @@ class State:
                 ) from None
 
     def _enumerate_action(self, compiled: CompiledAction, me: int) -> Iterator[Action]:
+        """The legal instances of one action, in domain order.
+
+        Each requirement (and the cost) is tested as soon as the parameters it reads
+        are chosen, so a failing requirement prunes every choice of the later ones.
+        """
         F, R = self.fields, self.game.runtime
         money = self.game.program.rules.money
-        requires = compiled.requires
-        cost = compiled.cost
         name = compiled.name
-
-        def ok(args: tuple[Any, ...]) -> bool:
-            for req in requires:
-                if not req.check(F, R, me, *args):
-                    return False
-            return cost is None or F[(me, money)] >= cost(F, R, me, *args)
-
         domains = compiled.domains
-        if not domains:
-            if ok(()):
-                yield Action(name, ())
+        depth_count = len(domains)
+        checks, cost_depth = self.game.enumeration_plan(compiled)
+        cost = compiled.cost
+        padding = (None,) * depth_count
+
+        def passes(prefix: tuple[Any, ...]) -> bool:
+            depth = len(prefix)
+            args = prefix + padding[depth:] if depth < depth_count else prefix
+            for check in checks[depth]:
+                if not check(F, R, me, *args):
+                    return False
+            return not (cost is not None and cost_depth == depth and F[(me, money)] < cost(F, R, me, *args))
+
+        if (checks[0] or cost_depth == 0) and not passes(()):
             return
-        if len(domains) == 1:
-            domain = domains[0]
-            for value in domain(F, R, me):
-                args = (value,)
-                if ok(args):
-                    yield Action(name, args)
+        if depth_count == 0:
+            yield Action(name, ())
+            return
+        if depth_count == 1:
+            test = bool(checks[1]) or cost_depth == 1
+            for value in domains[0](F, R, me):
+                if not test or passes((value,)):
+                    yield Action(name, (value,))
             return
 
         def expand(prefix: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
-            if len(prefix) == len(domains):
-                yield prefix
-                return
-            for value in domains[len(prefix)](F, R, me, *prefix):
-                yield from expand((*prefix, value))
+            depth = len(prefix)
+            last = depth + 1 == depth_count
+            test = bool(checks[depth + 1]) or cost_depth == depth + 1
+            for value in domains[depth](F, R, me, *prefix):
+                chosen = (*prefix, value)
+                if test and not passes(chosen):
+                    continue
+                if last:
+                    yield chosen
+                else:
+                    yield from expand(chosen)
 
         for args in expand(()):
-            if ok(args):
-                yield Action(name, args)
+            yield Action(name, args)
 
     def explain(self, action: Action) -> Diagnostic:
         """Why ``action`` is not legal now, naming the rule that forbids it."""
@@ -465,9 +494,30 @@ class State:
                 hint=_describe_decision(self),
             )
         F, R = self.fields, game.runtime
+        checks, cost_depth = game.enumeration_plan(compiled)
+        requirements = {id(req.check): req for req in compiled.requires}
         try:
-            for i, (param, domain) in enumerate(zip(compiled.params, compiled.domains, strict=True)):
-                values = domain(F, R, me, *action.args[:i])
+            # The same order as enumeration: the requirements that read only the parameters
+            # chosen so far, then the next parameter's possible values.
+            for i in range(len(compiled.params) + 1):
+                for check in checks[i]:
+                    if not check(F, R, me, *action.args):
+                        req = requirements[id(check)]
+                        cite = f" [{req.decl.cite}]" if req.decl.cite else ""
+                        return Diagnostic(f"{text} is not legal: {req.decl.message}{cite}", req.decl.span)
+                if compiled.cost is not None and cost_depth == i:
+                    money = game.program.rules.money
+                    price = compiled.cost(F, R, me, *action.args)
+                    have = F[(me, money)]
+                    if have < price:
+                        return Diagnostic(
+                            f"{text} is not legal: it costs {price} and P{me + 1} has {have}",
+                            compiled.decl.cost_span,
+                        )
+                if i == len(compiled.params):
+                    break
+                param = compiled.params[i]
+                values = compiled.domains[i](F, R, me, *action.args[:i])
                 if action.args[i] not in values:
                     shown = ", ".join(format_value(v, compiled.param_types[i]) for v in values[:12])
                     if len(values) > 12:
@@ -476,19 +526,6 @@ class State:
                         f"{text} is not legal: {format_value(action.args[i], compiled.param_types[i])} "
                         f"is not a possible '{param}' now (possible: {shown or 'none'})",
                         compiled.decl.params[i].span,
-                    )
-            for req in compiled.requires:
-                if not req.check(F, R, me, *action.args):
-                    cite = f" [{req.decl.cite}]" if req.decl.cite else ""
-                    return Diagnostic(f"{text} is not legal: {req.decl.message}{cite}", req.decl.span)
-            if compiled.cost is not None:
-                money = game.program.rules.money
-                price = compiled.cost(F, R, me, *action.args)
-                have = F[(me, money)]
-                if have < price:
-                    return Diagnostic(
-                        f"{text} is not legal: it costs {price} and P{me + 1} has {have}",
-                        compiled.decl.cost_span,
                     )
         except (ArithmeticError, LookupError, TypeError, ValueError, RuleFailure) as error:
             return Diagnostic(f"{text} is not legal: {error}", compiled.decl.span)

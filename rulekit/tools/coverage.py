@@ -63,6 +63,7 @@ class Coverage:
                         req.check,
                     ),
                     req.decl,
+                    req.arity,
                 )
                 for i, req in enumerate(action.requires)
             )

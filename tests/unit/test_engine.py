@@ -278,3 +278,35 @@ def test_a_python_error_in_an_effect_points_at_the_failing_statement(
     assert (span.line, span.column) == (12, 7)
     assert "IndexError" in caught.value.render()
     assert state.state_hash() == before
+
+
+_PRUNED = """\
+ruleset: pruned
+players: {min: 1, max: 1}
+state:
+  game:
+    n: {type: int}
+actions:
+  pick:
+    params:
+      a: "[1, 2, 3]"
+      b: "[12 // (a - 1)]"
+    require:
+      - if: a > 1
+        else: a must be more than 1
+    effect: game.n = b
+    ends_turn: true
+flow:
+  - turn: player_at(1)
+"""
+
+
+def test_a_requirement_is_tested_as_soon_as_its_parameters_are_chosen(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    """A requirement on the first parameter prunes it before the second parameter's domain is
+    listed (here that domain would divide by zero for a = 1)."""
+    state = load_game(str(write_ruleset(_PRUNED)), 1).new_initial_state(0)
+    assert state.legal_action_strings() == ["pick(2, 12)", "pick(3, 6)"]
+    with pytest.raises(IllegalActionError, match="a must be more than 1"):
+        state.apply_action(Action("pick", (1, 0)))
