@@ -9,7 +9,7 @@ looked up by name during play.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -620,41 +620,37 @@ def _arity(expr: ast.Expr, params: tuple[m.Param, ...]) -> int:
     return used[-1] + 1 if used else 0
 
 
-def _names(node: Any) -> set[str]:
-    found: set[str] = set()
+def _walk(node: Any) -> Iterator[Any]:
+    """Every AST node, tuple element and string below ``node`` (spans left out)."""
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, ast.Name):
-            found.add(current.id)
+        yield current
         if isinstance(current, tuple):
             stack.extend(current)
-            continue
-        if isinstance(current, str):
-            found.add(current)  # loop and where variables (may shadow a parameter)
-            continue
-        if hasattr(current, "__attrs_attrs__"):
-            for attribute in current.__attrs_attrs__:
-                if attribute.name != "span":
-                    stack.append(getattr(current, attribute.name))
+        elif hasattr(current, "__attrs_attrs__"):
+            stack.extend(
+                getattr(current, attribute.name)
+                for attribute in current.__attrs_attrs__
+                if attribute.name != "span"
+            )
+
+
+def _names(node: Any) -> set[str]:
+    """Names read below ``node``, plus every identifier-like string (loop and ``where``
+    variables, which may shadow a parameter): a superset, on purpose."""
+    found: set[str] = set()
+    for current in _walk(node):
+        if isinstance(current, ast.Name):
+            found.add(current.id)
+        elif isinstance(current, str):
+            found.add(current)
     return found
 
 
 def _calls(node: Any) -> set[str]:
-    found: set[str] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.Call):
-            found.add(current.function)
-        if isinstance(current, tuple):
-            stack.extend(current)
-            continue
-        if hasattr(current, "__attrs_attrs__"):
-            for attribute in current.__attrs_attrs__:
-                if attribute.name != "span":
-                    stack.append(getattr(current, attribute.name))
-    return found
+    """Names of the functions called below ``node``."""
+    return {current.function for current in _walk(node) if isinstance(current, ast.Call)}
 
 
 def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:

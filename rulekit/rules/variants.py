@@ -5,16 +5,16 @@ A variant file names the ruleset it extends and says what it changes::
     variant: rich_start
     title: A richer start
     description: Everybody starts with 30 instead of 20.
-    ruleset: el_capitan
-    requires: [lisboa]              # modules (or other variants) it needs
+    ruleset: my_game
+    requires: [harbor_tiles]        # modules (or other variants) it needs
     conflicts: [short_game]         # modules or variants it cannot be combined with
     players: {min: 3, max: 4}       # player counts it allows
     set:                            # any value by path
       constants.START_MONEY: 30
-      components.city.marseille.harbor_costs: [3, 4]
+      components.city.north_port.harbor_costs: [3, 4]
       actions.buy_card.cost: "card.cost - 1"
     replace: {actions: {take_loan: {...}}, scoring: {...}}   # by name, like a module's override
-    remove: [triggers.lisboa_payment]                         # SECTION.NAME or any path
+    remove: [triggers.instant_payment]                        # SECTION.NAME or any path
     add: {actions: {...}, triggers: {...}}                    # new entries, like a module
     extend: {actions: {buy: {require: [...]}}}                # append to lists, like a module
 

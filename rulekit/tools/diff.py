@@ -6,8 +6,8 @@ invariants, events, state fields, setup, flow and scoring added, removed or
 replaced (with a unified diff of their text); each with the file:line it comes
 from.  ``--json`` prints the same for tools.
 
-    rulekit diff el_capitan --variant rich_start                 # against the plain ruleset
-    rulekit diff el_capitan --with lisboa --variant a.yaml --against --with lisboa --variant b.yaml
+    rulekit diff tic_tac_toe --variant misere                   # against the plain ruleset
+    rulekit diff my_game --with tiles --variant a.yaml --against --with tiles --variant b.yaml
 """
 
 from __future__ import annotations
@@ -425,8 +425,8 @@ def add_parser(subparsers: Any) -> None:
         epilog=(
             "examples:\n"
             "  rulekit diff tic_tac_toe --variant misere\n"
-            "  rulekit diff el_capitan --with lisboa --variant a.yaml \\\n"
-            "                          --against --with lisboa --variant b.yaml"
+            "  rulekit diff my_game --with tiles --variant a.yaml \\\n"
+            "                       --against --with tiles --variant b.yaml"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

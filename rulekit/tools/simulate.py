@@ -8,7 +8,7 @@ speed, and a balance figure.  ``--against`` plays the same seeds with another
 configuration and prints both side by side with the differences.
 
     rulekit simulate tic_tac_toe --games 500 --against --variant misere
-    rulekit simulate el_capitan --players 4 --games 100 --against --variant rich_start
+    rulekit simulate my_game --players 4 --games 100 --against --variant house_rule.yaml
 
 Everything but the timing is a function of the arguments: the same command prints the
 same report.  ``--json`` prints the same figures for tools.
@@ -509,8 +509,8 @@ def add_parser(subparsers: Any) -> None:
         epilog=(
             "examples:\n"
             "  rulekit simulate tic_tac_toe --games 500 --against --variant misere\n"
-            "  rulekit simulate el_capitan --players 4 --games 100 --against --variant rich_start\n"
-            "  rulekit simulate el_capitan --players 3 --with lisboa --against --with lisboa,porto\n"
+            "  rulekit simulate my_game --players 4 --games 100 --against --variant house_rule.yaml\n"
+            "  rulekit simulate my_game --players 3 --with tile_a --against --with tile_a,tile_b\n"
             "\n"
             "everything after --against describes the other configuration: [RULESET] [--with MOD,...] "
             "[--variant FILE]...;\nput the other options before it."
