@@ -130,7 +130,8 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def _check_keys(data: LocDict, allowed: tuple[str, ...], what: str, bag: DiagnosticBag) -> None:
+def check_keys(data: LocDict, allowed: tuple[str, ...], what: str, bag: DiagnosticBag) -> None:
+    """Report every key of ``data`` that is not ``allowed``, at its position, with the nearest names."""
     for key in data:
         if key not in allowed:
             bag.error(
@@ -160,7 +161,7 @@ def load_source(name_or_path: str) -> RulesetSource:
     bag = DiagnosticBag()
     shown = _display(main_path)
     data = _expect_mapping(load_file(main_path, shown), "a ruleset file", Span(shown, 1, 1))
-    _check_keys(data, RULESET_KEYS, "ruleset", bag)
+    check_keys(data, RULESET_KEYS, "ruleset", bag)
     for included in _includes(data, directory, bag):
         _merge_into(data, included, bag, allow_override=False)
     modules: dict[str, ModuleSource] = {}
@@ -192,7 +193,7 @@ def _includes(data: LocDict, directory: Path, bag: DiagnosticBag) -> list[LocDic
         if not isinstance(included, LocDict):
             bag.error("an included file must be a mapping of sections", span_of(included))
             continue
-        _check_keys(included, (*NAMED_SECTIONS, *SINGLE_SECTIONS), "section", bag)
+        check_keys(included, (*NAMED_SECTIONS, *SINGLE_SECTIONS), "section", bag)
         result.append(included)
     return result
 
@@ -207,7 +208,7 @@ def load_module_file(path: Path, bag: DiagnosticBag) -> ModuleSource | None:
     if not isinstance(data, LocDict):
         bag.error("a module file must be a mapping", span_of(data, Span(_display(path), 1, 1)))
         return None
-    _check_keys(data, MODULE_KEYS, "module", bag)
+    check_keys(data, MODULE_KEYS, "module", bag)
     for included in _includes(data, path.parent, bag):
         _merge_into(data, included, bag, allow_override=False)
     name = str(data.get("module") or path.stem)

@@ -12,6 +12,7 @@ from typing import Any
 from rulekit.dsl import ast, parse_block, parse_expression
 from rulekit.errors import DiagnosticBag, DslSyntaxError, Span, did_you_mean
 from rulekit.rules import model as m
+from rulekit.rules.compose import check_keys
 from rulekit.rules.yaml_source import LocDict, LocList, LocStr, span_of
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -90,14 +91,7 @@ class _Builder:
         return empty
 
     def keys(self, data: LocDict, allowed: tuple[str, ...], what: str) -> None:
-        for key in data:
-            if key not in allowed:
-                self.bag.error(
-                    f"unknown {what} key '{key}'",
-                    data.key_spans.get(key),
-                    hint=did_you_mean(str(key), allowed),
-                    expected=allowed,
-                )
+        check_keys(data, allowed, what, self.bag)
 
     def ident(self, name: Any, what: str, span: Span | None) -> bool:
         if not isinstance(name, str) or not _IDENT.match(name):

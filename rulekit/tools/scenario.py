@@ -29,6 +29,7 @@ from rulekit.errors import (
     did_you_mean,
 )
 from rulekit.load import load_program
+from rulekit.rules.compose import check_keys
 from rulekit.rules.yaml_source import LocDict, LocList, LocStr, load_file, span_of
 from rulekit.tools.render import show_value
 
@@ -190,14 +191,7 @@ class _Runner:
 
     def run(self) -> None:
         data = self.data
-        for key in data:
-            if key not in SCENARIO_KEYS:
-                self.bag.error(
-                    f"unknown scenario key '{key}'",
-                    data.key_spans.get(key),
-                    hint=did_you_mean(str(key), SCENARIO_KEYS),
-                    expected=SCENARIO_KEYS,
-                )
+        check_keys(data, SCENARIO_KEYS, "scenario", self.bag)
         self.bag.raise_if_any()
         ruleset = ruleset_for(self.path, data.get("ruleset"))
         modules = [str(m) for m in _as_list(data.get("modules"))]
