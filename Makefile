@@ -19,11 +19,13 @@ demo: $(STAMP)
 ## test: install, then lint, type-check and run the whole test suite (CI runs this)
 test: $(STAMP)
 	$(BIN)/ruff check rulekit tests
+	$(BIN)/ruff format --check rulekit tests
 	$(BIN)/mypy
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
 
 lint: $(STAMP)
 	$(BIN)/ruff check rulekit tests
+	$(BIN)/ruff format --check rulekit tests
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

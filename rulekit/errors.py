@@ -170,9 +170,7 @@ class DiagnosticBag:
         if self.items:
             ordered = sorted(
                 self.items,
-                key=lambda d: (d.span.file, d.span.line, d.span.column)
-                if d.span
-                else ("", 0, 0),
+                key=lambda d: (d.span.file, d.span.line, d.span.column) if d.span else ("", 0, 0),
             )
             raise kind(ordered)
 

@@ -287,9 +287,7 @@ class _ToAst(Transformer[Token, Any]):
 
     def _tok_span(self, token: Token) -> Span:
         line, column = self._origin.locate(token.line or 1, token.column or 1)
-        end_line, end_column = self._origin.locate(
-            token.end_line or 1, token.end_column or 1
-        )
+        end_line, end_column = self._origin.locate(token.end_line or 1, token.end_column or 1)
         return Span(self._origin.file, line, column, end_line, end_column)
 
     # -- entry points
@@ -335,9 +333,7 @@ class _ToAst(Transformer[Token, Any]):
     def call_stmt(self, meta: Any, c: list[Any]) -> ast.CallStatement:
         call = c[0]
         if not isinstance(call, ast.Call):
-            raise DslSyntaxError(
-                Diagnostic("an aggregate cannot stand alone as a statement", call.span)
-            )
+            raise DslSyntaxError(Diagnostic("an aggregate cannot stand alone as a statement", call.span))
         return ast.CallStatement(call, span=self._span(meta))
 
     def if_stmt(self, meta: Any, c: list[Any]) -> ast.If:
@@ -427,9 +423,7 @@ class _ToAst(Transformer[Token, Any]):
         try:
             value = pyast.literal_eval(raw)
         except (ValueError, SyntaxError):
-            raise DslSyntaxError(
-                Diagnostic("malformed string literal", self._tok_span(c[0]))
-            ) from None
+            raise DslSyntaxError(Diagnostic("malformed string literal", self._tok_span(c[0]))) from None
         return ast.Literal(value, span=self._span(meta))
 
     def true_literal(self, meta: Any, c: list[Any]) -> ast.Literal:
@@ -466,9 +460,7 @@ class _ToAst(Transformer[Token, Any]):
                 condition = part[1]
             else:
                 key = part[1]
-        return ast.Comprehension(
-            element, tuple(loops), condition, key, span=self._span(meta)
-        )
+        return ast.Comprehension(element, tuple(loops), condition, key, span=self._span(meta))
 
     def for_clause(self, meta: Any, c: list[Any]) -> tuple[str, str, Any]:
         return ("for", str(c[0]), c[1])

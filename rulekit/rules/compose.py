@@ -144,9 +144,7 @@ def check_keys(data: LocDict, allowed: tuple[str, ...], what: str, bag: Diagnost
 
 def _expect_mapping(value: Any, what: str, fallback: Span | None) -> LocDict:
     if not isinstance(value, LocDict):
-        raise RulesetError(
-            Diagnostic(f"{what} must be a mapping", span_of(value, fallback))
-        )
+        raise RulesetError(Diagnostic(f"{what} must be a mapping", span_of(value, fallback)))
     return value
 
 

@@ -79,9 +79,7 @@ class Runtime:
         return tuple(result)
 
     # -- money
-    def transfer(
-        self, F: dict[Any, Any], amount: int, source: int, target: int, *, partial: bool
-    ) -> None:
+    def transfer(self, F: dict[Any, Any], amount: int, source: int, target: int, *, partial: bool) -> None:
         field = self.money_field
         if field is None:
             raise RuleFailure("transfer needs a 'money' field declared in the ruleset")
@@ -93,9 +91,7 @@ class Runtime:
             have = F[(source, field)]
             if have < amount:
                 if not partial:
-                    raise RuleFailure(
-                        f"{self.format_player(source)} cannot pay {amount} (has {have})"
-                    )
+                    raise RuleFailure(f"{self.format_player(source)} cannot pay {amount} (has {have})")
                 amount = max(0, have)
             F[(source, field)] = have - amount
         else:

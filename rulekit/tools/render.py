@@ -480,9 +480,7 @@ def _item_ids(kind_spec: Any) -> list[str]:
     return [str(i.get("id")) for i in items or () if isinstance(i, dict)]
 
 
-def _describe_components(
-    out: list[str], data: Any, base: Any, origin: Callable[[str, str], str]
-) -> None:
+def _describe_components(out: list[str], data: Any, base: Any, origin: Callable[[str, str], str]) -> None:
     """Component kinds with their items; items a module or variant added are marked."""
     kinds = data.get("components") or {}
     if not kinds:
