@@ -11,6 +11,7 @@ import importlib
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -69,12 +70,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 # ------------------------------------------------------------------ parser
 
 
+def _version() -> str:
+    try:
+        return metadata.version("rulekit")
+    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+        return "(not installed)"
+
+
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
     """The argument parser, and the plugin module of each plugin subcommand."""
     parser = argparse.ArgumentParser(
         prog="rulekit",
         description="Board-game rules as data: check, play, replay and test rulesets.",
     )
+    parser.add_argument("--version", action="version", version=f"rulekit {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("check", help="load and check a ruleset; print every problem")

@@ -65,6 +65,14 @@ def test_usage_errors_exit_2(run: Run, argv: list[str]) -> None:
     assert "usage:" in err
 
 
+def test_version_prints_the_installed_version_and_exits_0(run: Run) -> None:
+    from importlib import metadata
+
+    status, out, _ = run("--version")
+    assert status == 0
+    assert out.strip() == f"rulekit {metadata.version('rulekit')}"
+
+
 def test_a_bad_human_seat_is_a_usage_error(run: Run) -> None:
     status, _, err = run("play", "tic_tac_toe", "--human", "3")
     assert status == 2
