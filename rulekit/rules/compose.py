@@ -130,6 +130,20 @@ def _display(path: Path) -> str:
         return str(path)
 
 
+def known_section(section: Any, mapping: LocDict, bag: DiagnosticBag) -> bool:
+    """Whether ``section`` (a key of ``mapping``) names a rules section; if not, report it there."""
+    sections = (*NAMED_SECTIONS, *SINGLE_SECTIONS)
+    if section in sections:
+        return True
+    bag.error(
+        f"unknown section '{section}'",
+        mapping.key_spans.get(section),
+        hint=did_you_mean(str(section), sections),
+        expected=sections,
+    )
+    return False
+
+
 def check_keys(data: LocDict, allowed: tuple[str, ...], what: str, bag: DiagnosticBag) -> None:
     """Report every key of ``data`` that is not ``allowed``, at its position, with the nearest names."""
     for key in data:
@@ -399,12 +413,7 @@ def apply_module(base: LocDict, module: ModuleSource, bag: DiagnosticBag) -> Non
             bag.error("'override' must be a mapping of sections", span_of(override))
         else:
             for section, entries in override.items():
-                if section not in (*NAMED_SECTIONS, *SINGLE_SECTIONS):
-                    bag.error(
-                        f"unknown section '{section}'",
-                        override.key_spans.get(section),
-                        hint=did_you_mean(str(section), (*NAMED_SECTIONS, *SINGLE_SECTIONS)),
-                    )
+                if not known_section(section, override, bag):
                     continue
                 override_entries(base, section, entries, bag)
     extend = data.get("extend")

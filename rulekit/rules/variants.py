@@ -47,6 +47,7 @@ from rulekit.rules.compose import (
     check_player_count,
     compose,
     extend_entries,
+    known_section,
     load_source,
     module_order,
     override_entries,
@@ -463,13 +464,7 @@ def _apply_replace(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) 
         bag.error("'replace' must be a mapping of sections", span_of(ops) or owner.key_spans.get("replace"))
         return
     for section, entries in ops.items():
-        if section not in (*NAMED_SECTIONS, *SINGLE_SECTIONS):
-            bag.error(
-                f"unknown section '{section}'",
-                ops.key_spans.get(section),
-                hint=did_you_mean(str(section), (*NAMED_SECTIONS, *SINGLE_SECTIONS)),
-                expected=(*NAMED_SECTIONS, *SINGLE_SECTIONS),
-            )
+        if not known_section(section, ops, bag):
             continue
         if section in SINGLE_SECTIONS and section not in data:
             bag.error(

@@ -346,23 +346,25 @@ def render(sims: Sequence[Simulation]) -> str:
     seats = [sim.seat_results() for sim in sims]
     head = [[""] + labels + (["B - A"] if diffs is not None else [])] if len(sims) > 1 else []
 
-    rows = list(head)
-    for seat in range(first.players):
-        row = [f"P{seat + 1}"] + [_rate_cell(results[seat]) for results in seats]
-        if diffs is not None:
-            d = diffs[seat]
-            row.append(_signed(d.win_rate, 100, 1, " pts") + (" *" if d.win_rate_significant else ""))
-        rows.append(row)
-    lines += ["", f"win rate, % of finished games [95% Wilson interval]; {SHARED_NOTE}"]
-    lines += _table(rows)
+    def seat_rows(cell: Callable[[Any], str], difference: Callable[[Any], str]) -> list[list[str]]:
+        rows = list(head)
+        for seat in range(first.players):
+            row = [f"P{seat + 1}"] + [cell(results[seat]) for results in seats]
+            if diffs is not None:
+                row.append(difference(diffs[seat]))
+            rows.append(row)
+        return rows
 
-    rows = list(head)
-    for seat in range(first.players):
-        row = [f"P{seat + 1}"] + [_score_cell(results[seat]) for results in seats]
-        if diffs is not None:
-            d = diffs[seat]
-            row.append(_signed(d.mean_score, 1, 2, "") + (" *" if d.mean_score_significant else ""))
-        rows.append(row)
+    lines += ["", f"win rate, % of finished games [95% Wilson interval]; {SHARED_NOTE}"]
+    lines += _table(
+        seat_rows(
+            _rate_cell,
+            lambda d: _signed(d.win_rate, 100, 1, " pts") + (" *" if d.win_rate_significant else ""),
+        )
+    )
+    rows = seat_rows(
+        _score_cell, lambda d: _signed(d.mean_score, 1, 2, "") + (" *" if d.mean_score_significant else "")
+    )
     lines += ["", "mean score of finished games [95% interval: mean ± 1.96·sd/√n]"]
     lines += _table(rows)
 
