@@ -4,12 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck check bench clean
+.PHONY: demo test test-slow lint typecheck check bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,test]'
 	touch $(STAMP)
 
 ## demo: install, then bots play a complete game of El Capitan and show the standings
@@ -21,7 +21,11 @@ test: $(STAMP)
 	$(BIN)/ruff check rulekit tests
 	$(BIN)/ruff format --check rulekit tests
 	$(BIN)/mypy
-	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m 'not slow'
+
+## test-slow: the long runs (verify sweeps, fuzzing, all combinations); CI runs them as a second step
+test-slow: $(STAMP)
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m slow
 
 lint: $(STAMP)
 	$(BIN)/ruff check rulekit tests
