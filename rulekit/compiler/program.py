@@ -118,6 +118,8 @@ class Program:
     spans: list[Span | None]
     namespace: dict[str, Any] = field(factory=dict, repr=False)
     function_types: dict[str, Type] = field(factory=dict, repr=False)
+    #: ``bots.evaluate``, called as ``evaluate(F, R, me)`` (None: the ruleset declares none).
+    evaluate: Fn | None = None
 
     def compile_expression(
         self, text: str, origin: Origin | None = None, *, params: Sequence[tuple[str, Type]] = ()
@@ -509,6 +511,11 @@ class _Compiler:
             end_when = self.define_expr(
                 "end_when", scoring.end_when, [], me=False, expected=t.BOOL, what="end_when"
             )
+        evaluate = None
+        if rules.bot_evaluate is not None:
+            evaluate = self.define_expr(
+                "evaluate", rules.bot_evaluate, [], expected=t.INT, what="the bots' evaluation"
+            )
         self.bag.raise_if_any()
 
         source = "\n".join(self.lines)
@@ -571,6 +578,7 @@ class _Compiler:
             spans=gen.spans,
             namespace=namespace,
             function_types=dict(gen.function_types),
+            evaluate=fn(evaluate),
         )
 
     def attributes(self) -> dict[tuple[str, str], Any]:

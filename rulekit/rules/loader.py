@@ -154,6 +154,7 @@ class _Builder:
             money=str(money) if money else None,
             display=dict(display) if isinstance(display, dict) else {},
             bot_weights=bot_weights,
+            bot_evaluate=self.bot_evaluate(),
             modules=modules,
             fingerprint=fingerprint,
         )
@@ -162,7 +163,7 @@ class _Builder:
         """``bots: {weights: {action: INT or EXPR}}``: how likely random bots and verify pick
         each action; an expression sees ``me`` and the action's parameters."""
         spec = self.mapping(self.data.get("bots"), "bots", self.data, "bots")
-        self.keys(spec, ("weights", "doc"), "bots")
+        self.keys(spec, ("weights", "evaluate", "doc"), "bots")
         weights = self.mapping(spec.get("weights"), "weights", spec, "weights")
         result = {}
         for name, weight in weights.items():
@@ -182,6 +183,14 @@ class _Builder:
             if expr is not None:
                 result[str(name)] = expr
         return result
+
+    def bot_evaluate(self) -> ast.Expr | None:
+        """``bots: {evaluate: EXPR}``: an int expression of ``me``, how good the state is for
+        that player (read by the heuristic and MCTS bots)."""
+        spec = self.mapping(self.data.get("bots"), "bots", self.data, "bots")
+        if spec.get("evaluate") is None:
+            return None
+        return self.expr(spec["evaluate"], "bots.evaluate", spec, "evaluate")
 
     def constants(self) -> dict[str, m.Constant]:
         section = self.mapping(self.data.get("constants"), "constants", self.data, "constants")

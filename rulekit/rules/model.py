@@ -235,6 +235,8 @@ class RulesModel:
     money: str | None
     display: dict[str, Any]
     bot_weights: dict[str, ast.Expr] = field(factory=dict)
+    #: ``bots.evaluate``: how good a state is for ``me`` (heuristic and MCTS bots).
+    bot_evaluate: ast.Expr | None = None
     modules: tuple[str, ...] = ()
     fingerprint: str = ""
     variants: tuple[tuple[str, str], ...] = field(default=())

@@ -1,4 +1,20 @@
-"""Simple seeded bots and a driver that plays a whole game with them."""
+"""Seeded bots, the ``--bots`` seat specification, and a driver that plays a whole game.
+
+Bots by name (see docs/bots.md):
+
+* ``random`` picks among the legal actions, likelier as the ruleset's ``bots.weights`` say;
+  ``uniform`` ignores the weights; ``first`` always takes the first legal action.
+* ``heuristic`` plays the legal action whose resulting state the ruleset's
+  ``bots.evaluate`` expression rates best for it (one ply; ties broken by the seeded,
+  weighted random choice).
+* ``mcts`` searches with information-set Monte Carlo tree search
+  (:mod:`rulekit.tools.mcts`).
+
+A bot specification names one bot per seat, separated by commas; options follow the
+name after ``:`` (``mcts:iterations=400:cutoff=30``).  One name alone is used for every
+seat: ``--bots heuristic``; ``--bots mcts:iterations=400,heuristic,random,random`` seats
+an MCTS bot as P1, a heuristic bot as P2 and random bots as P3 and P4.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +25,8 @@ from typing import Protocol
 from attrs import frozen
 
 from rulekit.engine.game import Action, Game, State
+from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, UsageError
+from rulekit.runtime.errors import RuleFailure
 from rulekit.tools.log import GameRecorder
 
 
@@ -16,6 +34,18 @@ class Bot(Protocol):
     """Something that picks one of the legal actions of the player deciding now."""
 
     def choose(self, state: State) -> Action: ...
+
+
+def weighted_choice(
+    state: State, legal: Sequence[Action], rng: random.Random, weighted: bool = True
+) -> Action:
+    """One of ``legal`` at random: with ``weighted``, as likely as the ruleset's
+    ``bots.weights`` say (uniform when it has none, or when every one weighs 0)."""
+    if weighted and state.has_bot_weights():
+        weights = [state.action_weight(a) for a in legal]
+        if any(weights):
+            return rng.choices(legal, weights=weights)[0]
+    return rng.choice(legal)
 
 
 class RandomBot:
@@ -31,12 +61,7 @@ class RandomBot:
         self._weighted = weighted
 
     def choose(self, state: State) -> Action:
-        legal = state.legal_actions()
-        if self._weighted and state.has_bot_weights():
-            weights = [state.action_weight(a) for a in legal]
-            if any(weights):
-                return self._rng.choices(legal, weights=weights)[0]
-        return self._rng.choice(legal)
+        return weighted_choice(state, state.legal_actions(), self._rng, self._weighted)
 
 
 class FirstLegalBot:
@@ -46,24 +71,268 @@ class FirstLegalBot:
         return state.legal_actions()[0]
 
 
-BOT_KINDS = ("random", "uniform", "first")
+# ------------------------------------------------------------------ evaluation
 
 
-def make_bot(kind: str, seed: int = 0) -> Bot:
-    """A bot by name: ``random`` (weighted by the ruleset's ``bots.weights``),
-    ``uniform`` (ignores the weights) or ``first``."""
-    if kind == "random":
+def has_evaluation(game: Game) -> bool:
+    """Whether the ruleset declares ``bots.evaluate``."""
+    return game.program.evaluate is not None
+
+
+def evaluate(state: State, player: int) -> int:
+    """The ruleset's ``bots.evaluate`` for ``player`` in ``state``.
+
+    Raises:
+        RuleEvaluationError: the expression failed (named with its position), or the
+            ruleset declares none.
+    """
+    program = state.game.program
+    fn = program.evaluate
+    if fn is None:
+        raise RuleEvaluationError(
+            Diagnostic(
+                f"{program.name} declares no bots.evaluate expression",
+                hint="add bots: {evaluate: EXPR} to the ruleset (docs/bots.md)",
+            )
+        )
+    try:
+        return int(fn(state.fields, state.game.runtime, player))
+    except RuleFailure as failure:
+        raise RuleEvaluationError(
+            Diagnostic(f"bots.evaluate failed: {failure.message}", failure.span)
+        ) from None
+    except (ArithmeticError, LookupError, TypeError, ValueError) as error:
+        raise RuleEvaluationError(
+            Diagnostic(f"bots.evaluate failed: {type(error).__name__}: {error}", program.rule_span(error))
+        ) from None
+
+
+def outcome_value(state: State, player: int) -> tuple[int, int]:
+    """How good ``state`` is for ``player``: a won end beats any game in progress, which
+    beats a lost end; then the evaluation (the score at the end)."""
+    if state.is_terminal():
+        winners = state.winners()
+        rank = 2 if winners == [player] else 1 if player in winners else -1
+        return rank, state.scores()[player]
+    return 0, evaluate(state, player)
+
+
+def after(state: State, action: Action) -> State | None:
+    """The state after ``action``, or None when a rule refuses it there."""
+    child = state.clone()
+    try:
+        child.apply_action(action)
+    except IllegalActionError:
+        return None
+    return child
+
+
+class HeuristicBot:
+    """Plays the legal action whose resulting state the ruleset's ``bots.evaluate`` rates
+    best for the player deciding; ties go to the seeded random choice, weighted by
+    ``bots.weights``.
+
+    ``depth`` 1 looks one action ahead.  A larger depth also tries the player's own next
+    decisions while it keeps deciding (the rest of a turn made of several actions: buy,
+    then sail, then build), at most ``depth`` actions deep, and rates an action by the
+    best state it can lead to; it never guesses the other players' moves.
+    """
+
+    def __init__(self, seed: int = 0, depth: int = 1) -> None:
+        self._rng = random.Random(seed)
+        self.depth = max(1, depth)
+
+    def choose(self, state: State) -> Action:
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        me = state.current_player()
+        best: list[Action] = []
+        best_value: tuple[int, int] | None = None
+        for action in legal:
+            child = after(state, action)
+            if child is None:
+                continue
+            value = self._value(child, me, self.depth - 1)
+            if best_value is None or value > best_value:
+                best, best_value = [action], value
+            elif value == best_value:
+                best.append(action)
+        return weighted_choice(state, best or legal, self._rng)
+
+    def _value(self, state: State, me: int, depth: int) -> tuple[int, int]:
+        value = outcome_value(state, me)
+        if depth <= 0 or state.is_terminal() or state.current_player() != me:
+            return value
+        for action in state.legal_actions():
+            child = after(state, action)
+            if child is not None:
+                value = max(value, self._value(child, me, depth - 1))
+        return value
+
+
+# ------------------------------------------------------------------ specifications
+
+
+@frozen
+class BotSpec:
+    """One seat's bot: a kind and its options (``mcts:iterations=400`` → mcts, {iterations: 400})."""
+
+    kind: str
+    options: tuple[tuple[str, str], ...] = ()
+
+    def __str__(self) -> str:
+        return ":".join([self.kind, *(f"{k}={v}" for k, v in self.options)])
+
+
+#: The bot kinds and the options each takes (name -> description).
+BOT_KINDS: dict[str, dict[str, str]] = {
+    "random": {},
+    "uniform": {},
+    "first": {},
+    "heuristic": {"depth": "how many of its own consecutive actions it looks ahead (default 1)"},
+    "mcts": {
+        "iterations": "search iterations per decision (default 200)",
+        "ms": "milliseconds per decision instead of iterations (not reproducible: depends on speed)",
+        "cutoff": "actions played out after the tree before evaluating with bots.evaluate "
+        "(default 20 when the ruleset declares it; 0 = play to the end)",
+        "c": "UCT exploration constant (default 0.7)",
+    },
+}
+
+
+def parse_bots(text: str) -> list[BotSpec]:
+    """Read a ``--bots`` value: comma-separated seats, each ``KIND[:OPT=VALUE]...``.
+
+    Raises:
+        UsageError: an unknown kind or option, or a malformed value.
+    """
+    specs: list[BotSpec] = []
+    for raw in text.split(","):
+        part = raw.strip()
+        if not part:
+            raise UsageError(Diagnostic(f"--bots {text!r}: an empty seat", hint=_bots_hint()))
+        kind, *items = part.split(":")
+        previous: tuple[tuple[str, str], ...] = ()
+        if "=" in kind and specs:  # "mcts:iterations=400,cutoff=20": more options of the seat before
+            last = specs.pop()
+            kind, previous, items = last.kind, last.options, [part]
+        kind = kind.strip()
+        if kind not in BOT_KINDS:
+            raise UsageError(Diagnostic(f"unknown bot {kind!r} in --bots {text!r}", hint=_bots_hint()))
+        options = list(previous)
+        for item in items:
+            name, sep, value = item.partition("=")
+            name, value = name.strip(), value.strip()
+            if not sep or not value:
+                raise UsageError(Diagnostic(f"bot option {item!r} needs NAME=VALUE", hint=_bots_hint()))
+            if name not in BOT_KINDS[kind]:
+                known = ", ".join(BOT_KINDS[kind]) or "none"
+                raise UsageError(Diagnostic(f"bot {kind!r} has no option {name!r} (options: {known})"))
+            _number(kind, name, value)
+            options.append((name, value))
+        specs.append(BotSpec(kind, tuple(options)))
+    return specs
+
+
+def _number(kind: str, name: str, value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise UsageError(Diagnostic(f"bot option {kind}:{name} needs a number, not {value!r}")) from None
+    if number < 0 or (name in ("iterations", "ms", "depth") and number <= 0):
+        raise UsageError(Diagnostic(f"bot option {kind}:{name} must be positive, not {value!r}"))
+    return number
+
+
+def _bots_hint() -> str:
+    return "e.g. --bots mcts:iterations=400,heuristic,random,random (one bot per seat, or one for all)"
+
+
+def seat_specs(specs: Sequence[BotSpec], players: int) -> list[BotSpec]:
+    """One spec per seat: one spec fills every seat.
+
+    Raises:
+        UsageError: neither one spec nor one per seat.
+    """
+    if len(specs) == 1:
+        return list(specs) * players
+    if len(specs) != players:
+        raise UsageError(
+            Diagnostic(
+                f"--bots names {len(specs)} bots for {players} players",
+                hint="give one bot per seat, or one bot for every seat",
+            )
+        )
+    return list(specs)
+
+
+def describe_bots(text: str, players: int) -> str:
+    """The seats of a ``--bots`` value in words: ``P1 mcts:iterations=400, P2-P4 random``."""
+    seats = [str(s) for s in seat_specs(parse_bots(text), players)]
+    if len(set(seats)) == 1:
+        return f"{seats[0]} bots"
+    return ", ".join(f"P{i + 1} {s}" for i, s in enumerate(seats))
+
+
+def make_bot(spec: BotSpec | str, seed: int = 0, game: Game | None = None) -> Bot:
+    """A bot from its specification (``random``, ``mcts:iterations=100``...), seeded.
+
+    Raises:
+        UsageError: a bad specification, or a bot that needs the ruleset's
+            ``bots.evaluate`` for a ruleset without one.
+    """
+    if isinstance(spec, str):
+        specs = parse_bots(spec)
+        if len(specs) != 1:
+            raise UsageError(Diagnostic(f"one bot expected, not {spec!r}"))
+        spec = specs[0]
+    options = {k: _number(spec.kind, k, v) for k, v in spec.options}
+    if spec.kind == "random":
         return RandomBot(seed)
-    if kind == "uniform":
+    if spec.kind == "uniform":
         return RandomBot(seed, weighted=False)
-    if kind == "first":
+    if spec.kind == "first":
         return FirstLegalBot()
-    raise ValueError(f"unknown bot kind {kind!r} (known: {', '.join(BOT_KINDS)})")
+    evaluation = game is not None and has_evaluation(game)
+    if spec.kind == "heuristic":
+        if game is not None and not evaluation:
+            raise UsageError(
+                Diagnostic(
+                    f"the heuristic bot needs the ruleset's bots.evaluate, and {game.name} has none",
+                    hint="see docs/bots.md: declare bots: {evaluate: EXPR}",
+                )
+            )
+        return HeuristicBot(seed, int(options.get("depth", 1)))
+    from rulekit.tools.mcts import MctsBot
+
+    cutoff = int(options.get("cutoff", 20 if evaluation else 0))
+    if cutoff and game is not None and not evaluation:
+        raise UsageError(
+            Diagnostic(
+                f"mcts:cutoff needs the ruleset's bots.evaluate, and {game.name} has none",
+                hint="drop cutoff (play every rollout to the end) or declare bots.evaluate",
+            )
+        )
+    return MctsBot(
+        seed,
+        iterations=int(options.get("iterations", 200)),
+        milliseconds=options.get("ms"),
+        cutoff=cutoff,
+        exploration=options.get("c", 0.7),
+    )
 
 
-def make_bots(game: Game, kind: str, seed: int) -> list[Bot]:
-    """One bot per seat; random bots get different seeds derived from the game seed."""
-    return [make_bot(kind, seed * 1000 + seat) for seat in range(game.num_players)]
+def make_bots(game: Game, spec: str | Sequence[BotSpec], seed: int) -> list[Bot]:
+    """One bot per seat from a ``--bots`` value; seat *s* of game seed *S* is seeded
+    ``S * 1000 + s``, so a game's bots depend only on its seed.
+
+    Raises:
+        UsageError: a bad specification (see :func:`parse_bots`, :func:`seat_specs`).
+    """
+    specs = parse_bots(spec) if isinstance(spec, str) else list(spec)
+    seats = seat_specs(specs, game.num_players)
+    return [make_bot(s, seed * 1000 + seat, game) for seat, s in enumerate(seats)]
 
 
 @frozen

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 
 from rulekit.errors import Diagnostic, UsageError
-from rulekit.tools.bots import BOT_KINDS
+from rulekit.tools.bots import parse_bots
 
 
 def add_rules_options(parser: argparse.ArgumentParser, *, modules: bool = True) -> None:
@@ -34,13 +34,27 @@ def add_rules_options(parser: argparse.ArgumentParser, *, modules: bool = True) 
 
 
 def add_bot_option(parser: argparse.ArgumentParser) -> None:
-    """Add ``--bot random|uniform|first`` (into ``args.bot``; default random)."""
+    """Add ``--bots SPEC`` (alias ``--bot``; into ``args.bot``; default random): one bot per
+    seat, comma-separated, or one for all seats (see :func:`rulekit.tools.bots.parse_bots`)."""
     parser.add_argument(
+        "--bots",
         "--bot",
-        choices=BOT_KINDS,
+        dest="bot",
+        type=_bots_value,
         default="random",
-        help="random (weighted by the ruleset's bots.weights), uniform, or first (default random)",
+        metavar="SPEC",
+        help="bots per seat, comma-separated (or one for all): random (weighted by the ruleset's "
+        "bots.weights), uniform, first, heuristic, mcts[:iterations=N][:ms=T][:cutoff=D][:c=X]; "
+        "e.g. mcts:iterations=400,heuristic,random,random (default random)",
     )
+
+
+def _bots_value(text: str) -> str:
+    try:
+        parse_bots(text)
+    except UsageError as error:
+        raise argparse.ArgumentTypeError(error.diagnostics[0].message) from None
+    return text
 
 
 def module_names(values: Sequence[str] | None) -> list[str]:

@@ -276,9 +276,13 @@ def definitions() -> dict[str, Any]:
                         "anyOf": [{"type": "integer", "minimum": 0}, {"type": "string"}]
                     },
                 },
-                "doc": _text("Why these weights."),
+                "evaluate": _expr(
+                    "How good the state is for `me` (an int): the heuristic bot plays the action "
+                    "rated best, MCTS rates the states where it cuts a play-out off."
+                ),
+                "doc": _text("Why these weights and this evaluation."),
             },
-            "Hints for random bots and for `rulekit verify`'s exploration.",
+            "Hints for bots and for `rulekit verify`'s exploration.",
         ),
     }
 

@@ -1,0 +1,85 @@
+"""What a player cannot see, and states consistent with what it can (determinizations).
+
+A field declared ``visibility: hidden`` shows nobody its contents, ``visibility: owner``
+shows them only to the player it belongs to (see :meth:`State.view`).  A player who
+reasons about the game knows the *size* of each such field and, for list fields, which
+items could be in it: every item that is in one of the fields it cannot see.
+
+:func:`determinize` deals those items again: it pools the contents of the unseen list
+fields of the same declared type (e.g. a hidden deck and the other players' hands of
+the same cards), shuffles the pool and refills each field with as many items as it had.
+It also re-seeds the engine's chance, so the future draws and shuffles are not the real
+ones either.  The result is a state the player cannot tell apart from the real one; a
+search that only looks at such states never uses what the player does not know
+(information-set Monte Carlo tree search).  Unseen fields that are not lists (a hidden
+number, a hidden map) are kept as they are: nothing is known about their possible values.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from attrs import frozen
+
+from rulekit.engine.game import _ENGINE, Game, State
+
+
+@frozen
+class HiddenPlaces:
+    """For one player: the unseen list fields, grouped by declared type (each group is
+    dealt as one pool), and the unseen fields left as they are."""
+
+    pools: tuple[tuple[tuple[Any, str], ...], ...]
+    kept: tuple[tuple[Any, str], ...]
+
+    @property
+    def empty(self) -> bool:
+        return not self.pools
+
+
+def hidden_places(game: Game, player: int | None) -> HiddenPlaces:
+    """The fields whose contents ``player`` (None: a spectator) cannot see."""
+    cache: dict[int | None, HiddenPlaces] = game.__dict__.setdefault("_hidden_places", {})
+    found = cache.get(player)
+    if found is not None:
+        return found
+    rules = game.program.rules
+    groups: dict[str, list[tuple[Any, str]]] = {}
+    kept: list[tuple[Any, str]] = []
+    for scope, fields in rules.fields.items():
+        for name, decl in fields.items():
+            if decl.visibility == "public":
+                continue
+            for owner in game.owners(scope):
+                if decl.visibility == "owner" and owner == player:
+                    continue
+                if decl.type_text.startswith("list["):
+                    groups.setdefault(decl.type_text, []).append((owner, name))
+                else:
+                    kept.append((owner, name))
+    found = HiddenPlaces(tuple(tuple(places) for _, places in sorted(groups.items())), tuple(kept))
+    cache[player] = found
+    return found
+
+
+def determinize(state: State, player: int | None, rng: random.Random) -> State:
+    """A copy of ``state`` that ``player`` cannot tell from it: unseen items dealt again
+    among the places they could be, and chance re-seeded from ``rng``."""
+    copy = state.clone()
+    fields = copy.fields
+    hidden = hidden_places(state.game, player)
+    if not hidden.empty:
+        copy._legal = None
+    for places in hidden.pools:
+        values = [fields[place] for place in places]
+        pool = [item for value in values if isinstance(value, tuple) for item in value]
+        rng.shuffle(pool)
+        start = 0
+        for place, value in zip(places, values, strict=True):
+            if not isinstance(value, tuple):
+                continue
+            fields[place] = tuple(pool[start : start + len(value)])
+            start += len(value)
+    fields[(_ENGINE, "rng")] = rng.getrandbits(64)
+    return copy

@@ -1,0 +1,188 @@
+"""A Monte Carlo tree search bot for any compiled ruleset, hidden information included.
+
+The search is single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012):
+every iteration starts from a fresh *determinization* of the real state
+(:func:`rulekit.engine.information.determinize`: what the deciding player cannot see is
+dealt again and chance is re-seeded), so the tree, keyed by actions, gathers statistics
+over the states the player cannot tell apart and never reads what it cannot see.
+
+One iteration:
+
+1. *select*: from the root, while every legal action of the node has been tried, follow
+   the child with the best UCB1 score for the player who moves there,
+   ``mean reward + c · sqrt(ln(availability) / visits)``, where availability counts the
+   iterations in which the action was legal (actions can be legal in one determinization
+   and not in another);
+2. *expand*: try one untried legal action, chosen as the ruleset's ``bots.weights`` say;
+3. *play out*: weighted random actions until the game ends or ``cutoff`` actions were
+   played (0: no cut-off);
+4. *score*: every player gets a reward in [0, 1] from its rank, the share of the other
+   players it is ahead of (a tie counts half): by the final standings when the game ended,
+   by the ruleset's ``bots.evaluate`` at a cut-off;
+5. *back up*: each node on the path adds the reward vector; a node's statistics are read
+   for the player who moved into it.
+
+The move played is the root's most visited action.  With an iteration budget the bot is
+deterministic for its seed; with a time budget (``ms``) the number of iterations depends
+on the machine.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from rulekit.engine.game import Action, State
+from rulekit.engine.information import determinize
+from rulekit.errors import IllegalActionError
+from rulekit.tools.bots import evaluate, weighted_choice
+
+
+class _Node:
+    __slots__ = ("avail", "children", "reward", "visits")
+
+    def __init__(self, players: int) -> None:
+        self.children: dict[Action, _Node] = {}
+        self.visits = 0
+        self.avail = 1
+        self.reward = [0.0] * players
+
+
+def rank_rewards(values: Sequence[Any]) -> list[float]:
+    """Each player's share of the others it is ahead of, a tie counting half.
+
+    >>> rank_rewards([3, 1, 3])
+    [0.75, 0.0, 0.75]
+    """
+    n = len(values)
+    if n == 1:
+        return [1.0]
+    rewards = []
+    for p, mine in enumerate(values):
+        ahead = sum(
+            1.0 if mine > other else 0.5 if mine == other else 0.0 for q, other in enumerate(values) if q != p
+        )
+        rewards.append(ahead / (n - 1))
+    return rewards
+
+
+def state_rewards(state: State) -> list[float]:
+    """The reward vector of a state: the standings at the end (or without ``bots.evaluate``),
+    else ``bots.evaluate``."""
+    n = state.game.num_players
+    if state.is_terminal() or state.game.program.evaluate is None:
+        keys: dict[int, tuple[int, ...]] = dict(state.standings())
+        return rank_rewards([keys[p] for p in range(n)])
+    return rank_rewards([evaluate(state, p) for p in range(n)])
+
+
+class MctsBot:
+    """Information-set MCTS with UCB1 selection and weighted random play-outs."""
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        iterations: int = 200,
+        milliseconds: float | None = None,
+        cutoff: int = 0,
+        exploration: float = 0.7,
+        max_playout: int = 10_000,
+    ) -> None:
+        self._rng = random.Random(seed)
+        self.iterations = iterations
+        self.milliseconds = milliseconds
+        self.cutoff = cutoff
+        self.exploration = exploration
+        self.max_playout = max_playout
+
+    def choose(self, state: State) -> Action:
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        me = state.current_player()
+        root = _Node(state.game.num_players)
+        if self.milliseconds is not None:
+            deadline = time.perf_counter() + self.milliseconds / 1000
+            while True:
+                self._iterate(root, state, me)
+                if time.perf_counter() >= deadline:
+                    break
+        else:
+            for _ in range(self.iterations):
+                self._iterate(root, state, me)
+
+        def preference(action: Action) -> tuple[int, float]:
+            child = root.children.get(action)
+            if child is None or child.visits == 0:
+                return (0, 0.0)
+            return child.visits, child.reward[me] / child.visits
+
+        return max(legal, key=preference)
+
+    def _iterate(self, root: _Node, real: State, me: int) -> None:
+        rng = self._rng
+        state = determinize(real, me, rng)
+        node = root
+        path = [root]
+        c = self.exploration
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            children = node.children
+            untried = []
+            for action in legal:
+                child = children.get(action)
+                if child is None:
+                    untried.append(action)
+                else:
+                    child.avail += 1
+            if untried:
+                action = weighted_choice(state, untried, rng)
+                child = _Node(len(root.reward))
+                if not _apply(state, action):
+                    break
+                children[action] = child
+                path.append(child)
+                break
+            mover = state.current_player()
+            best_action = legal[0]
+            best_score = -math.inf
+            for action in legal:
+                child = children[action]
+                score = child.reward[mover] / child.visits + c * math.sqrt(
+                    math.log(child.avail) / child.visits
+                )
+                if score > best_score:
+                    best_action, best_score = action, score
+            if not _apply(state, best_action):
+                break
+            node = children[best_action]
+            path.append(node)
+        self._play_out(state)
+        rewards = state_rewards(state)
+        for visited in path:
+            visited.visits += 1
+            total = visited.reward
+            for p, r in enumerate(rewards):
+                total[p] += r
+
+    def _play_out(self, state: State) -> None:
+        rng = self._rng
+        limit = self.cutoff or self.max_playout
+        for _ in range(limit):
+            if state.is_terminal():
+                return
+            if not _apply(state, weighted_choice(state, state.legal_actions(), rng)):
+                return
+
+
+def _apply(state: State, action: Action) -> bool:
+    """Apply ``action`` in place; False when a rule refused it there (state unchanged)."""
+    try:
+        state.apply_action(action)
+    except IllegalActionError:
+        return False
+    return True

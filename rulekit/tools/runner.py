@@ -1,0 +1,335 @@
+"""Play many seeded games on all cores or on a Ray cluster; keep each result in SQLite.
+
+A game is a :class:`GameTask` (configuration, seed, bots) and its result a
+:class:`GameRecord`.  A task is a pure function of its fields: the same task gives the
+same record (but its duration) in any process, so running with 1 worker, N workers or
+Ray changes only the speed.  Records come back in completion order; readers sort them
+by seed.
+
+The results database has one row per game (see :data:`SCHEMA`).  A run keyed by
+everything that decides a game's outcome (:meth:`GameTask.run_key`) finds the games
+already stored and skips them, so a killed run resumes where it stopped; each game is
+committed on its own, so a kill loses at most the games in progress and never leaves a
+half-written row.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from attrs import asdict, frozen
+
+from rulekit.engine.game import Game
+from rulekit.errors import Diagnostic, RulekitError, UsageError
+from rulekit.load import load_program
+from rulekit.tools.bots import make_bots, play_game, seat_specs
+
+
+@frozen
+class GameTask:
+    """One game to play: a configuration, a seed and the bots (a ``--bots`` value)."""
+
+    ruleset: str
+    modules: tuple[str, ...]
+    variants: tuple[str, ...]
+    players: int
+    seed: int
+    bots: str
+    max_actions: int
+
+    def run_key(self) -> str:
+        """What decides the outcome of the game but its seed (and the rules' content)."""
+        return json.dumps(
+            [self.ruleset, self.modules, self.variants, self.players, self.bots, self.max_actions]
+        )
+
+
+@frozen
+class GameRecord:
+    """The outcome of one game."""
+
+    seed: int
+    seats: tuple[str, ...]
+    fingerprint: str
+    modules: tuple[str, ...]
+    variants: tuple[str, ...]
+    finished: bool
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    length: int
+    fired: dict[str, int]
+    seconds: float
+
+
+_GAMES: dict[tuple[str, tuple[str, ...], tuple[str, ...], int], Game] = {}
+
+
+def game_for(task: GameTask) -> Game:
+    """The game of a task, compiled once per process."""
+    key = (task.ruleset, task.modules, task.variants, task.players)
+    game = _GAMES.get(key)
+    if game is None:
+        program = load_program(task.ruleset, task.modules, task.variants, players=task.players)
+        game = _GAMES[key] = Game(program, task.players)
+    return game
+
+
+def play_task(task: GameTask) -> GameRecord:
+    """Play one game; counts how often each action and trigger fired."""
+    game = game_for(task)
+    fired: dict[str, int] = {}
+
+    def count(what: str) -> None:
+        fired[what] = fired.get(what, 0) + 1
+
+    start = time.perf_counter()
+    previous = game.runtime.fired
+    game.runtime.fired = count
+    try:
+        played = play_game(game, task.seed, make_bots(game, task.bots, task.seed), task.max_actions)
+    finally:
+        game.runtime.fired = previous
+    seconds = time.perf_counter() - start
+    state = played.state
+    return GameRecord(
+        seed=task.seed,
+        seats=tuple(str(s) for s in seat_specs(_specs(task.bots), game.num_players)),
+        fingerprint=game.program.fingerprint,
+        modules=task.modules,
+        variants=task.variants,
+        finished=played.finished,
+        scores=tuple(state.scores()),
+        winners=tuple(state.winners()) if played.finished else (),
+        length=len(played.log.actions),
+        fired=dict(sorted(fired.items())),
+        seconds=seconds,
+    )
+
+
+def _specs(text: str) -> list[Any]:
+    from rulekit.tools.bots import parse_bots
+
+    return parse_bots(text)
+
+
+# ---------------------------------------------------------------- executors
+
+EXECUTORS = ("local", "ray")
+
+
+def default_workers() -> int:
+    return os.cpu_count() or 1
+
+
+def run_tasks(
+    tasks: Sequence[GameTask],
+    *,
+    workers: int = 1,
+    executor: str = "local",
+    address: str | None = None,
+) -> Iterator[GameRecord]:
+    """Play the tasks, yielding each record as it is done (in completion order).
+
+    ``local`` runs ``workers`` processes (1: in this process); ``ray`` submits one Ray task
+    per game to ``ray.init(address=address)`` (a local Ray when None).
+
+    Raises:
+        UsageError: an unknown executor, or ``ray`` without the extra installed.
+    """
+    if not tasks:
+        return
+    if executor == "ray":
+        yield from _run_ray(tasks, address)
+        return
+    if executor != "local":
+        raise UsageError(Diagnostic(f"unknown executor {executor!r} (known: {', '.join(EXECUTORS)})"))
+    if workers <= 1 or len(tasks) == 1:
+        for task in tasks:
+            yield play_task(task)
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
+    with context.Pool(min(workers, len(tasks))) as pool:
+        yield from pool.imap_unordered(play_task, tasks)
+
+
+def _run_ray(tasks: Sequence[GameTask], address: str | None) -> Iterator[GameRecord]:
+    try:
+        import ray
+    except ImportError:
+        raise UsageError(Diagnostic("--executor ray needs Ray", hint="pip install 'rulekit[ray]'")) from None
+    started = False
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+        started = True
+    try:
+        remote = ray.remote(play_task)
+        pending = [remote.remote(task) for task in tasks]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                yield ray.get(ref)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+# ---------------------------------------------------------------- the results database
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    run_key     TEXT NOT NULL,     -- ruleset, modules, variants, players, bots, max actions (JSON)
+    ruleset     TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,     -- the composed rules' fingerprint
+    seed        INTEGER NOT NULL,
+    seats       TEXT NOT NULL,     -- the bot of each seat (JSON list, P1 first)
+    modules     TEXT NOT NULL,     -- JSON list
+    variants    TEXT NOT NULL,     -- JSON list
+    finished    INTEGER NOT NULL,  -- 0: cut off after max actions
+    scores      TEXT NOT NULL,     -- JSON list, P1 first
+    winner      TEXT NOT NULL,     -- JSON list of the seats tied for first (0 = P1)
+    length      INTEGER NOT NULL,  -- actions played
+    fired       TEXT NOT NULL,     -- JSON {"action:NAME" | "trigger:NAME": count}
+    duration    REAL NOT NULL,     -- seconds
+    PRIMARY KEY (run_key, fingerprint, seed)
+)
+"""
+
+
+class ResultsDB:
+    """The SQLite results file: one row per game, committed as each game ends."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.connection = sqlite3.connect(self.path)
+            self.connection.execute(SCHEMA)
+            self.connection.commit()
+        except sqlite3.DatabaseError as error:
+            raise RulekitError(Diagnostic(f"{self.path}: not a rulekit results database ({error})")) from None
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def __enter__(self) -> ResultsDB:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def count(self, run_key: str, fingerprint: str) -> int:
+        row = self.connection.execute(
+            "SELECT count(*) FROM games WHERE run_key = ? AND fingerprint = ?", (run_key, fingerprint)
+        ).fetchone()
+        return int(row[0])
+
+    def seeds(self, run_key: str, fingerprint: str) -> set[int]:
+        rows = self.connection.execute(
+            "SELECT seed FROM games WHERE run_key = ? AND fingerprint = ?", (run_key, fingerprint)
+        )
+        return {int(seed) for (seed,) in rows}
+
+    def add(self, task: GameTask, record: GameRecord) -> None:
+        with self.connection:
+            self.connection.execute(
+                "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    task.run_key(),
+                    task.ruleset,
+                    record.fingerprint,
+                    record.seed,
+                    json.dumps(list(record.seats)),
+                    json.dumps(list(record.modules)),
+                    json.dumps(list(record.variants)),
+                    int(record.finished),
+                    json.dumps(list(record.scores)),
+                    json.dumps(list(record.winners)),
+                    record.length,
+                    json.dumps(record.fired, sort_keys=True),
+                    record.seconds,
+                ),
+            )
+
+    def records(self, run_key: str, fingerprint: str, seeds: Iterable[int]) -> list[GameRecord]:
+        wanted = set(seeds)
+        rows = self.connection.execute(
+            "SELECT seed, seats, fingerprint, modules, variants, finished, scores, winner, length, fired,"
+            " duration FROM games WHERE run_key = ? AND fingerprint = ? ORDER BY seed",
+            (run_key, fingerprint),
+        )
+        return [
+            GameRecord(
+                seed=row[0],
+                seats=tuple(json.loads(row[1])),
+                fingerprint=row[2],
+                modules=tuple(json.loads(row[3])),
+                variants=tuple(json.loads(row[4])),
+                finished=bool(row[5]),
+                scores=tuple(json.loads(row[6])),
+                winners=tuple(json.loads(row[7])),
+                length=row[8],
+                fired=json.loads(row[9]),
+                seconds=row[10],
+            )
+            for row in rows
+            if row[0] in wanted
+        ]
+
+
+def play_all(
+    tasks: Sequence[GameTask],
+    fingerprint: str,
+    *,
+    workers: int = 1,
+    executor: str = "local",
+    address: str | None = None,
+    db: ResultsDB | None = None,
+    resume: bool = False,
+    progress: Callable[[GameRecord], None] | None = None,
+) -> list[GameRecord]:
+    """Play every task (all of one run) and return the records sorted by seed.
+
+    With ``db``, each record is stored as it arrives; with ``resume`` too, the games the
+    database already holds for this run are read back instead of played again.
+
+    Raises:
+        UsageError: the database already holds games of this run and ``resume`` is off.
+    """
+    stored: list[GameRecord] = []
+    todo = list(tasks)
+    if db is not None and tasks:
+        key = tasks[0].run_key()
+        done = db.seeds(key, fingerprint) & {t.seed for t in tasks}
+        if done and not resume:
+            raise UsageError(
+                Diagnostic(
+                    f"{db.path} already holds {len(done)} of these games",
+                    hint="add --resume to continue that run, or use another --db file",
+                )
+            )
+        stored = db.records(key, fingerprint, done)
+        todo = [t for t in tasks if t.seed not in done]
+        for record in stored:
+            if progress is not None:
+                progress(record)
+    by_seed = {t.seed: t for t in todo}
+    records = list(stored)
+    for record in run_tasks(todo, workers=workers, executor=executor, address=address):
+        if db is not None:
+            db.add(by_seed[record.seed], record)
+        records.append(record)
+        if progress is not None:
+            progress(record)
+    return sorted(records, key=lambda r: r.seed)
+
+
+def record_json(record: GameRecord) -> dict[str, Any]:
+    return asdict(record)
