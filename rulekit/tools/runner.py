@@ -156,7 +156,9 @@ def run_tasks(
         return
     import multiprocessing
 
-    context = multiprocessing.get_context("spawn" if os.name == "nt" else "forkserver")
+    # fork: the workers start at once with the compiled rules of this process (no threads run here)
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     with context.Pool(min(workers, len(tasks))) as pool:
         yield from pool.imap_unordered(play_task, tasks)
 

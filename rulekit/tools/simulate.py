@@ -19,18 +19,19 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import Any
 
 from attrs import define, field
 
 from rulekit.engine.game import Game
 from rulekit.errors import Diagnostic, UsageError
 from rulekit.load import load_program
-from rulekit.tools.bots import make_bots, play_game
+from rulekit.tools.bots import describe_bots, make_bots
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names
+from rulekit.tools.progress import Progress
+from rulekit.tools.runner import EXECUTORS, GameRecord, GameTask, ResultsDB, default_workers, play_all
 
 #: The normal quantile for a two-sided 95% interval, as the report states it (1.96).
 Z95 = 1.96
@@ -153,6 +154,7 @@ class Simulation:
     winning_scores: list[int] = field(factory=list)
     shared_first: int = 0
     seconds: float = 0.0
+    records: list[GameRecord] = field(factory=list)
 
     @property
     def games(self) -> int:
@@ -233,44 +235,86 @@ def simulate(
     bot: str = "random",
     max_actions: int = 10_000,
     progress: Callable[[int, int], None] | None = None,
+    *,
+    workers: int = 1,
+    executor: str = "local",
+    address: str | None = None,
+    db: ResultsDB | None = None,
+    resume: bool = False,
 ) -> Simulation:
-    """Play ``games`` games, game *i* with seed ``seed + i`` and :func:`make_bots` bots.
+    """Play ``games`` games, game *i* with seed ``seed + i`` and :func:`make_bots` bots
+    (``bot`` is a ``--bots`` value).
 
     A game that has not ended after ``max_actions`` actions is cut off and left out of the
-    wins, scores and lengths.  ``progress(done, games)`` is called after each game.
+    wins, scores and lengths.  ``progress(done, games)`` is called after each game.  The
+    games run as :func:`rulekit.tools.runner.play_all` says (``workers`` processes, or
+    Ray; stored in ``db``, resumed with ``resume``); the figures do not depend on how.
     """
     n = game.num_players
-    result = Simulation(
-        config,
-        game.program.fingerprint,
-        n,
-        range(seed, seed + games),
-        bot,
-        max_actions,
-        wins=[0.0] * n,
-        scores=[[] for _ in range(n)],
-    )
-    start = time.perf_counter()
-    for done, game_seed in enumerate(result.seeds, start=1):
-        played = play_game(game, game_seed, make_bots(game, bot, game_seed), max_actions)
-        if not played.finished:
-            result.cut_off += 1
-        else:
-            state = played.state
-            result.finished += 1
-            result.lengths.append(len(played.log.actions))
-            scores = state.scores()
-            winners = state.winners()
-            for seat in range(n):
-                result.scores[seat].append(scores[seat])
-            for seat in winners:
-                result.wins[seat] += 1 / len(winners)
-            result.winning_scores.append(scores[winners[0]])
-            if len(winners) > 1:
-                result.shared_first += 1
+    seeds = range(seed, seed + games)
+    tasks = [
+        GameTask(config.ruleset, tuple(config.modules), tuple(config.variants), n, s, bot, max_actions)
+        for s in seeds
+    ]
+    done = 0
+
+    def step(_: GameRecord) -> None:
+        nonlocal done
+        done += 1
         if progress is not None:
             progress(done, games)
+
+    start = time.perf_counter()
+    records = play_all(
+        tasks,
+        game.program.fingerprint,
+        workers=workers,
+        executor=executor,
+        address=address,
+        db=db,
+        resume=resume,
+        progress=step,
+    )
+    result = summarize(config, game.program.fingerprint, n, seeds, bot, max_actions, records)
     result.seconds = time.perf_counter() - start
+    return result
+
+
+def summarize(
+    config: Config,
+    fingerprint: str,
+    players: int,
+    seeds: range,
+    bot: str,
+    max_actions: int,
+    records: Sequence[GameRecord],
+) -> Simulation:
+    """The figures of a configuration's games (records in seed order)."""
+    result = Simulation(
+        config,
+        fingerprint,
+        players,
+        seeds,
+        bot,
+        max_actions,
+        wins=[0.0] * players,
+        scores=[[] for _ in range(players)],
+        records=list(records),
+    )
+    for record in records:
+        if not record.finished:
+            result.cut_off += 1
+            continue
+        result.finished += 1
+        result.lengths.append(record.length)
+        winners = record.winners
+        for seat in range(players):
+            result.scores[seat].append(record.scores[seat])
+        for seat in winners:
+            result.wins[seat] += 1 / len(winners)
+        result.winning_scores.append(record.scores[winners[0]])
+        if len(winners) > 1:
+            result.shared_first += 1
     return result
 
 
@@ -333,8 +377,9 @@ def render(sims: Sequence[Simulation]) -> str:
         if len(seeds) == 1
         else f"{len(seeds)} games per configuration (seeds {seeds.start}-{seeds.stop - 1})"
     )
+    bots = describe_bots(first.bot, first.players)
     lines = [
-        f"{first.config.ruleset}: {first.players} players, {played}, {first.bot} bots, "
+        f"{first.config.ruleset}: {first.players} players, {played}, {bots}, "
         f"at most {first.max_actions} actions a game",
     ]
     if len(sims) > 1:
@@ -535,6 +580,7 @@ def add_parser(subparsers: Any) -> None:
         help="cut a game off after M actions; it counts as unfinished (default 10000)",
     )
     p.add_argument("--json", action="store_true", help="print JSON for tools")
+    add_run_options(p)
     p.add_argument(
         "--against",
         nargs=argparse.REMAINDER,
@@ -542,6 +588,47 @@ def add_parser(subparsers: Any) -> None:
         help="the other configuration (everything after it): its own --with/--variant, "
         "and optionally another ruleset",
     )
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """``--workers``, ``--executor``, ``--address``, ``--db`` and ``--resume`` (simulate, balance)."""
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=default_workers(),
+        metavar="N",
+        help=f"processes to play games in (default: all cores, {default_workers()} here); "
+        "the results do not depend on it",
+    )
+    parser.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="local processes (default) or a Ray cluster (pip install 'rulekit[ray]')",
+    )
+    parser.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="with --executor ray: the cluster to join (ray.init(address=...)); default a local Ray",
+    )
+    parser.add_argument(
+        "--db", metavar="FILE", help="store one row per game in this SQLite file (see docs/bots.md)"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --db: play only the games the file does not hold yet (continue a killed run)",
+    )
+
+
+def check_run_options(args: argparse.Namespace) -> None:
+    """Raises UsageError for run options that do not go together."""
+    if args.workers < 1:
+        raise UsageError(Diagnostic("--workers must be at least 1"))
+    if args.resume and not args.db:
+        raise UsageError(Diagnostic("--resume needs --db FILE (the run to continue)"))
+    if args.address and args.executor != "ray":
+        raise UsageError(Diagnostic("--address is for --executor ray"))
 
 
 def configs_from_args(args: argparse.Namespace) -> list[Config]:
@@ -554,6 +641,7 @@ def configs_from_args(args: argparse.Namespace) -> list[Config]:
         raise UsageError(Diagnostic("--games must be at least 1"))
     if args.max_actions < 1:
         raise UsageError(Diagnostic("--max-actions must be at least 1"))
+    check_run_options(args)
     configs = [Config(args.ruleset, module_names(args.modules), list(args.variants or ()))]
     if args.against is None:
         return configs
@@ -574,27 +662,6 @@ def configs_from_args(args: argparse.Namespace) -> list[Config]:
     return configs
 
 
-class _Progress:
-    """``simulating A: 37/200 games`` on a terminal, redrawn at most ten times a second."""
-
-    def __init__(self, stream: TextIO, label: str) -> None:
-        self.stream = stream
-        self.label = label
-        self.last = 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done < total and now - self.last < 0.1:
-            return
-        self.last = now
-        self.stream.write(f"\r\x1b[Ksimulating {self.label}{done}/{total} games")
-        self.stream.flush()
-
-    def clear(self) -> None:
-        self.stream.write("\r\x1b[K")
-        self.stream.flush()
-
-
 def run(args: argparse.Namespace) -> int:
     """Run ``rulekit simulate``; 0 once the games are played (whatever they show)."""
     configs = configs_from_args(args)
@@ -609,17 +676,35 @@ def run(args: argparse.Namespace) -> int:
                 hint="give --players N",
             )
         )
+    for game in games:
+        make_bots(game, args.bot, args.seed)  # a bad --bots is a usage error before any game
     sims = []
-    show = sys.stderr.isatty()
-    for index, (config, game) in enumerate(zip(configs, games, strict=True)):
-        progress = None
-        if show:
-            progress = _Progress(sys.stderr, f"{'AB'[index]}: " if len(configs) > 1 else "")
-        try:
-            sims.append(simulate(game, config, args.games, args.seed, args.bot, args.max_actions, progress))
-        finally:
-            if progress is not None:
-                progress.clear()
+    db = ResultsDB(args.db) if args.db else None
+    try:
+        for index, (config, game) in enumerate(zip(configs, games, strict=True)):
+            progress = Progress(f"{'AB'[index]}: " if len(configs) > 1 else "")
+            try:
+                sims.append(
+                    simulate(
+                        game,
+                        config,
+                        args.games,
+                        args.seed,
+                        args.bot,
+                        args.max_actions,
+                        progress,
+                        workers=args.workers,
+                        executor=args.executor,
+                        address=args.address,
+                        db=db,
+                        resume=args.resume,
+                    )
+                )
+            finally:
+                progress.close()
+    finally:
+        if db is not None:
+            db.close()
     if args.json:
         print(json.dumps(to_json(sims), indent=2, ensure_ascii=False))
     else:
