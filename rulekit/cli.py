@@ -28,7 +28,12 @@ from rulekit.tools.render import compile_display, describe_rules, render_standin
 from rulekit.tools.scenario import run_paths
 
 #: Subcommands written in their own modules: each has add_parser(subparsers) and run(args) -> int.
-PLUGIN_COMMANDS = ("rulekit.tools.verify", "rulekit.tools.diff", "rulekit.tools.simulate")
+PLUGIN_COMMANDS = (
+    "rulekit.tools.verify",
+    "rulekit.tools.diff",
+    "rulekit.tools.simulate",
+    "rulekit.tools.balance",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
