@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from rulekit.engine.game import Game, State
-from rulekit.errors import Diagnostic, IllegalActionError, RulekitError, UsageError
+from rulekit.errors import Diagnostic, IllegalActionError, RulekitError, UsageError, printable
 from rulekit.load import load_program
 from rulekit.rules.compose import find_ruleset
 from rulekit.tools import bench as bench_tool
@@ -44,10 +44,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler: Callable[[argparse.Namespace], int] = args.handler
         return handler(args)
     except UsageError as error:
-        print(f"rulekit {args.command}: {error.render()}", file=sys.stderr)
+        print(printable(f"rulekit {args.command}: {error.render()}"), file=sys.stderr)
         return 2
     except RulekitError as error:
-        print(error.render(), file=sys.stderr)
+        print(printable(error.render()), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
