@@ -28,6 +28,8 @@ class Limits:
     max_line_bytes: int = 1_000_000
     #: Bits of a number a rule may compute with ``*``.
     max_int_bits: int = 1024
+    #: Characters of a text a rule may build with ``concat`` or ``join``.
+    max_text_chars: int = 1_000_000
 
     def set(self, text: str) -> None:
         """Apply ``NAME=VALUE`` (a positive whole number).

@@ -290,9 +290,10 @@ class _Compiler:
             if not (type_.is_list or type_ in (t.ANY, t.TUPLE)):
                 self.gen.error(f"the domain of '{param.name}' must be a list, not {type_}", param.domain)
             fname = self.fresh(f"dom_{decl.name}")
+            # Charged by length: enumerating the parameters' combinations costs steps too.
             self.lines.append(
                 f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n"
-                f"    return {code}{self.gen.mark(param.domain.span)}\n"
+                f"    return {emit.step_iter(code)}{self.gen.mark(param.domain.span)}\n"
             )
             domains.append(fname)
             params.append((param.name, t.element_type(type_)))

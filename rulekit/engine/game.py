@@ -22,6 +22,7 @@ from rulekit.engine import flow
 from rulekit.engine.guard import rule_error as _rule_error
 from rulekit.engine.values import NotationError, coerce, format_value, from_json, parse_action_text, to_json
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, Span
+from rulekit.limits import LIMITS
 from rulekit.runtime.context import BANK, Runtime, Trigger
 from rulekit.runtime.errors import RuleFailure, StepBudgetExceeded
 
@@ -468,10 +469,17 @@ class State:
             return
         me, names = decision
         program = self.game.program
+        listed = 0
         for name in names:
             compiled = program.actions[name]
             try:
-                yield from self._enumerate_action(compiled, me)
+                for action in self._enumerate_action(compiled, me):
+                    listed += 1
+                    if listed > LIMITS.max_candidates:
+                        raise RuleFailure(
+                            f"more than {LIMITS.max_candidates} legal actions at once (the limit max_candidates)"
+                        )
+                    yield action
             except RuleFailure as failure:
                 raise RuleEvaluationError(
                     Diagnostic(
@@ -479,7 +487,7 @@ class State:
                         failure.span or compiled.decl.span,
                     )
                 ) from None
-            except (ArithmeticError, LookupError, TypeError, ValueError) as error:
+            except Exception as error:  # any mistake in a domain, requirement or cost
                 raise RuleEvaluationError(
                     Diagnostic(
                         f"cannot list the legal actions: {type(error).__name__}: {error}",
@@ -589,7 +597,7 @@ class State:
                         f"is not a possible '{param}' now (possible: {shown or 'none'})",
                         compiled.decl.params[i].span,
                     )
-        except (ArithmeticError, LookupError, TypeError, ValueError, RuleFailure) as error:
+        except Exception as error:  # a rule that fails while explaining still gets a message
             return Diagnostic(f"{text} is not legal: {error}", compiled.decl.span)
         return Diagnostic(f"{text} is not legal now", compiled.decl.span)
 
