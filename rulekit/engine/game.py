@@ -477,7 +477,7 @@ class State:
                     listed += 1
                     if listed > LIMITS.max_candidates:
                         raise RuleFailure(
-                            f"more than {LIMITS.max_candidates} legal actions at once (the limit max_candidates)"
+                            f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
                         )
                     yield action
             except RuleFailure as failure:
