@@ -74,6 +74,8 @@ def determinize(state: State, player: int | None, rng: random.Random) -> State:
     for places in hidden.pools:
         values = [fields[place] for place in places]
         pool = [item for value in values if isinstance(value, tuple) for item in value]
+        # in a fixed order first, so the deal depends on which items are unseen, never on where they are
+        pool.sort(key=_order)
         rng.shuffle(pool)
         start = 0
         for place, value in zip(places, values, strict=True):
@@ -83,3 +85,7 @@ def determinize(state: State, player: int | None, rng: random.Random) -> State:
             start += len(value)
     fields[(_ENGINE, "rng")] = rng.getrandbits(64)
     return copy
+
+
+def _order(item: Any) -> tuple[str, str]:
+    return type(item).__name__, repr(item)

@@ -16,11 +16,13 @@ One iteration:
 2. *expand*: try one untried legal action, chosen as the ruleset's ``bots.weights`` say;
 3. *play out*: weighted random actions until the game ends or ``cutoff`` actions were
    played (0: no cut-off);
-4. *score*: every player gets a reward in [0, 1] from its rank, the share of the other
-   players it is ahead of (a tie counts half): by the final standings when the game ended,
-   by the ruleset's ``bots.evaluate`` at a cut-off;
-5. *back up*: each node on the path adds the reward vector; a node's statistics are read
-   for the player who moved into it.
+4. *score*: every player gets its margin over the best other player (negative when
+   behind), by the scores when the game ended, by the ruleset's ``bots.evaluate`` at a
+   cut-off: what a player wants is to be ahead of everybody else, by as much as it can;
+5. *back up*: each node on the path adds the value vector; a node's statistics are read
+   for the player who moved into it, the mean value rescaled to [0, 1] by the lowest and
+   highest values seen in this search (so the exploration constant means the same for
+   any game's scale of points).
 
 The move played is the root's most visited action.  With an iteration budget the bot is
 deterministic for its seed; with a time budget (``ms``) the number of iterations depends
@@ -33,7 +35,6 @@ import math
 import random
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from rulekit.engine.game import Action, State
 from rulekit.engine.information import determinize
@@ -51,32 +52,29 @@ class _Node:
         self.reward = [0.0] * players
 
 
-def rank_rewards(values: Sequence[Any]) -> list[float]:
-    """Each player's share of the others it is ahead of, a tie counting half.
+def margins(values: Sequence[float]) -> list[float]:
+    """Each player's lead over the best of the others (negative when behind).
 
-    >>> rank_rewards([3, 1, 3])
-    [0.75, 0.0, 0.75]
+    >>> margins([3, 1, 5])
+    [-2, -4, 2]
     """
-    n = len(values)
-    if n == 1:
-        return [1.0]
-    rewards = []
+    if len(values) == 1:
+        return list(values)
+    result = []
     for p, mine in enumerate(values):
-        ahead = sum(
-            1.0 if mine > other else 0.5 if mine == other else 0.0 for q, other in enumerate(values) if q != p
-        )
-        rewards.append(ahead / (n - 1))
-    return rewards
+        result.append(mine - max(v for q, v in enumerate(values) if q != p))
+    return result
 
 
-def state_rewards(state: State) -> list[float]:
-    """The reward vector of a state: the standings at the end (or without ``bots.evaluate``),
-    else ``bots.evaluate``."""
+def state_values(state: State) -> list[float]:
+    """What a state is worth to each player: its margin over the best other player, by the
+    scores at the end (or without ``bots.evaluate``), else by ``bots.evaluate``."""
     n = state.game.num_players
     if state.is_terminal() or state.game.program.evaluate is None:
-        keys: dict[int, tuple[int, ...]] = dict(state.standings())
-        return rank_rewards([keys[p] for p in range(n)])
-    return rank_rewards([evaluate(state, p) for p in range(n)])
+        values = [float(v) for v in state.scores()]
+    else:
+        values = [float(evaluate(state, p)) for p in range(n)]
+    return margins(values)
 
 
 class MctsBot:
@@ -98,6 +96,7 @@ class MctsBot:
         self.cutoff = cutoff
         self.exploration = exploration
         self.max_playout = max_playout
+        self._low = self._high = 0.0
 
     def choose(self, state: State) -> Action:
         legal = state.legal_actions()
@@ -105,6 +104,7 @@ class MctsBot:
             return legal[0]
         me = state.current_player()
         root = _Node(state.game.num_players)
+        self._low, self._high = math.inf, -math.inf
         if self.milliseconds is not None:
             deadline = time.perf_counter() + self.milliseconds / 1000
             while True:
@@ -150,11 +150,12 @@ class MctsBot:
             mover = state.current_player()
             best_action = legal[0]
             best_score = -math.inf
+            low, spread = self._low, self._high - self._low
             for action in legal:
                 child = children[action]
-                score = child.reward[mover] / child.visits + c * math.sqrt(
-                    math.log(child.avail) / child.visits
-                )
+                mean = child.reward[mover] / child.visits
+                value = (mean - low) / spread if spread > 0 else 0.5
+                score = value + c * math.sqrt(math.log(child.avail) / child.visits)
                 if score > best_score:
                     best_action, best_score = action, score
             if not _apply(state, best_action):
@@ -162,7 +163,9 @@ class MctsBot:
             node = children[best_action]
             path.append(node)
         self._play_out(state)
-        rewards = state_rewards(state)
+        rewards = state_values(state)
+        self._low = min(self._low, *rewards)
+        self._high = max(self._high, *rewards)
         for visited in path:
             visited.visits += 1
             total = visited.reward
