@@ -1,0 +1,140 @@
+"""Playing many games: workers and Ray give the same results, the SQLite file, --resume after a kill."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rulekit.cli import main
+from rulekit.tools.runner import GameRecord, GameTask, ResultsDB, play_all, run_tasks
+
+
+def _tasks(ruleset: str, players: int, seeds: range, bots: str) -> list[GameTask]:
+    return [GameTask(ruleset, (), (), players, s, bots, 10_000) for s in seeds]
+
+
+def _outcome(record: GameRecord) -> tuple[object, ...]:
+    """Everything but the duration."""
+    return (
+        record.seed,
+        record.seats,
+        record.fingerprint,
+        record.scores,
+        record.winners,
+        record.length,
+        record.fired,
+    )
+
+
+def test_records_say_who_played_what_happened_and_what_fired() -> None:
+    (record,) = run_tasks(_tasks("tic_tac_toe", 2, range(3, 4), "first,random"))
+    assert record.seats == ("first", "random")
+    assert record.finished and record.length == sum(
+        v for k, v in record.fired.items() if k.startswith("action:")
+    )
+    assert record.fired["action:place"] == record.length
+
+
+def test_two_workers_give_the_results_of_one() -> None:
+    tasks = _tasks("tic_tac_toe", 2, range(20), "mcts:iterations=5,random")
+    one = sorted(map(_outcome, run_tasks(tasks, workers=1)))
+    two = sorted(map(_outcome, run_tasks(tasks, workers=2)))
+    assert one == two
+
+
+def test_a_run_stored_in_the_database_is_read_back_not_played_again(tmp_path: Path) -> None:
+    tasks = _tasks("tic_tac_toe", 2, range(6), "random")
+    with ResultsDB(tmp_path / "r.sqlite") as db:
+        first = play_all(tasks[:4], "f", db=db)
+        played: list[int] = []
+        both = play_all(tasks, "f", db=db, resume=True, progress=lambda r: played.append(r.seed))
+    assert [r.seed for r in both] == list(range(6))
+    assert sorted(played) == list(range(6))  # the progress counts the stored games too
+    assert [_outcome(r) for r in both[:4]] == [_outcome(r) for r in first]
+
+
+def test_a_stored_run_is_not_overwritten_without_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "r.sqlite")
+    argv = ["simulate", "tic_tac_toe", "--games", "3", "--workers", "1", "--db", db]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(argv) == 2
+    assert "already holds 3 of these games" in capsys.readouterr().err
+    assert main([*argv, "--resume"]) == 0
+
+
+def test_a_file_that_is_not_a_database_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "notes.sqlite"
+    bad.write_text("not a database, just notes\n" * 100)
+    assert main(["simulate", "tic_tac_toe", "--games", "2", "--db", str(bad)]) == 1
+    assert "not a rulekit results database" in capsys.readouterr().err
+
+
+def _rows(path: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(path) as connection:
+        return connection.execute(
+            "SELECT seed, seats, fingerprint, modules, variants, finished, scores, winner, length, fired"
+            " FROM games ORDER BY seed"
+        ).fetchall()
+
+
+@pytest.mark.slow
+def test_a_killed_run_resumes_without_losing_or_repeating_a_game(tmp_path: Path) -> None:
+    games = 16
+    argv = [
+        sys.executable, "-m", "rulekit", "simulate", "el_caballero", "--players", "2",
+        "--games", str(games), "--workers", "1", "--json",
+    ]  # fmt: skip
+    killed = tmp_path / "killed.sqlite"
+    process = subprocess.Popen(
+        [*argv, "--db", str(killed)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 300
+    try:
+        while time.monotonic() < deadline and process.poll() is None:
+            if killed.exists() and len(_rows(killed)) >= 3:
+                break
+            time.sleep(0.2)
+    finally:
+        process.kill()
+        process.wait()
+    stored = len(_rows(killed))
+    assert 3 <= stored < games, "the run was not killed mid-way"
+    resumed = subprocess.run(
+        [*argv, "--db", str(killed), "--resume"], capture_output=True, text=True, check=True
+    )
+    whole = tmp_path / "whole.sqlite"
+    uninterrupted = subprocess.run([*argv, "--db", str(whole)], capture_output=True, text=True, check=True)
+    assert _rows(killed) == _rows(whole)
+    assert len(_rows(whole)) == games
+    report = json.loads(resumed.stdout)["configurations"][0]
+    del report["timing"]
+    expected = json.loads(uninterrupted.stdout)["configurations"][0]
+    del expected["timing"]
+    assert report == expected
+
+
+@pytest.mark.slow  # a local Ray takes half a minute to start on a small machine
+def test_ray_gives_the_results_of_a_local_run() -> None:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI"):
+            raise
+        print("skipped: ray is not installed (pip install 'rulekit[ray]')")
+        pytest.skip("ray is not installed (pip install 'rulekit[ray]')")
+    tasks = _tasks("tic_tac_toe", 2, range(6), "mcts:iterations=5,random")
+    local = sorted(map(_outcome, run_tasks(tasks)))
+    on_ray = sorted(map(_outcome, run_tasks(tasks, executor="ray")))
+    assert on_ray == local
