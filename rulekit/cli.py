@@ -22,7 +22,7 @@ from rulekit.limits import LIMITS
 from rulekit.load import load_program
 from rulekit.rules.compose import find_ruleset
 from rulekit.tools import bench as bench_tool
-from rulekit.tools.bots import make_bots, play_game
+from rulekit.tools.bots import describe_bots, make_bots, play_game
 from rulekit.tools.log import GameRecorder, replay
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names
 from rulekit.tools.render import compile_display, describe_rules, render_standings, render_state
@@ -238,7 +238,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     played = play_game(game, args.seed, make_bots(game, args.bot, args.seed), args.max_actions, source=source)
     state = played.state
     if not args.quiet:
-        print(f"{game.program.rules.title}: {game.num_players} players, seed {args.seed}, {args.bot} bots")
+        bots = describe_bots(args.bot, game.num_players)
+        print(f"{game.program.rules.title}: {game.num_players} players, seed {args.seed}, {bots}")
         for number, (player, text) in enumerate(played.log.actions, start=1):
             print(f"{number:>5}. P{player + 1} {text}")
         print()

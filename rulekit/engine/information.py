@@ -3,11 +3,14 @@
 A field declared ``visibility: hidden`` shows nobody its contents, ``visibility: owner``
 shows them only to the player it belongs to (see :meth:`State.view`).  A player who
 reasons about the game knows the *size* of each such field and, for list fields, which
-items could be in it: every item that is in one of the fields it cannot see.
+items could be in it.
 
-:func:`determinize` deals those items again: it pools the contents of the unseen list
-fields of the same declared type (e.g. a hidden deck and the other players' hands of
-the same cards), shuffles the pool and refills each field with as many items as it had.
+:func:`determinize` deals those items again.  The other players' lists of one owner field
+(their hands) form a pool; when exactly one hidden list has the same type (the deck those
+hands are drawn from), it joins that pool; several hidden lists of one type (a deck of
+destination cards and a deck of route cards) are each shuffled on their own, since an item
+of one may not belong in the other.  Each pool is shuffled and every field refilled with as
+many items as it had.
 It also re-seeds the engine's chance, so the future draws and shuffles are not the real
 ones either.  The result is a state the player cannot tell apart from the real one; a
 search that only looks at such states never uses what the player does not know
@@ -27,8 +30,8 @@ from rulekit.engine.game import _ENGINE, Game, State
 
 @frozen
 class HiddenPlaces:
-    """For one player: the unseen list fields, grouped by declared type (each group is
-    dealt as one pool), and the unseen fields left as they are."""
+    """For one player: the unseen list fields in pools (each pool is dealt as one), and the
+    unseen fields left as they are."""
 
     pools: tuple[tuple[tuple[Any, str], ...], ...]
     kept: tuple[tuple[Any, str], ...]
@@ -45,7 +48,8 @@ def hidden_places(game: Game, player: int | None) -> HiddenPlaces:
     if found is not None:
         return found
     rules = game.program.rules
-    groups: dict[str, list[tuple[Any, str]]] = {}
+    hidden: dict[str, list[tuple[Any, str]]] = {}  # by type: nobody sees them (decks)
+    others: dict[tuple[str, str], list[tuple[Any, str]]] = {}  # by field: the others' hands
     kept: list[tuple[Any, str]] = []
     for scope, fields in rules.fields.items():
         for name, decl in fields.items():
@@ -54,11 +58,21 @@ def hidden_places(game: Game, player: int | None) -> HiddenPlaces:
             for owner in game.owners(scope):
                 if decl.visibility == "owner" and owner == player:
                     continue
-                if decl.type_text.startswith("list["):
-                    groups.setdefault(decl.type_text, []).append((owner, name))
-                else:
+                if not decl.type_text.startswith("list["):
                     kept.append((owner, name))
-    found = HiddenPlaces(tuple(tuple(places) for _, places in sorted(groups.items())), tuple(kept))
+                elif decl.visibility == "hidden":
+                    hidden.setdefault(decl.type_text, []).append((owner, name))
+                else:
+                    others.setdefault((decl.type_text, name), []).append((owner, name))
+    pools: list[tuple[tuple[Any, str], ...]] = []
+    for type_text, places in sorted(hidden.items()):
+        if len(places) == 1:  # the one hidden list of its type: it and the unseen hands share items
+            joined = [k for k in others if k[0] == type_text]
+            pools.append((*places, *(place for k in joined for place in others.pop(k))))
+        else:  # two decks of one type: an item of one may not fit the other, so each stays apart
+            pools += [(place,) for place in places]
+    pools += [tuple(places) for _, places in sorted(others.items())]
+    found = HiddenPlaces(tuple(pools), tuple(kept))
     cache[player] = found
     return found
 

@@ -124,3 +124,17 @@ def test_mcts_with_a_cut_off_evaluates_the_rules_expression(write_ruleset: Calla
 def test_a_value_is_the_margin_over_the_best_other_player() -> None:
     assert margins([5, 5]) == [0, 0]
     assert margins([1, 9, 4]) == [-8, 5, -5]
+
+
+def test_two_hidden_decks_of_one_type_are_each_shuffled_on_their_own(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    text = CARDS.replace(
+        "    pile:", '    spare: {type: "list[int]", initial: "[20, 21, 22]", visibility: hidden}\n    pile:'
+    )
+    state = load_game(str(write_ruleset(text, name="two_decks")), 2).new_initial_state(4)
+    assert hidden_places(state.game, 0).pools == ((("game", "deck"),), (("game", "spare"),), ((1, "hand"),))
+    for seed in range(5):
+        copy = determinize(state, 0, random.Random(seed))
+        assert sorted(copy.value("game", "spare")) == [20, 21, 22]
+        assert Counter(copy.value("game", "deck")) == Counter(state.value("game", "deck"))
