@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from rulekit.engine.game import State
+from rulekit.engine.game import Game, State
 from rulekit.engine.spaces import (
     DEFAULT_BOUND,
     ActionSpace,
@@ -159,11 +159,15 @@ class RulekitGame(pyspiel.Game):  # type: ignore[misc]
             _names(str(params.get("modules", ""))),
             _names(str(params.get("variants", ""))),
         )
-        self.engine = load_game(ruleset, self.spec[1], self.spec[2], self.spec[3])
+        self.engine = _engine(self.spec)
         self.random = uses_randomness(self.engine.program)
         self.seeds = max(1, int(params.get("seeds", DEFAULT_SEEDS))) if self.random else 1
-        self.space = ActionSpace(self.engine, int(params.get("bound", DEFAULT_BOUND)))
-        self.encoder = ObservationEncoder(self.engine)
+        bound = int(params.get("bound", DEFAULT_BOUND))
+        space = _SPACES.get((self.spec, bound))
+        if space is None:
+            space = _SPACES[(self.spec, bound)] = ActionSpace(self.engine, bound)
+        self.space = space
+        self.encoder = ObservationEncoder.of(self.engine)
         self.max_moves = int(params.get("max_moves", 0)) or DEFAULT_MAX_MOVES
         self._initial: dict[int, State] = {}
         rules = self.engine.program.rules
@@ -230,8 +234,19 @@ class _Inner:
 def _restore(spec: tuple[str, int, tuple[str, ...], tuple[str, ...]], text: str | None) -> _Inner:
     if text is None:
         return _Inner(spec, None)
-    game = load_game(spec[0], spec[1], spec[2], spec[3])
-    return _Inner(spec, State.from_json(game, json.loads(text)))
+    return _Inner(spec, State.from_json(_engine(spec), json.loads(text)))
+
+
+_ENGINES: dict[tuple[str, int, tuple[str, ...], tuple[str, ...]], Game] = {}
+_SPACES: dict[tuple[tuple[str, int, tuple[str, ...], tuple[str, ...]], int], ActionSpace] = {}
+
+
+def _engine(spec: tuple[str, int, tuple[str, ...], tuple[str, ...]]) -> Game:
+    """The rulekit game of a parameter set, loaded once per process."""
+    game = _ENGINES.get(spec)
+    if game is None:
+        game = _ENGINES[spec] = load_game(spec[0], spec[1], spec[2], spec[3])
+    return game
 
 
 class RulekitState(pyspiel.State):  # type: ignore[misc]
@@ -332,7 +347,8 @@ class RulekitState(pyspiel.State):  # type: ignore[misc]
         state = self._inner.state
         if state is None:
             return "chance: the seed is drawn"
-        return f"{observation_text(state, None)}\nstate={state.state_hash()}"
+        # Exact (every field, the RNG included) and cheap: OpenSpiel compares these strings.
+        return repr(state.fields)
 
 
 class _Observer:

@@ -22,9 +22,9 @@ the ruleset declares them.  A legal move outside the space (an open value beyond
 ``bound``) raises a :class:`~rulekit.errors.RulekitError` naming the move: nothing
 is dropped silently.
 
-**Observations.**  ``observation_text`` is the player's :meth:`State.view` (hidden
-contents replaced by their size) without engine bookkeeping other than who decides
-now.  ``ObservationEncoder`` lays every declared field out in a flat float vector:
+**Observations.**  ``observation_text`` is what :meth:`State.view` shows the player,
+as text: who decides now and every declared field, hidden contents replaced by their
+size.  ``ObservationEncoder`` lays every declared field out in a flat float vector:
 ints and bools as one number, players and component references one-hot, lists of
 components or players as counts per id plus the length; any other value (maps,
 lists of numbers, text) by its size only.  What the viewer may not see is encoded
@@ -44,7 +44,7 @@ from rulekit.dsl import ast
 from rulekit.dsl import types as t
 from rulekit.dsl.printer import print_expr
 from rulekit.engine.game import Action, Game, State
-from rulekit.engine.values import format_value, to_json
+from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, RulekitError
 from rulekit.runtime.builtins import BUILTINS
 
@@ -226,24 +226,19 @@ def _reads_no_state(node: ast.Expr, program: Program) -> bool:
 
 
 # ---------------------------------------------------------------- observations
-_SHOWN_ENGINE = ("_.decision", "_.moves")
-
-
 def observation_text(state: State, player: int | None) -> str:
-    """What ``player`` sees, one ``field=value`` line each (hidden contents as their size)."""
-    lines = []
-    for key, value in state.view(player).items():
-        if key.startswith("_.") and key not in _SHOWN_ENGINE:
-            continue
-        lines.append(f"{key}={json.dumps(value, sort_keys=True, separators=(',', ':'))}")
-    return "\n".join(lines)
+    """What ``player`` sees (``None``: a spectator), one ``field=value`` line each;
+    hidden contents appear as their size.  The same as :meth:`State.view`, as text."""
+    return ObservationEncoder.of(state.game).text(state, player)
 
 
 class _Slot:
-    __slots__ = ("encoding", "hidden", "ids", "key", "offset", "owner_only", "width")
+    __slots__ = ("encoding", "hidden", "ids", "key", "label", "offset", "owner_only", "width")
 
     def __init__(self, key: tuple[Any, str], encoding: str, ids: dict[Any, int], width: int) -> None:
         self.key = key
+        owner, name = key
+        self.label = f"P{owner + 1}.{name}" if isinstance(owner, int) else f"{owner}.{name}"
         self.encoding = encoding
         self.ids = ids
         self.width = width
@@ -277,6 +272,28 @@ class ObservationEncoder:
             slot.offset = offset
             offset += slot.width
         self.size = offset
+
+    @classmethod
+    def of(cls, game: Game) -> ObservationEncoder:
+        """The encoder of ``game`` (made once per game object)."""
+        encoder = _ENCODERS.get(id(game))
+        if encoder is None or encoder.game is not game:
+            encoder = _ENCODERS[id(game)] = cls(game)
+        return encoder
+
+    def text(self, state: State, player: int | None) -> str:
+        """What ``player`` sees: who decides, then each field (hidden contents as their size)."""
+        current = state.current_player()
+        shown = "nobody" if current < 0 else f"P{current + 1} ({', '.join(state.allowed_action_names())})"
+        lines = [f"decides={shown}", f"moves={state.moves()}"]
+        fields = state.fields
+        for slot in self.slots:
+            value = fields[slot.key]
+            if slot.hidden or (slot.owner_only and slot.key[0] != player):
+                lines.append(f"{slot.label}=hidden({_size(value)})")
+            else:
+                lines.append(f"{slot.label}={_text(value)}")
+        return "\n".join(lines)
 
     def _slot(self, key: tuple[Any, str], type_: t.Type, players: dict[Any, int]) -> _Slot:
         program = self.game.program
@@ -338,6 +355,23 @@ class ObservationEncoder:
             yield f"{slot.offset:>6} {slot.width:>4}  {shown}.{name} ({slot.encoding})"
 
 
+_ENCODERS: dict[int, ObservationEncoder] = {}
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "none"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_text(k)}: {_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, str):
+        return str(value) if value.isidentifier() else json.dumps(str(value))
+    return str(value)
+
+
 def _ids(program: Program, kind: str) -> dict[Any, int]:
     return {id_: i for i, id_ in enumerate(program.collections[kind])}
 
@@ -349,7 +383,3 @@ def _size(value: Any) -> int:
         return len(value)
     return 1
 
-
-def json_text(value: Any) -> str:
-    """Canonical JSON of a run-time value (used in state strings)."""
-    return json.dumps(to_json(value), sort_keys=True, separators=(",", ":"))
