@@ -94,7 +94,14 @@ def register(
         players = rules.min_players
     if name not in _RULESETS:
         _RULESETS[name] = ruleset
-        defaults = {"players": players, "modules": "", "variants": "", "seeds": DEFAULT_SEEDS, "bound": bound, "max_moves": 0}
+        defaults = {
+            "players": players,
+            "modules": "",
+            "variants": "",
+            "seeds": DEFAULT_SEEDS,
+            "bound": bound,
+            "max_moves": 0,
+        }
         game_class = type(f"RulekitGame_{program.name}", (RulekitGame,), {"registered_name": name})
         pyspiel.register_game(
             _game_type(name, rules.title, rules.min_players, rules.max_players, defaults), game_class
@@ -144,7 +151,7 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(part for part in text.split("+") if part)
 
 
-class RulekitGame(pyspiel.Game):  # type: ignore[misc]
+class RulekitGame(pyspiel.Game):
     """A rulekit game seen by OpenSpiel (one subclass is registered per ruleset)."""
 
     registered_name = ""
@@ -181,7 +188,9 @@ class RulekitGame(pyspiel.Game):  # type: ignore[misc]
             rules.max_players,
             dict(params),
             chance=kind.ChanceMode.EXPLICIT_STOCHASTIC if self.random else kind.ChanceMode.DETERMINISTIC,
-            information=kind.Information.IMPERFECT_INFORMATION if hidden else kind.Information.PERFECT_INFORMATION,
+            information=kind.Information.IMPERFECT_INFORMATION
+            if hidden
+            else kind.Information.PERFECT_INFORMATION,
             utility=kind.Utility.ZERO_SUM if players == 2 else kind.Utility.GENERAL_SUM,
         )
         info = pyspiel.GameInfo(
@@ -249,7 +258,7 @@ def _engine(spec: tuple[str, int, tuple[str, ...], tuple[str, ...]]) -> Game:
     return game
 
 
-class RulekitState(pyspiel.State):  # type: ignore[misc]
+class RulekitState(pyspiel.State):
     """A game in progress, seen by OpenSpiel; before the chance node, no engine state yet."""
 
     def __init__(self, game: RulekitGame, state: State | None) -> None:

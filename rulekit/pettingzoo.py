@@ -37,6 +37,8 @@ from rulekit.errors import Diagnostic, IllegalActionError
 from rulekit.load import load_game, load_program
 from rulekit.tools.render import render_state
 
+RENDER_MODES = ("human", "ansi")
+
 
 def env(
     ruleset: str,
@@ -65,10 +67,14 @@ def raw_env(
     return RulekitEnv(load_game(ruleset, players, modules, variants), **kwargs)
 
 
-class RulekitEnv(AECEnv):  # type: ignore[misc]
+class RulekitEnv(AECEnv):
     """A rulekit game as a PettingZoo AEC environment."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "rulekit_v0", "is_parallelizable": False}
+    metadata: dict[str, Any] = {
+        "render_modes": list(RENDER_MODES),
+        "name": "rulekit_v0",
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
@@ -79,8 +85,8 @@ class RulekitEnv(AECEnv):  # type: ignore[misc]
         bound: int = DEFAULT_BOUND,
     ) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
+        if render_mode not in (None, *RENDER_MODES):
+            raise ValueError(f"render_mode must be one of {RENDER_MODES}, not {render_mode!r}")
         self.game = game
         self.render_mode = render_mode
         self.max_cycles = max_cycles
@@ -89,17 +95,18 @@ class RulekitEnv(AECEnv):  # type: ignore[misc]
         self.encoder = ObservationEncoder.of(game)
         self.possible_agents = [f"player_{p}" for p in range(game.num_players)]
         self._index = {agent: p for p, agent in enumerate(self.possible_agents)}
-        observation = gymnasium.spaces.Dict(
-            {
-                "observation": gymnasium.spaces.Box(-np.inf, np.inf, (self.encoder.size,), np.float32),
-                "action_mask": gymnasium.spaces.Box(0, 1, (self.space.size,), np.int8),
-            }
-        )
         self.observation_spaces = {
-            agent: observation if p == 0 else _copy_space(observation)
-            for p, agent in enumerate(self.possible_agents)
+            agent: gymnasium.spaces.Dict(
+                {
+                    "observation": gymnasium.spaces.Box(-np.inf, np.inf, (self.encoder.size,), np.float32),
+                    "action_mask": gymnasium.spaces.Box(0, 1, (self.space.size,), np.int8),
+                }
+            )
+            for agent in self.possible_agents
         }
-        self.action_spaces = {agent: gymnasium.spaces.Discrete(self.space.size) for agent in self.possible_agents}
+        self.action_spaces = {
+            agent: gymnasium.spaces.Discrete(self.space.size) for agent in self.possible_agents
+        }
         self.np_random, _ = seeding.np_random(None)
         self.state: State | None = None
 
@@ -188,12 +195,3 @@ class RulekitEnv(AECEnv):  # type: ignore[misc]
             )
         else:
             self.agent_selection = self.possible_agents[state.current_player()]
-
-
-def _copy_space(space: gymnasium.spaces.Dict) -> gymnasium.spaces.Dict:
-    return gymnasium.spaces.Dict(
-        {
-            key: gymnasium.spaces.Box(sub.low, sub.high, sub.shape, sub.dtype)
-            for key, sub in space.spaces.items()
-        }
-    )

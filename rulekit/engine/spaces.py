@@ -99,9 +99,7 @@ class ActionSpace:
         total = 0
         probe = game.new_initial_state(0)
         for compiled in self.actions:
-            universes = tuple(
-                self._universe(compiled, i, probe) for i in range(len(compiled.params))
-            )
+            universes = tuple(self._universe(compiled, i, probe) for i in range(len(compiled.params)))
             self.universes[compiled.name] = universes
             self.offsets.append(total)
             self._offset_of[compiled.name] = total
@@ -175,7 +173,8 @@ class ActionSpace:
         domain = compiled.decl.params[i].domain
         if _reads_no_state(domain, game.program):
             fn, _ = game.program.compile_expression(
-                print_expr(domain), params=tuple(zip(compiled.params[:i], compiled.param_types[:i], strict=True))
+                print_expr(domain),
+                params=tuple(zip(compiled.params[:i], compiled.param_types[:i], strict=True)),
             )
             values = fn(probe.fields, game.runtime, 0, *([None] * i))
             unique = list(dict.fromkeys(v for v in values if v is not None))
@@ -382,4 +381,3 @@ def _size(value: Any) -> int:
     if isinstance(value, tuple | dict | str):
         return len(value)
     return 1
-
