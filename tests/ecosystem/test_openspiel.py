@@ -116,7 +116,9 @@ SLOW_SIMS = [("el_capitan", n, ALL_TILES) for n in (2, 3, 4, 5)] + [
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("ruleset", "players", "modules"), SLOW_SIMS, ids=lambda v: str(v))
-def test_random_sim_test_passes_for_every_player_count(ruleset: str, players: int, modules: list[str]) -> None:
+def test_random_sim_test_passes_for_every_player_count(
+    ruleset: str, players: int, modules: list[str]
+) -> None:
     game = rk.register(ruleset, players=players, modules=modules)
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
