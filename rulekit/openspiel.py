@@ -58,7 +58,9 @@ from rulekit.engine.spaces import (
     observation_text,
     uses_randomness,
 )
+from rulekit.errors import Diagnostic, RulekitError
 from rulekit.load import load_game, load_program
+from rulekit.rules.compose import find_ruleset
 
 PREFIX = "rulekit_"
 DEFAULT_MAX_MOVES = 5000
@@ -86,14 +88,24 @@ def register(
 
     Raises:
         RulesetError: the rules, modules or variants are wrong.
+        RulekitError: another ruleset directory was registered under the same name.
     """
     program = load_program(ruleset, modules, variants, players=players)
     rules = program.rules
     name = PREFIX + program.name
     if players is None:
         players = rules.min_players
-    if name not in _RULESETS:
-        _RULESETS[name] = ruleset
+    directory = find_ruleset(ruleset).resolve()
+    known = _RULESETS.get(name)
+    if known is not None and find_ruleset(known).resolve() != directory:
+        raise RulekitError(
+            Diagnostic(
+                f"OpenSpiel already knows {name} from {find_ruleset(known)}, not {directory}",
+                hint="a process can register one ruleset of each name",
+            )
+        )
+    if known is None:
+        _RULESETS[name] = str(ruleset)
         defaults = {
             "players": players,
             "modules": "",

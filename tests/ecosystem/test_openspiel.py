@@ -14,7 +14,7 @@ np = require("numpy", "openspiel")
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
 from rulekit import openspiel as rk  # noqa: E402
-from rulekit.errors import RulesetError  # noqa: E402
+from rulekit.errors import RulekitError, RulesetError  # noqa: E402
 
 ALL_TILES = ["porto", "lisboa", "islas_canarias"]
 GameType = pyspiel.GameType
@@ -242,3 +242,56 @@ def test_ismcts_plays_a_complete_game(ruleset: str, modules: list[str]) -> None:
     state = _play(game, _ismcts_bots(game, simulations=2))
     assert state.engine_state.is_terminal()  # the rules ended it, not the horizon
     assert sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+# ---------------------------------------------------------------- any ruleset, variants
+SECRET_RULES = """
+ruleset: secret_count
+title: Secret count
+players: {min: 2, max: 3}
+state:
+  game:
+    mover: "player?"
+  player:
+    secret: {type: int, visibility: owner}
+actions:
+  bump:
+    params: {by: "range(1, 2)"}
+    effect: me.secret += by
+    ends_turn: true
+flow:
+  - repeat:
+      until: sum(p.secret for p in players) >= 6
+      steps:
+        - for_each: {in: players, as: mover, steps: [{turn: game.mover}]}
+scoring:
+  score: player.secret
+"""
+
+
+def test_a_ruleset_directory_becomes_a_game_that_passes_the_checks(write_ruleset: Any) -> None:
+    game = rk.register(str(write_ruleset(SECRET_RULES, name="secret_count")), players=3)
+    kind = game.get_type()
+    assert kind.short_name == "rulekit_secret_count"
+    assert kind.chance_mode == GameType.ChanceMode.DETERMINISTIC
+    assert kind.information == GameType.Information.IMPERFECT_INFORMATION
+    assert kind.utility == GameType.Utility.GENERAL_SUM
+    assert game.num_distinct_actions() == 2  # bump(1), bump(2)
+    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
+
+
+def test_another_directory_under_a_registered_name_is_refused(write_ruleset: Any) -> None:
+    rk.register("tic_tac_toe")
+    impostor = write_ruleset(SECRET_RULES.replace("secret_count", "tic_tac_toe"), name="tic_tac_toe")
+    with pytest.raises(RulekitError, match="already knows rulekit_tic_tac_toe"):
+        rk.register(str(impostor), players=2)
+
+
+def test_variants_are_a_game_parameter() -> None:
+    plain = rk.register("el_capitan", players=2)
+    varied = rk.register("el_capitan", players=2, variants=["rich_start"])
+    assert varied.get_parameters()["variants"] == "rich_start"
+    one, two = plain.new_initial_state(), varied.new_initial_state()
+    one.apply_action(0)
+    two.apply_action(0)
+    assert one.observation_string(0) != two.observation_string(0)

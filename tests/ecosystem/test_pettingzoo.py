@@ -12,7 +12,7 @@ from tests.ecosystem.extras import require
 pettingzoo = require("pettingzoo", "pettingzoo")
 np = require("numpy", "pettingzoo")
 
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from rulekit import pettingzoo as rkz  # noqa: E402
 from rulekit.errors import IllegalActionError  # noqa: E402
@@ -144,3 +144,10 @@ def test_the_same_seed_gives_the_same_game() -> None:
 
     assert final(11) == final(11)
     assert final(11) != final(12)
+
+
+def test_pettingzoo_render_test_passes() -> None:
+    def make(render_mode: str | None = None) -> Any:
+        return rkz.env("tic_tac_toe", render_mode=render_mode)
+
+    render_test(make)
