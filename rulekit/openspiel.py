@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from rulekit.compiler.program import Program
 from rulekit.engine.game import Game, State
 from rulekit.engine.spaces import (
     DEFAULT_BOUND,
@@ -115,9 +116,7 @@ def register(
             "max_moves": 0,
         }
         game_class = type(f"RulekitGame_{program.name}", (RulekitGame,), {"registered_name": name})
-        pyspiel.register_game(
-            _game_type(name, rules.title, rules.min_players, rules.max_players, defaults), game_class
-        )
+        pyspiel.register_game(_game_type(name, program, players, defaults), game_class)
     params = {
         "players": players,
         "modules": "+".join(modules),
@@ -129,33 +128,30 @@ def register(
     return pyspiel.load_game(name, params)
 
 
-def _game_type(
-    name: str,
-    title: str,
-    min_players: int,
-    max_players: int,
-    defaults: dict[str, Any],
-    *,
-    chance: Any = None,
-    information: Any = None,
-    utility: Any = None,
-) -> Any:
+def _game_type(name: str, program: Program, players: int, params: dict[str, Any]) -> Any:
+    """The GameType of ``program`` played by ``players`` (see the module doc for why)."""
+    rules = program.rules
     kind = pyspiel.GameType
+    hidden = any(d.visibility != "public" for fields in rules.fields.values() for d in fields.values())
     return kind(
         short_name=name,
-        long_name=f"rulekit {title}",
+        long_name=f"rulekit {rules.title}",
         dynamics=kind.Dynamics.SEQUENTIAL,
-        chance_mode=chance if chance is not None else kind.ChanceMode.SAMPLED_STOCHASTIC,
-        information=information if information is not None else kind.Information.IMPERFECT_INFORMATION,
-        utility=utility if utility is not None else kind.Utility.GENERAL_SUM,
+        chance_mode=kind.ChanceMode.EXPLICIT_STOCHASTIC
+        if uses_randomness(program)
+        else kind.ChanceMode.DETERMINISTIC,
+        information=kind.Information.IMPERFECT_INFORMATION
+        if hidden
+        else kind.Information.PERFECT_INFORMATION,
+        utility=kind.Utility.ZERO_SUM if players == 2 else kind.Utility.GENERAL_SUM,
         reward_model=kind.RewardModel.TERMINAL,
-        max_num_players=max_players,
-        min_num_players=min_players,
+        max_num_players=rules.max_players,
+        min_num_players=rules.min_players,
         provides_information_state_string=True,
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification=defaults,
+        parameter_specification=params,
     )
 
 
@@ -189,22 +185,8 @@ class RulekitGame(pyspiel.Game):
         self.encoder = ObservationEncoder.of(self.engine)
         self.max_moves = int(params.get("max_moves", 0)) or DEFAULT_MAX_MOVES
         self._initial: dict[int, State] = {}
-        rules = self.engine.program.rules
-        kind = pyspiel.GameType
-        hidden = any(d.visibility != "public" for fields in rules.fields.values() for d in fields.values())
         players = self.engine.num_players
-        game_type = _game_type(
-            name,
-            rules.title,
-            rules.min_players,
-            rules.max_players,
-            dict(params),
-            chance=kind.ChanceMode.EXPLICIT_STOCHASTIC if self.random else kind.ChanceMode.DETERMINISTIC,
-            information=kind.Information.IMPERFECT_INFORMATION
-            if hidden
-            else kind.Information.PERFECT_INFORMATION,
-            utility=kind.Utility.ZERO_SUM if players == 2 else kind.Utility.GENERAL_SUM,
-        )
+        game_type = _game_type(name, self.engine.program, players, dict(params))
         info = pyspiel.GameInfo(
             num_distinct_actions=self.space.size,
             max_chance_outcomes=self.seeds if self.random else 0,
