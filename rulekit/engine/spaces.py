@@ -9,7 +9,8 @@ alone (action parameters, field declarations and their visibility); no game code
 preference:
 
 1. its static type, when that is finite: a component kind (all its ids, in
-   declaration order), ``player`` (``P1..Pn``) or ``bool``;
+   declaration order), ``player`` (``P1..Pn``), ``owner`` (the bank, then the
+   players) or ``bool``;
 2. its domain expression, when that reads no state (literals, constants,
    collections, ``range`` and other pure built-ins over those): the evaluated list;
 3. otherwise the parameter is *open* and its values are numbers in a box:
@@ -81,8 +82,9 @@ class ParamUniverse:
 
 
 def _key(value: Any) -> Any:
-    # True == 1 in Python; keep them apart in the index.
-    return (type(value).__name__, value)
+    # True == 1 in Python: keep them apart.  (Ids read from YAML are str subclasses and
+    # equal to the plain strings of a parsed action, so they share a key.)
+    return (isinstance(value, bool), value)
 
 
 class ActionSpace:
@@ -168,6 +170,8 @@ class ActionSpace:
             return ParamUniverse(name, game.program.collections[type_.kind], "type")
         if type_ == t.PLAYER:
             return ParamUniverse(name, range(game.num_players), "type")
+        if type_ == t.OWNER:
+            return ParamUniverse(name, (-1, *range(game.num_players)), "type")
         if type_ == t.BOOL:
             return ParamUniverse(name, (False, True), "type")
         domain = compiled.decl.params[i].domain

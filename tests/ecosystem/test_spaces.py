@@ -174,3 +174,12 @@ def test_the_observation_layout_is_described_slot_by_slot() -> None:
     assert any("a1.mark (one_hot)" in line for line in lines)
     widths = [int(line.split()[1]) for line in lines]
     assert sum(widths) == encoder.size
+
+
+def test_a_parsed_action_has_the_integer_of_the_enumerated_one() -> None:
+    game = load_game("el_capitan", 2)
+    space = ActionSpace(game)
+    state = game.new_initial_state(0)
+    for action in state.legal_actions():
+        parsed = game.parse_action(game.action_to_string(action))
+        assert space.encode(parsed) == space.encode(action)
