@@ -42,6 +42,7 @@ RNG: the sample keeps every observation and the information state.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections.abc import Sequence
@@ -350,8 +351,10 @@ class RulekitState(pyspiel.State):
         state = self._inner.state
         if state is None:
             return "chance: the seed is drawn"
-        # Exact (every field, the RNG included) and cheap: OpenSpiel compares these strings.
-        return repr(state.fields)
+        # What a spectator sees, and a digest of everything (hidden fields and the RNG
+        # included), so that the states OpenSpiel compares are equal only when they are.
+        digest = hashlib.sha256(repr(state.fields).encode("utf-8")).hexdigest()[:16]
+        return f"{observation_text(state, None)}\nstate={digest}"
 
 
 class _Observer:

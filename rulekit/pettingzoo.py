@@ -12,6 +12,7 @@
   0 for all on a full tie); ``terminations`` when the game ends; ``truncations`` after
   ``max_cycles`` moves (in all, counting every agent's), if given;
 * ``reset(seed=...)`` seeds the game's RNG: the same seed gives the same game;
+* ``env.unwrapped.game_state`` is the rulekit :class:`~rulekit.engine.game.State`;
 * ``render()`` is the terminal view (``rulekit play``'s), as a spectator sees it:
   printed with ``render_mode="human"``, returned with ``"ansi"``.
 
@@ -108,7 +109,8 @@ class RulekitEnv(AECEnv):
             agent: gymnasium.spaces.Discrete(self.space.size) for agent in self.possible_agents
         }
         self.np_random, _ = seeding.np_random(None)
-        self.state: State | None = None
+        #: The rulekit state of the game in progress (``None`` before ``reset``).
+        self.game_state: State | None = None
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -120,7 +122,7 @@ class RulekitEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        self.state = self.game.new_initial_state(int(self.np_random.integers(2**31)))
+        self.game_state = self.game.new_initial_state(int(self.np_random.integers(2**31)))
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -178,13 +180,13 @@ class RulekitEnv(AECEnv):
         return text
 
     def close(self) -> None:
-        self.state = None
+        self.game_state = None
 
     # ------------------------------------------------------------------ helpers
     def _state(self) -> State:
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError("call reset() first")
-        return self.state
+        return self.game_state
 
     def _select(self) -> None:
         state = self._state()

@@ -76,7 +76,7 @@ def test_spaces_are_per_agent_and_the_mask_marks_the_legal_moves() -> None:
     env.reset(seed=4)
     agent = env.agent_selection
     mask = env.observe(agent)["action_mask"]
-    state = env.unwrapped.state
+    state = env.unwrapped.game_state
     assert mask.shape == env.action_space(agent).shape or mask.shape == (env.action_space(agent).n,)
     assert sorted(np.flatnonzero(mask).tolist()) == env.unwrapped.space.legal_ids(state)
     waiting = next(a for a in env.possible_agents if a != agent)
@@ -89,8 +89,8 @@ def test_spaces_are_per_agent_and_the_mask_marks_the_legal_moves() -> None:
 def test_rewards_at_the_end_are_the_engine_returns(ruleset: str, players: int, modules: list[str]) -> None:
     env = rkz.env(ruleset, players=players, modules=modules)
     totals = _play_masked(env, seed=7)
-    returns = env.unwrapped.state.returns()
-    assert env.unwrapped.state.is_terminal()
+    returns = env.unwrapped.game_state.returns()
+    assert env.unwrapped.game_state.is_terminal()
     assert [totals[a] for a in env.possible_agents] == returns
 
 
@@ -107,7 +107,7 @@ def test_max_cycles_truncates_every_agent() -> None:
         env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
         steps += 1
     assert steps == 4
-    assert env.unwrapped.state.moves() == 4
+    assert env.unwrapped.game_state.moves() == 4
     assert env.agents == []
 
 
@@ -115,7 +115,7 @@ def test_render_is_the_terminal_view() -> None:
     env = rkz.env("tic_tac_toe", render_mode="ansi")
     env.reset(seed=0)
     env.step(4)
-    assert env.render() == render_state(env.unwrapped.state)
+    assert env.render() == render_state(env.unwrapped.game_state)
     assert "X" in env.render()
 
 
@@ -130,17 +130,17 @@ def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
     env = rkz.env("tic_tac_toe")
     env.reset(seed=0)
     env.step(0)
-    before = env.unwrapped.state.state_hash()
+    before = env.unwrapped.game_state.state_hash()
     with pytest.raises(IllegalActionError, match="not legal"):
         env.step(0)
-    assert env.unwrapped.state.state_hash() == before
+    assert env.unwrapped.game_state.state_hash() == before
 
 
 def test_the_same_seed_gives_the_same_game() -> None:
     def final(seed: int) -> tuple[int, str]:
         env = rkz.env("el_capitan", players=2)
         _play_masked(env, seed)
-        return env.unwrapped.state.moves(), env.unwrapped.state.state_hash()
+        return env.unwrapped.game_state.moves(), env.unwrapped.game_state.state_hash()
 
     assert final(11) == final(11)
     assert final(11) != final(12)
