@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rulekit.engine.game import Action, Game, State
 from rulekit.engine.spaces import ActionSpace, ObservationEncoder, observation_text, uses_randomness
@@ -183,3 +185,15 @@ def test_a_parsed_action_has_the_integer_of_the_enumerated_one() -> None:
     for action in state.legal_actions():
         parsed = game.parse_action(game.action_to_string(action))
         assert space.encode(parsed) == space.encode(action)
+
+
+@pytest.fixture(scope="module")
+def caballero_space() -> ActionSpace:
+    return ActionSpace(load_game("el_caballero", 3))
+
+
+@given(data=st.data())
+def test_integers_and_moves_correspond_one_to_one(caballero_space: ActionSpace, data: st.DataObject) -> None:
+    number = data.draw(st.integers(0, caballero_space.size - 1))
+    action = caballero_space.decode(number)
+    assert caballero_space.encode(action) == number
