@@ -35,7 +35,9 @@ Observations are :func:`~rulekit.engine.spaces.observation_text` and the
 string is the player's observation plus the whole action history: actions are public
 in rulekit (logs and views show them), so with the current observation it is what the
 player has seen, as long as no ruleset shows a player something and hides it later
-(no shipped ruleset does).  There is no information-state tensor.
+(no shipped ruleset does).  The information-state tensor is the observation tensor
+followed by one number per move up to the horizon: the action's integer + 1 (0 for
+moves not made yet).
 ``resample_from_infostate`` (for IS-MCTS) shuffles each hidden field and reseeds the
 RNG: the sample keeps every observation and the information state.
 """
@@ -149,7 +151,7 @@ def _game_type(name: str, program: Program, players: int, params: dict[str, Any]
         max_num_players=rules.max_players,
         min_num_players=rules.min_players,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification=params,
@@ -366,12 +368,13 @@ class _Observer:
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: RulekitState, player: int) -> None:
+        view = self.dict["observation"]
         inner = state._inner.state
         if inner is None:  # the chance node: nothing to see yet
-            self.tensor.fill(0.0)
-            self.tensor[player] = 1.0
+            view.fill(0.0)
+            view[player] = 1.0
             return
-        self.tensor[:] = self.encoder.encode(inner, player)
+        view[:] = self.encoder.encode(inner, player)
 
     def string_from(self, state: RulekitState, player: int) -> str:
         inner = state._inner.state
@@ -379,17 +382,32 @@ class _Observer:
 
 
 class _InfoStateObserver(_Observer):
-    """The information state: the observation and the (public) action history."""
+    """The information state: the observation and the players' (public) action history.
+
+    The tensor is the observation tensor, then one number per move up to the horizon:
+    the action's integer + 1 (0 for moves not made yet)."""
 
     def __init__(self, game: RulekitGame) -> None:
         super().__init__(game)
-        self.tensor = np.zeros(0, np.float32)
-        self.dict = {}
+        self.observation_size = self.encoder.size
+        self.tensor = np.zeros(self.observation_size + game.max_moves, np.float32)
+        self.dict = {
+            "observation": self.tensor[: self.observation_size],
+            "history": self.tensor[self.observation_size :],
+        }
 
     def set_from(self, state: RulekitState, player: int) -> None:
-        raise NotImplementedError("rulekit games provide no information-state tensor")
+        super().set_from(state, player)
+        history = self.dict["history"]
+        history.fill(0.0)
+        moves = _moves(state)
+        history[: len(moves)] = np.asarray(moves, np.float32) + 1.0
 
     def string_from(self, state: RulekitState, player: int) -> str:
-        # The players' actions only: the chance outcome (the seed) stays hidden.
-        history = " ".join(str(item.action) for item in state.full_history() if item.player >= 0)
+        history = " ".join(str(action) for action in _moves(state))
         return f"P{player + 1}\n{super().string_from(state, player)}\nhistory={history}"
+
+
+def _moves(state: RulekitState) -> list[int]:
+    """The players' actions so far; the chance outcome (the seed) stays hidden."""
+    return [item.action for item in state.full_history() if item.player >= 0]

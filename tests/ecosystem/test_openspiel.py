@@ -190,6 +190,7 @@ def test_observations_and_information_states_hide_the_decks() -> None:
         assert sample.observation_string(player) == state.observation_string(player)
         assert sample.observation_tensor(player) == state.observation_tensor(player)
         assert sample.information_state_string(player) == state.information_state_string(player)
+        assert sample.information_state_tensor(player) == state.information_state_tensor(player)
     assert "hidden(" in state.observation_string(0)
     assert len(state.observation_tensor(0)) == game.observation_tensor_size()
 
@@ -295,3 +296,15 @@ def test_variants_are_a_game_parameter() -> None:
     one.apply_action(0)
     two.apply_action(0)
     assert one.observation_string(0) != two.observation_string(0)
+
+
+def test_the_information_state_tensor_is_the_observation_then_the_moves() -> None:
+    game = rk.register("tic_tac_toe", max_moves=9)
+    state = game.new_initial_state()
+    for action in (4, 0, 8):
+        state.apply_action(action)
+    tensor = state.information_state_tensor(1)
+    size = game.observation_tensor_size()
+    assert len(tensor) == game.information_state_tensor_size() == size + 9
+    assert tensor[:size] == state.observation_tensor(1)
+    assert tensor[size:] == [5.0, 1.0, 9.0] + [0.0] * 6
