@@ -14,6 +14,7 @@ BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.
 
 
 def test_the_doc_has_one_example_per_library() -> None:
+    """docs/ecosystem.md has a short example for each library."""
     assert len(BLOCKS) == 2
     assert "pyspiel" in BLOCKS[0]
     assert "pettingzoo" in BLOCKS[1]
@@ -22,12 +23,14 @@ def test_the_doc_has_one_example_per_library() -> None:
 
 @pytest.mark.slow
 def test_the_openspiel_example_plays_a_game(capsys: pytest.CaptureFixture[str]) -> None:
+    """The OpenSpiel example of docs/ecosystem.md runs and prints the returns."""
     require("pyspiel", "openspiel")
     exec(compile(BLOCKS[0], f"{DOC}:openspiel", "exec"), {})
     assert re.fullmatch(r"\[-?[01]\.0, -?[01]\.0\]\n", capsys.readouterr().out)
 
 
 def test_the_pettingzoo_example_plays_a_game(capsys: pytest.CaptureFixture[str]) -> None:
+    """The PettingZoo example of docs/ecosystem.md runs and prints the returns."""
     require("pettingzoo", "pettingzoo")
     exec(compile(BLOCKS[1], f"{DOC}:pettingzoo", "exec"), {})
     assert re.fullmatch(r"\[(-?[01]\.0, ){2}-?[01]\.0\]\n", capsys.readouterr().out)

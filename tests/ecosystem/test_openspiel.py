@@ -53,6 +53,7 @@ def _ismcts_bots(game: Any, simulations: int, seed: int = 0) -> list[Any]:
 
 # ---------------------------------------------------------------- registration and types
 def test_register_returns_the_loaded_game_and_load_game_finds_it_by_name() -> None:
+    """register() returns the game; pyspiel.load_game then finds it by name with modules."""
     game = rk.register("el_capitan", players=4, modules=["porto"])
     assert game.get_type().short_name == "rulekit_el_capitan"
     assert game.num_players() == 4
@@ -63,6 +64,7 @@ def test_register_returns_the_loaded_game_and_load_game_finds_it_by_name() -> No
 
 
 def test_a_deterministic_perfect_information_game_is_declared_so() -> None:
+    """Tic-tac-toe has no RNG and no hidden field: deterministic, perfect information, zero-sum."""
     kind = rk.register("tic_tac_toe").get_type()
     assert kind.dynamics == GameType.Dynamics.SEQUENTIAL
     assert kind.chance_mode == GameType.ChanceMode.DETERMINISTIC
@@ -75,6 +77,7 @@ def test_a_deterministic_perfect_information_game_is_declared_so() -> None:
 def test_hidden_decks_and_shuffles_make_a_stochastic_imperfect_information_game(
     players: int, utility: str
 ) -> None:
+    """Shuffles make one explicit chance node over the seeds; hidden decks make imperfect information."""
     game = rk.register("el_caballero", players=players)
     kind = game.get_type()
     assert kind.chance_mode == GameType.ChanceMode.EXPLICIT_STOCHASTIC
@@ -89,6 +92,7 @@ def test_hidden_decks_and_shuffles_make_a_stochastic_imperfect_information_game(
 
 
 def test_bad_modules_are_a_ruleset_error() -> None:
+    """An unknown module is the usual RulesetError, not an OpenSpiel crash."""
     with pytest.raises(RulesetError):
         rk.register("el_capitan", players=3, modules=["atlantis"])
 
@@ -105,6 +109,7 @@ FAST_SIMS = [
 def test_random_sim_test_passes_with_serialization(
     ruleset: str, players: int, modules: list[str], sims: int
 ) -> None:
+    """OpenSpiel's random_sim_test passes, serialization checks on."""
     game = rk.register(ruleset, players=players, modules=modules)
     pyspiel.random_sim_test(game, num_sims=sims, serialize=True, verbose=False)
 
@@ -119,6 +124,7 @@ SLOW_SIMS = [("el_capitan", n, ALL_TILES) for n in (2, 3, 4, 5)] + [
 def test_random_sim_test_passes_for_every_player_count(
     ruleset: str, players: int, modules: list[str]
 ) -> None:
+    """OpenSpiel's random_sim_test passes at every player count, all tiles."""
     game = rk.register(ruleset, players=players, modules=modules)
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
@@ -126,12 +132,14 @@ def test_random_sim_test_passes_for_every_player_count(
 @pytest.mark.slow
 @pytest.mark.parametrize("modules", [[], ["porto"], ["lisboa"], ["islas_canarias"]], ids=str)
 def test_random_sim_test_passes_for_each_tile(modules: list[str]) -> None:
+    """OpenSpiel's random_sim_test passes with each expansion tile alone."""
     game = rk.register("el_capitan", players=3, modules=modules)
     pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
 # ---------------------------------------------------------------- actions, horizon, serialization
 def test_the_same_integer_is_the_same_move_in_every_state() -> None:
+    """An integer names the same move in every state of a game."""
     game = rk.register("el_capitan", players=3, modules=ALL_TILES)
     meaning: dict[int, str] = {}
     rng = np.random.RandomState(5)
@@ -145,6 +153,7 @@ def test_the_same_integer_is_the_same_move_in_every_state() -> None:
 
 
 def test_the_horizon_ends_a_game_as_a_draw() -> None:
+    """A game that reaches max_moves ends there with all returns 0."""
     game = rk.register("el_capitan", players=2, max_moves=12)
     assert game.max_game_length() == 12
     state = game.new_initial_state()
@@ -157,6 +166,7 @@ def test_the_horizon_ends_a_game_as_a_draw() -> None:
 
 
 def test_serialize_game_and_state_round_trips_mid_game() -> None:
+    """A serialized mid-game state deserializes equal and continues identically."""
     game = rk.register("el_caballero", players=3)
     state = game.new_initial_state()
     state.apply_action(17)
@@ -178,6 +188,7 @@ def test_serialize_game_and_state_round_trips_mid_game() -> None:
 
 # ---------------------------------------------------------------- information
 def test_observations_and_information_states_hide_the_decks() -> None:
+    """A resampled state differs in its decks but not in any player's observation or information state."""
     game = rk.register("el_capitan", players=3, modules=ALL_TILES)
     state = game.new_initial_state()
     state.apply_action(3)
@@ -196,6 +207,7 @@ def test_observations_and_information_states_hide_the_decks() -> None:
 
 
 def test_the_information_state_keeps_the_moves_but_not_the_seed() -> None:
+    """The information state lists the players' moves and not the chance outcome."""
     game = rk.register("el_caballero", players=2)
     state = game.new_initial_state()
     state.apply_action(1234)
@@ -209,6 +221,7 @@ def test_the_information_state_keeps_the_moves_but_not_the_seed() -> None:
 
 # ---------------------------------------------------------------- OpenSpiel's bots
 def test_mcts_plays_tic_tac_toe_to_the_end() -> None:
+    """OpenSpiel's MCTSBot plays tic-tac-toe to the end."""
     game = rk.register("tic_tac_toe")
     state = _play(game, _mcts_bots(game, simulations=30))
     assert state.is_terminal()
@@ -217,6 +230,7 @@ def test_mcts_plays_tic_tac_toe_to_the_end() -> None:
 
 @pytest.mark.parametrize("ruleset", ["el_capitan", "el_caballero"])
 def test_mcts_and_ismcts_choose_legal_moves(ruleset: str) -> None:
+    """OpenSpiel's MCTS and IS-MCTS bots choose legal moves in both games."""
     game = rk.register(ruleset, players=2)
     state = game.new_initial_state()
     state.apply_action(9)
@@ -230,6 +244,7 @@ def test_mcts_and_ismcts_choose_legal_moves(ruleset: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("ruleset", "modules"), [("el_capitan", ALL_TILES), ("el_caballero", [])])
 def test_mcts_plays_a_complete_game(ruleset: str, modules: list[str]) -> None:
+    """OpenSpiel's MCTSBot plays a whole game through the adapter to the rules' end."""
     game = rk.register(ruleset, players=2, modules=modules)
     state = _play(game, _mcts_bots(game, simulations=2))
     assert state.engine_state.is_terminal()  # the rules ended it, not the horizon
@@ -239,6 +254,7 @@ def test_mcts_plays_a_complete_game(ruleset: str, modules: list[str]) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("ruleset", "modules"), [("el_capitan", ALL_TILES), ("el_caballero", [])])
 def test_ismcts_plays_a_complete_game(ruleset: str, modules: list[str]) -> None:
+    """OpenSpiel's ISMCTSBot plays a whole game through the adapter to the rules' end."""
     game = rk.register(ruleset, players=2, modules=modules)
     state = _play(game, _ismcts_bots(game, simulations=2))
     assert state.engine_state.is_terminal()  # the rules ended it, not the horizon
@@ -271,6 +287,7 @@ scoring:
 
 
 def test_a_ruleset_directory_becomes_a_game_that_passes_the_checks(write_ruleset: Any) -> None:
+    """A ruleset directory registers; owner-visible fields mean imperfect information; checks pass."""
     game = rk.register(str(write_ruleset(SECRET_RULES, name="secret_count")), players=3)
     kind = game.get_type()
     assert kind.short_name == "rulekit_secret_count"
@@ -282,6 +299,7 @@ def test_a_ruleset_directory_becomes_a_game_that_passes_the_checks(write_ruleset
 
 
 def test_another_directory_under_a_registered_name_is_refused(write_ruleset: Any) -> None:
+    """A second ruleset directory cannot take a registered OpenSpiel name."""
     rk.register("tic_tac_toe")
     impostor = write_ruleset(SECRET_RULES.replace("secret_count", "tic_tac_toe"), name="tic_tac_toe")
     with pytest.raises(RulekitError, match="already knows rulekit_tic_tac_toe"):
@@ -289,6 +307,7 @@ def test_another_directory_under_a_registered_name_is_refused(write_ruleset: Any
 
 
 def test_variants_are_a_game_parameter() -> None:
+    """Variants are a game parameter and change the game."""
     plain = rk.register("el_capitan", players=2)
     varied = rk.register("el_capitan", players=2, variants=["rich_start"])
     assert varied.get_parameters()["variants"] == "rich_start"
@@ -299,6 +318,7 @@ def test_variants_are_a_game_parameter() -> None:
 
 
 def test_the_information_state_tensor_is_the_observation_then_the_moves() -> None:
+    """The information-state tensor is the observation, then each move's integer + 1."""
     game = rk.register("tic_tac_toe", max_moves=9)
     state = game.new_initial_state()
     for action in (4, 0, 8):

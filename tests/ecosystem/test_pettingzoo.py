@@ -45,6 +45,7 @@ def _play_masked(env: Any, seed: int) -> dict[str, float]:
 
 @pytest.mark.parametrize(("ruleset", "players", "modules"), ENVS, ids=IDS)
 def test_pettingzoo_api_test_passes(ruleset: str, players: int, modules: list[str]) -> None:
+    """PettingZoo's api_test passes."""
     with warnings.catch_warnings():
         # api_test warns that dict observations and all-zero masks of waiting agents are unusual.
         warnings.simplefilter("ignore", UserWarning)
@@ -53,6 +54,8 @@ def test_pettingzoo_api_test_passes(ruleset: str, players: int, modules: list[st
 
 @pytest.mark.parametrize(("ruleset", "players", "modules"), ENVS, ids=IDS)
 def test_pettingzoo_seed_test_passes(ruleset: str, players: int, modules: list[str]) -> None:
+    """PettingZoo's seed_test passes: seeded environments agree step by step."""
+
     def make(render_mode: str | None = None) -> Any:
         return rkz.env(ruleset, players=players, modules=modules, render_mode=render_mode)
 
@@ -66,12 +69,14 @@ def test_pettingzoo_seed_test_passes(ruleset: str, players: int, modules: list[s
     ids=str,
 )
 def test_pettingzoo_api_test_passes_over_whole_games(ruleset: str, players: int, modules: list[str]) -> None:
+    """PettingZoo's api_test passes over whole games at every player count."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         api_test(rkz.env(ruleset, players=players, modules=modules), num_cycles=1000)
 
 
 def test_spaces_are_per_agent_and_the_mask_marks_the_legal_moves() -> None:
+    """Each agent has its spaces; the mover's mask is its legal moves, a waiting agent's is empty."""
     env = rkz.env("el_capitan", players=3)
     env.reset(seed=4)
     agent = env.agent_selection
@@ -87,6 +92,7 @@ def test_spaces_are_per_agent_and_the_mask_marks_the_legal_moves() -> None:
 
 @pytest.mark.parametrize(("ruleset", "players", "modules"), ENVS, ids=IDS)
 def test_rewards_at_the_end_are_the_engine_returns(ruleset: str, players: int, modules: list[str]) -> None:
+    """A masked random policy plays to the end; the rewards are the engine's returns."""
     env = rkz.env(ruleset, players=players, modules=modules)
     totals = _play_masked(env, seed=7)
     returns = env.unwrapped.game_state.returns()
@@ -95,6 +101,7 @@ def test_rewards_at_the_end_are_the_engine_returns(ruleset: str, players: int, m
 
 
 def test_max_cycles_truncates_every_agent() -> None:
+    """After max_cycles moves every agent is truncated and the iteration ends."""
     env = rkz.env("el_caballero", players=2, max_cycles=4)
     env.reset(seed=0)
     steps = 0
@@ -112,6 +119,7 @@ def test_max_cycles_truncates_every_agent() -> None:
 
 
 def test_render_is_the_terminal_view() -> None:
+    """render() in ansi mode is the terminal view of the state."""
     env = rkz.env("tic_tac_toe", render_mode="ansi")
     env.reset(seed=0)
     env.step(4)
@@ -120,6 +128,7 @@ def test_render_is_the_terminal_view() -> None:
 
 
 def test_human_render_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """render_mode='human' prints the terminal view."""
     env = rkz.env("tic_tac_toe", render_mode="human")
     env.reset(seed=0)
     env.render()
@@ -127,6 +136,7 @@ def test_human_render_prints(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
+    """Stepping with an illegal action raises IllegalActionError and leaves the state as it was."""
     env = rkz.env("tic_tac_toe")
     env.reset(seed=0)
     env.step(0)
@@ -137,6 +147,8 @@ def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
 
 
 def test_the_same_seed_gives_the_same_game() -> None:
+    """The same reset seed gives the same game; another seed another one."""
+
     def final(seed: int) -> tuple[int, str]:
         env = rkz.env("el_capitan", players=2)
         _play_masked(env, seed)
@@ -147,6 +159,8 @@ def test_the_same_seed_gives_the_same_game() -> None:
 
 
 def test_pettingzoo_render_test_passes() -> None:
+    """PettingZoo's render_test passes for both render modes."""
+
     def make(render_mode: str | None = None) -> Any:
         return rkz.env("tic_tac_toe", render_mode=render_mode)
 

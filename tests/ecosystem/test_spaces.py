@@ -37,6 +37,7 @@ def _playout(game: Game, seed: int, moves: int = 10_000) -> list[State]:
 def test_every_legal_action_has_one_integer_that_decodes_back(
     ruleset: str, players: int, modules: list[str]
 ) -> None:
+    """Along a random game, every legal move has an integer in range that decodes back to it."""
     game = load_game(ruleset, players, modules)
     space = ActionSpace(game)
     seen: dict[int, Action] = {}
@@ -52,6 +53,7 @@ def test_every_legal_action_has_one_integer_that_decodes_back(
 
 
 def test_a_component_parameter_ranges_over_its_collection_in_declaration_order() -> None:
+    """A parameter typed by a component kind takes that kind's ids, in the order the rules list them."""
     game = load_game("tic_tac_toe", 2)
     space = ActionSpace(game)
     assert space.size == 9
@@ -61,6 +63,7 @@ def test_a_component_parameter_ranges_over_its_collection_in_declaration_order()
 
 
 def test_a_domain_that_reads_no_state_is_evaluated_once() -> None:
+    """A parameter domain built from constants is evaluated once and becomes the universe."""
     game = load_game("el_capitan", 3)
     space = ActionSpace(game)
     (amount,) = space.universes["take_loan"]
@@ -69,6 +72,7 @@ def test_a_domain_that_reads_no_state_is_evaluated_once() -> None:
 
 
 def test_actions_are_numbered_in_declaration_order_without_gaps() -> None:
+    """Every integer below the size decodes to an action, in the order the rules declare them."""
     game = load_game("el_capitan", 2, ALL_TILES)
     space = ActionSpace(game)
     names = [space.decode(i).name for i in range(space.size)]
@@ -77,6 +81,7 @@ def test_actions_are_numbered_in_declaration_order_without_gaps() -> None:
 
 
 def test_a_move_outside_the_open_box_is_an_error_naming_it() -> None:
+    """A legal move with an open value beyond the bound is an error naming the move, never dropped."""
     game = load_game("el_caballero", 2)
     space = ActionSpace(game, bound=0)
     state = game.new_initial_state(0)
@@ -88,6 +93,7 @@ def test_a_move_outside_the_open_box_is_an_error_naming_it() -> None:
 
 
 def test_randomness_is_detected_from_the_rules() -> None:
+    """Rules that shuffle or roll are found to use the RNG; tic-tac-toe is not."""
     assert not uses_randomness(load_game("tic_tac_toe", 2).program)
     assert uses_randomness(load_game("el_capitan", 2).program)
     assert uses_randomness(load_game("el_caballero", 2).program)
@@ -115,6 +121,7 @@ def _shuffled_hidden(state: State) -> State:
 def test_states_differing_only_in_hidden_fields_look_the_same_to_every_player(
     ruleset: str, players: int, modules: list[str]
 ) -> None:
+    """States that differ only in hidden fields give every player the same observation."""
     game = load_game(ruleset, players, modules)
     encoder = ObservationEncoder(game)
     state = _playout(game, seed=1, moves=15)[-1]
@@ -126,6 +133,7 @@ def test_states_differing_only_in_hidden_fields_look_the_same_to_every_player(
 
 
 def test_a_public_change_is_seen() -> None:
+    """Changing a public field changes the observation text and tensor."""
     game = load_game("el_capitan", 2)
     encoder = ObservationEncoder(game)
     state = game.new_initial_state(0)
@@ -158,6 +166,7 @@ flow:
 
 
 def test_an_owner_field_is_seen_by_its_owner_only(write_ruleset: Callable[..., Path]) -> None:
+    """An owner-visible field shows in its owner's observation and in nobody else's."""
     game = load_game(str(write_ruleset(OWNER_RULES)), 2)
     encoder = ObservationEncoder(game)
     state = game.new_initial_state(0)
@@ -170,6 +179,7 @@ def test_an_owner_field_is_seen_by_its_owner_only(write_ruleset: Callable[..., P
 
 
 def test_the_observation_layout_is_described_slot_by_slot() -> None:
+    """describe() lists every slot of the observation vector, adding up to its size."""
     game = load_game("tic_tac_toe", 2)
     encoder = ObservationEncoder(game)
     lines = list(encoder.describe())
@@ -179,6 +189,7 @@ def test_the_observation_layout_is_described_slot_by_slot() -> None:
 
 
 def test_a_parsed_action_has_the_integer_of_the_enumerated_one() -> None:
+    """An action read from text gets the same integer as the enumerated action."""
     game = load_game("el_capitan", 2)
     space = ActionSpace(game)
     state = game.new_initial_state(0)
@@ -194,6 +205,7 @@ def caballero_space() -> ActionSpace:
 
 @given(data=st.data())
 def test_integers_and_moves_correspond_one_to_one(caballero_space: ActionSpace, data: st.DataObject) -> None:
+    """decode then encode gives back any integer of the space."""
     number = data.draw(st.integers(0, caballero_space.size - 1))
     action = caballero_space.decode(number)
     assert caballero_space.encode(action) == number
