@@ -195,7 +195,7 @@ class _Runner:
         self.bag.raise_if_any()
         ruleset = ruleset_for(self.path, data.get("ruleset"))
         modules = [str(m) for m in _as_list(data.get("modules"))]
-        variants = [str(v) for v in _as_list(data.get("variants"))] + self.extra_variants
+        variants = [self.variant_path(v) for v in _as_list(data.get("variants"))] + self.extra_variants
         players = data.get("players")
         seed = data.get("seed", 0)
         if players is not None and (not isinstance(players, int) or isinstance(players, bool)):
@@ -217,6 +217,25 @@ class _Runner:
         self.setup(state)
         self.actions(state)
         self.expectations(state)
+
+    def variant_path(self, ref: Any) -> str:
+        """A ``variants:`` entry: a file relative to the scenario file, or a shipped variant's name."""
+        text = str(ref)
+        where = self.span(ref, "variants")
+        if not isinstance(ref, str) or not text:
+            raise RulesetError(Diagnostic("a variant is a file path or a shipped variant's name", where))
+        candidate = Path(text) if Path(text).is_absolute() else self.path.parent / text
+        if candidate.is_file():
+            return str(candidate)
+        if "/" in text or text.endswith((".yaml", ".yml")):
+            raise RulesetError(
+                Diagnostic(
+                    f"no variant file '{text}' (looked for {candidate})",
+                    where,
+                    hint="a variant path is relative to the scenario file; a bare name is a shipped variant",
+                )
+            )
+        return text
 
     # ------------------------------------------------------------ setup
     def setup(self, state: State) -> None:
