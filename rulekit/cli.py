@@ -122,7 +122,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
 
     p = sub.add_parser("scenario", help="run scenario files or directories of them")
     p.add_argument("paths", nargs="+", metavar="PATH")
-    add_rules_options(p, modules=False)
+    add_rules_options(p)
     p.set_defaults(handler=cmd_scenario)
 
     p = sub.add_parser("rules", help="list a ruleset's actions, triggers, modules and constants")
@@ -333,7 +333,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_scenario(args: argparse.Namespace) -> int:
-    return run_paths(args.paths, variants=args.variants)
+    return run_paths(args.paths, variants=args.variants, modules=module_names(args.modules))
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
