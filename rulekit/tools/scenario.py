@@ -328,14 +328,13 @@ class _Runner:
         node = self.program.flow[frames[-1][0]] if frames else None
         if node is None or node.kind != "turn" or F[("_", "asks")]:
             raise RulesetError(Diagnostic("start.player: the game does not begin with a turn", where))
-        old = frames[-1][1]
-        for index in range(len(frames) - 2, -1, -1):  # the for_each that chose the old player
-            outer = self.program.flow[frames[index][0]]
-            if outer.kind == "for_each":
-                var = outer.data["var"]
-                if F.get(("game", var)) == old:
-                    F[("game", var)] = player
-                break
+        # A turn whose player is a game field (turn: game.current, or a for_each's `as` field)
+        # gets the field set too, so the rules go on from the new seat.
+        step = _turn_step(self.program.rules.flow, node.span)
+        if step is not None and isinstance(step.player, ast.Attribute):
+            subject = step.player.subject
+            if isinstance(subject, ast.Name) and subject.id == "game":
+                F[("game", step.player.name)] = player
         F[("_", "flow")] = (*frames[:-1], (frames[-1][0], player, False))
         F[("_", "turn")] = player
         for name, decl in self.program.rules.fields["turn"].items():
@@ -880,6 +879,18 @@ def _as_list(value: Any) -> list[Any]:
     if isinstance(value, list):
         return list(value)
     return [value]
+
+
+def _turn_step(steps: Iterable[Any], span: Span | None) -> Any:
+    """The ``turn:`` step of the rules' flow written at ``span``."""
+    for step in steps:
+        if hasattr(step, "player") and hasattr(step, "on_start") and step.span == span:
+            return step
+        for key in ("steps", "then", "otherwise"):
+            found = _turn_step(getattr(step, key, None) or (), span)
+            if found is not None:
+                return found
+    return None
 
 
 def _messages(error: RulekitError) -> str:
