@@ -117,6 +117,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
         "--ruleset", metavar="RULESET", help="load the rules from here instead of the log's ruleset"
     )
     p.add_argument("--show", action="store_true", help="print the final state")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replay even if the rules changed; report the first action whose outcome differs",
+    )
     add_rules_options(p, modules=False)
     p.set_defaults(handler=cmd_replay)
 
@@ -244,6 +249,15 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    if args.force:
+        from rulekit.tools.force import force_replay
+
+        forced = force_replay(args.log, ruleset=args.ruleset, variants=args.variants or None)
+        if args.show:
+            print(render_state(forced.state))
+        for line in forced.report():
+            print(line)
+        return 0 if forced.same else 1
     state = replay(args.log, ruleset=args.ruleset, variants=args.variants or None)
     program = state.game.program
     if args.show:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import attrs
+
 from rulekit.compiler.program import Program, compile_rules
 from rulekit.engine.game import Game
 from rulekit.rules.compose import compose, fingerprint, load_source, module_order
+from rulekit.rules.fingerprint import semantic_fingerprint
 from rulekit.rules.loader import build_model
 
 _CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...], str], Program] = {}
@@ -43,10 +46,8 @@ def load_program(
 
         data, variant_names = apply_variants(data, source, list(variants), chosen, players=players)
     model = build_model(data, fingerprint(data), tuple(m.name for m in chosen))
-    if variant_names:
-        import attrs
-
-        model = attrs.evolve(model, variants=tuple(variant_names))
+    semantics = semantic_fingerprint(data)
+    model = attrs.evolve(model, variants=tuple(variant_names), semantic_fingerprint=semantics)
     program = compile_rules(model)
     _CACHE[key] = program
     return program

@@ -47,6 +47,7 @@ def make_header(game: Game, seed: int, *, source: str | None = None) -> dict[str
         "modules": list(rules.modules),
         "variants": [{"path": path, "fingerprint": print_} for path, print_ in rules.variants],
         "fingerprint": game.program.fingerprint,
+        "semantics": game.program.semantic_fingerprint,
         "players": game.num_players,
         "seed": seed,
     }
@@ -176,6 +177,7 @@ def _is_variant_list(value: Any) -> bool:
 _HEADER_TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "ruleset": ("a string", lambda v: isinstance(v, str)),
     "fingerprint": ("a string", lambda v: isinstance(v, str)),
+    "semantics": ("a string", lambda v: isinstance(v, str)),
     "players": ("an integer", _is_int),
     "seed": ("an integer", _is_int),
     "source": ("a string", lambda v: isinstance(v, str)),
@@ -192,11 +194,20 @@ def _check_header(header: dict[str, Any], where: Span) -> None:
             raise ReplayError(Diagnostic(f"the log header's {key!r} must be {expected}, not {shown}", where))
 
 
-def load_game_for(log: GameLog, ruleset: str | None = None, variants: Sequence[str] | None = None) -> Game:
-    """The game a log was recorded with, refusing if the composed rules changed.
+def load_game_for(
+    log: GameLog,
+    ruleset: str | None = None,
+    variants: Sequence[str] | None = None,
+    *,
+    force: bool = False,
+) -> Game:
+    """The game a log was recorded with, refusing if the rules changed in what decides play.
 
     ``ruleset`` overrides where the rules are looked up (a name or directory),
-    ``variants`` the variant files named in the log.
+    ``variants`` the variant files named in the log (relative to the log file
+    when not found from the current directory).  Rules changed only in wording
+    (docs, messages, panels: the log's ``semantics`` fingerprint still matches)
+    are accepted; ``force`` accepts any change.
 
     Raises:
         ReplayError: the rules' fingerprint differs from the one in the log.
@@ -209,10 +220,10 @@ def load_game_for(log: GameLog, ruleset: str | None = None, variants: Sequence[s
         where = source if source and (Path(source) / "ruleset.yaml").is_file() else str(header["ruleset"])
     modules = [str(m) for m in header.get("modules") or ()]
     if variants is None:
-        variants = [str(v["path"]) for v in header.get("variants") or ()]
+        variants = [_beside(str(v["path"]), log.path) for v in header.get("variants") or ()]
     players = int(header["players"])
     program = load_program(where, modules, variants, players=players)
-    if program.fingerprint != header["fingerprint"]:
+    if not force and not rules_match(header, program):
         shown_modules = f" with modules {', '.join(modules)}" if modules else ""
         recorded = [v for v in header.get("variants") or () if isinstance(v, dict)]
         changed = [
@@ -226,10 +237,26 @@ def load_game_for(log: GameLog, ruleset: str | None = None, variants: Sequence[s
                 f"{header['fingerprint']}, but {program.name}{shown_modules} now has fingerprint "
                 f"{program.fingerprint}" + "".join(f"; {c}" for c in changed),
                 Span(log.path, 1, 1),
-                hint="replay with the rules the game was played with (e.g. the same rulekit/ruleset version)",
+                hint="replay with the rules the game was played with (e.g. the same rulekit/ruleset "
+                "version), or replay --force to find the first action whose outcome differs",
             )
         )
     return Game(program, players)
+
+
+def rules_match(header: dict[str, Any], program: Any) -> bool:
+    """The log's rules and ``program`` play the same: equal fingerprints, or equal semantic ones."""
+    if program.fingerprint == header["fingerprint"]:
+        return True
+    return "semantics" in header and program.semantic_fingerprint == header["semantics"]
+
+
+def _beside(path: str, log_path: str) -> str:
+    """A variant path of a log: as given if it exists, else relative to the log file."""
+    if Path(path).is_file() or Path(path).is_absolute():
+        return path
+    candidate = Path(log_path).parent / path
+    return str(candidate) if candidate.is_file() else path
 
 
 def replay(path: str | Path, *, ruleset: str | None = None, variants: Sequence[str] | None = None) -> State:

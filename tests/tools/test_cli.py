@@ -171,6 +171,7 @@ def test_replay_refuses_changed_rules_with_exit_1(run: Run, tmp_path: Path) -> N
     lines = log.read_text().splitlines()
     header = json.loads(lines[0])
     header["fingerprint"] = "0123456789abcdef"
+    header["semantics"] = "fedcba9876543210"  # changed in what decides play, not only in wording
     log.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     status, _, err = run("replay", str(log))
     assert status == 1
