@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 
@@ -21,8 +21,13 @@ def load_program(
     variants: Sequence[str] = (),
     *,
     players: int | None = None,
+    before_compile: Callable[[str, tuple[tuple[str, str], ...], str], None] | None = None,
 ) -> Program:
     """Load, check and compile a ruleset (a bundled name or a directory).
+
+    ``before_compile`` is called with the composed rules' fingerprint, the variants'
+    (path, fingerprint) pairs and the semantic fingerprint before anything is compiled
+    (replay refuses changed rules there).
 
     Raises:
         RulesetError: anything wrong in the files, all of it, with positions.
@@ -38,6 +43,9 @@ def load_program(
     content = fingerprint([source.data, *(m.data for m in chosen)])
     key = (str(source.directory.resolve()), tuple(m.name for m in chosen), variant_key, content)
     if key in _CACHE:
+        if before_compile is not None:
+            cached = _CACHE[key]
+            before_compile(cached.fingerprint, cached.rules.variants, cached.semantic_fingerprint)
         return _CACHE[key]
     data = compose(source, chosen)
     variant_names: list[tuple[str, str]] = []
@@ -45,8 +53,10 @@ def load_program(
         from rulekit.rules.variants import apply_variants
 
         data, variant_names = apply_variants(data, source, list(variants), chosen, players=players)
-    model = build_model(data, fingerprint(data), tuple(m.name for m in chosen))
     semantics = semantic_fingerprint(data)
+    if before_compile is not None:
+        before_compile(fingerprint(data), tuple(variant_names), semantics)
+    model = build_model(data, fingerprint(data), tuple(m.name for m in chosen))
     model = attrs.evolve(model, variants=tuple(variant_names), semantic_fingerprint=semantics)
     program = compile_rules(model)
     _CACHE[key] = program

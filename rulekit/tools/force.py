@@ -61,7 +61,8 @@ def force_replay(
     """
     log = read_log(path)
     game = load_game_for(log, ruleset, variants, force=True)
-    changed = not rules_match(log.header, game.program)
+    program = game.program
+    changed = not rules_match(log.header, program.fingerprint, program.semantic_fingerprint)
     state = game.new_initial_state(int(log.header["seed"]))
     total = len(log.actions)
     for index, (number, player, text) in enumerate(log.actions):

@@ -103,7 +103,7 @@ def test_a_log_replays_after_a_cosmetic_edit(rules: Path, tmp_path: Path) -> Non
     log = _log(rules, tmp_path)
     for old, new in COSMETIC:
         _edit(rules, old, new)
-    assert replay(log).is_terminal()
+    assert replay(log, ruleset=str(rules)).is_terminal()
 
 
 def test_an_old_log_replays_while_the_rules_are_unchanged(rules: Path, tmp_path: Path) -> None:
@@ -112,10 +112,10 @@ def test_an_old_log_replays_while_the_rules_are_unchanged(rules: Path, tmp_path:
     header = json.loads(lines[0])
     del header["semantics"]  # a log written before the semantic fingerprint existed
     log.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
-    assert replay(log).is_terminal()
+    assert replay(log, ruleset=str(rules)).is_terminal()
     _edit(rules, *COSMETIC[1])  # it cannot tell a cosmetic edit apart: refused, with the way out
     with pytest.raises(ReplayError, match="replay --force"):
-        replay(log)
+        replay(log, ruleset=str(rules))
 
 
 def test_a_change_of_play_is_refused_and_force_finds_the_first_differing_action(
@@ -124,11 +124,11 @@ def test_a_change_of_play_is_refused_and_force_finds_the_first_differing_action(
     log = _log(rules, tmp_path)  # first-action bots: P1 takes a1 first
     _edit(rules, *SEMANTIC[1])  # a1 can no longer be marked
     with pytest.raises(ReplayError, match="the rules changed"):
-        replay(log)
-    forced = force_replay(log)
+        replay(log, ruleset=str(rules))
+    forced = force_replay(log, ruleset=str(rules))
     assert not forced.same and forced.replayed == 0
     assert forced.difference is not None and forced.difference.startswith("action 1 (line 2) P1 place(a1)")
-    assert main(["replay", str(log), "--force"]) == 1
+    assert main(["replay", str(log), "--ruleset", str(rules), "--force"]) == 1
     out = capsys.readouterr().out
     assert "the rules changed since the game was logged; replaying anyway" in out
     assert "replayed 0 of 7 actions; first difference: action 1 (line 2) P1 place(a1)" in out
@@ -139,7 +139,7 @@ def test_force_reports_a_different_ending_when_every_action_still_replays(
 ) -> None:
     log = _log(rules, tmp_path)
     _edit(rules, *SEMANTIC[0])  # the winner is now the other player: same moves, another end
-    forced = force_replay(log)
+    forced = force_replay(log, ruleset=str(rules))
     assert forced.replayed == forced.total == 7
     assert (
         forced.difference is not None
@@ -152,23 +152,5 @@ def test_force_on_unchanged_rules_says_so(
 ) -> None:
     log = _log(rules, tmp_path)
     capsys.readouterr()
-    assert main(["replay", str(log), "--force"]) == 0
+    assert main(["replay", str(log), "--ruleset", str(rules), "--force"]) == 0
     assert capsys.readouterr().out == "ok: all 7 actions replay and the game ends in the logged state\n"
-
-
-def test_log_variant_paths_are_relative_to_the_log_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    folder = tmp_path / "games"
-    folder.mkdir()
-    shutil.copy(ROOT / "rulesets" / "tic_tac_toe" / "variants" / "misere.yaml", folder / "house.yaml")
-    monkeypatch.chdir(folder)
-    log = folder / "game.jsonl"
-    assert (
-        main(
-            ["play", "tic_tac_toe", "--quiet", "--bot", "first", "--variant", "house.yaml", "--log", str(log)]
-        )
-        == 0
-    )
-    monkeypatch.chdir(tmp_path)
-    assert replay(log).is_terminal()
