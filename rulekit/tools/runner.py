@@ -15,6 +15,7 @@ half-written row.
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
@@ -168,20 +169,16 @@ def _run_ray(tasks: Sequence[GameTask], address: str | None) -> Iterator[GameRec
         import ray
     except ImportError:
         raise UsageError(Diagnostic("--executor ray needs Ray", hint="pip install 'rulekit[ray]'")) from None
-    started = False
     if not ray.is_initialized():
+        # once per process: a command that plays several batches (balance) reuses the cluster
         ray.init(address=address, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
-        started = True
-    try:
-        remote = ray.remote(play_task)
-        pending = [remote.remote(task) for task in tasks]
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            for ref in done:
-                yield ray.get(ref)
-    finally:
-        if started:
-            ray.shutdown()
+        atexit.register(ray.shutdown)
+    remote = ray.remote(play_task)
+    pending = [remote.remote(task) for task in tasks]
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        for ref in done:
+            yield ray.get(ref)
 
 
 # ---------------------------------------------------------------- the results database
