@@ -23,14 +23,13 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
-from attrs import asdict, frozen
+from attrs import frozen
 
 from rulekit.engine.game import Game
 from rulekit.errors import Diagnostic, RulekitError, UsageError
 from rulekit.load import load_program
-from rulekit.tools.bots import make_bots, play_game, seat_specs
+from rulekit.tools.bots import make_bots, parse_bots, play_game, seat_specs
 
 
 @frozen
@@ -101,7 +100,7 @@ def play_task(task: GameTask) -> GameRecord:
     state = played.state
     return GameRecord(
         seed=task.seed,
-        seats=tuple(str(s) for s in seat_specs(_specs(task.bots), game.num_players)),
+        seats=tuple(str(s) for s in seat_specs(parse_bots(task.bots), game.num_players)),
         fingerprint=game.program.fingerprint,
         modules=task.modules,
         variants=task.variants,
@@ -112,12 +111,6 @@ def play_task(task: GameTask) -> GameRecord:
         fired=dict(sorted(fired.items())),
         seconds=seconds,
     )
-
-
-def _specs(text: str) -> list[Any]:
-    from rulekit.tools.bots import parse_bots
-
-    return parse_bots(text)
 
 
 # ---------------------------------------------------------------- executors
@@ -328,7 +321,3 @@ def play_all(
         if progress is not None:
             progress(record)
     return sorted(records, key=lambda r: r.seed)
-
-
-def record_json(record: GameRecord) -> dict[str, Any]:
-    return asdict(record)
