@@ -11,6 +11,7 @@ from rulekit.cli import main
 from rulekit.tools.balance import Balance, holm, paired
 from rulekit.tools.runner import GameRecord
 from rulekit.tools.simulate import Config
+from tests.ecosystem.extras import require
 
 
 def test_a_paired_difference_is_the_mean_of_the_per_seed_differences() -> None:
@@ -81,6 +82,7 @@ def test_the_critical_value_grows_with_the_planned_looks() -> None:
 def test_balance_finds_that_misere_swaps_the_seats_and_writes_the_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    require("matplotlib", "plots")
     out = tmp_path / "report"
     argv = [
         "balance",

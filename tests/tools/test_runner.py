@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import pytest
 
 from rulekit.cli import main
 from rulekit.tools.runner import GameRecord, GameTask, ResultsDB, play_all, run_tasks
+from tests.ecosystem.extras import require
 
 
 def _tasks(ruleset: str, players: int, seeds: range, bots: str) -> list[GameTask]:
@@ -127,13 +127,7 @@ def test_a_killed_run_resumes_without_losing_or_repeating_a_game(tmp_path: Path)
 
 @pytest.mark.slow  # a local Ray takes half a minute to start on a small machine
 def test_ray_gives_the_results_of_a_local_run() -> None:
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            raise
-        print("skipped: ray is not installed (pip install 'rulekit[ray]')")
-        pytest.skip("ray is not installed (pip install 'rulekit[ray]')")
+    require("ray", "ray")
     tasks = _tasks("tic_tac_toe", 2, range(6), "mcts:iterations=5,random")
     local = sorted(map(_outcome, run_tasks(tasks)))
     on_ray = sorted(map(_outcome, run_tasks(tasks, executor="ray")))
