@@ -19,7 +19,7 @@ an MCTS bot as P1, a heuristic bot as P2 and random bots as P3 and P4.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from attrs import frozen
@@ -351,16 +351,29 @@ def play_game(
     max_actions: int = 10_000,
     *,
     source: str | None = None,
+    fired: Callable[[str], None] | None = None,
 ) -> PlayedGame:
     """Play from a fresh state until the game ends or ``max_actions`` were taken.
 
-    ``bots`` gives a bot per seat (index 0 is P1).
+    ``bots`` gives a bot per seat (index 0 is P1).  ``fired`` (the runtime's hook) hears
+    every action and trigger of the game itself, not those a bot tries while it searches.
     """
-    recorder = GameRecorder(game.new_initial_state(seed), seed, source)
+    runtime = game.runtime
+    previous = runtime.fired
+    runtime.fired = fired
+    try:
+        recorder = GameRecorder(game.new_initial_state(seed), seed, source)
+    finally:
+        runtime.fired = previous
     state = recorder.state
     taken = 0
     while not state.is_terminal() and taken < max_actions:
         bot = bots[state.current_player()]
-        recorder.apply_action(bot.choose(state))
+        action = bot.choose(state)
+        runtime.fired = fired
+        try:
+            recorder.apply_action(action)
+        finally:
+            runtime.fired = previous
         taken += 1
     return PlayedGame(state, recorder, state.is_terminal())

@@ -82,7 +82,8 @@ def game_for(task: GameTask) -> Game:
 
 
 def play_task(task: GameTask) -> GameRecord:
-    """Play one game; counts how often each action and trigger fired."""
+    """Play one game; counts how often each action and trigger fired in it (not in the
+    bots' searches)."""
     game = game_for(task)
     fired: dict[str, int] = {}
 
@@ -90,12 +91,8 @@ def play_task(task: GameTask) -> GameRecord:
         fired[what] = fired.get(what, 0) + 1
 
     start = time.perf_counter()
-    previous = game.runtime.fired
-    game.runtime.fired = count
-    try:
-        played = play_game(game, task.seed, make_bots(game, task.bots, task.seed), task.max_actions)
-    finally:
-        game.runtime.fired = previous
+    bots = make_bots(game, task.bots, task.seed)
+    played = play_game(game, task.seed, bots, task.max_actions, fired=count)
     seconds = time.perf_counter() - start
     state = played.state
     return GameRecord(

@@ -34,11 +34,10 @@ def _outcome(record: GameRecord) -> tuple[object, ...]:
 
 
 def test_records_say_who_played_what_happened_and_what_fired() -> None:
-    (record,) = run_tasks(_tasks("tic_tac_toe", 2, range(3, 4), "first,random"))
-    assert record.seats == ("first", "random")
-    assert record.finished and record.length == sum(
-        v for k, v in record.fired.items() if k.startswith("action:")
-    )
+    (record,) = run_tasks(_tasks("tic_tac_toe", 2, range(3, 4), "mcts:iterations=20,random"))
+    assert record.seats == ("mcts:iterations=20", "random")
+    assert record.finished and record.winners
+    # only the game's own actions count, not the many a searching bot tries
     assert record.fired["action:place"] == record.length
 
 
