@@ -31,7 +31,7 @@ NAMED_SECTIONS = (
     "invariants",
 )
 #: Sections holding one value; a module may only override them.
-SINGLE_SECTIONS = ("setup", "flow", "scoring", "players", "money", "display", "bots")
+SINGLE_SECTIONS = ("setup", "flow", "scoring", "players", "money", "display", "bots", "view")
 RULESET_KEYS = (
     "ruleset",
     "title",

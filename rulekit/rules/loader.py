@@ -13,6 +13,7 @@ from rulekit.dsl import ast, parse_block, parse_expression
 from rulekit.errors import DiagnosticBag, DslSyntaxError, Span, did_you_mean
 from rulekit.rules import model as m
 from rulekit.rules.compose import check_keys
+from rulekit.rules.view import parse_view
 from rulekit.rules.yaml_source import LocDict, LocList, LocStr, span_of
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -154,6 +155,7 @@ class _Builder:
             money=str(money) if money else None,
             display=dict(display) if isinstance(display, dict) else {},
             bot_weights=bot_weights,
+            view=parse_view(data.get("view"), self.bag, data.span),
             modules=modules,
             fingerprint=fingerprint,
         )

@@ -12,6 +12,7 @@ from attrs import field, frozen
 
 from rulekit.dsl import ast
 from rulekit.errors import Span
+from rulekit.rules.view import ViewDecl
 
 
 @frozen
@@ -238,3 +239,4 @@ class RulesModel:
     modules: tuple[str, ...] = ()
     fingerprint: str = ""
     variants: tuple[tuple[str, str], ...] = field(default=())
+    view: ViewDecl | None = None  # the picture of a state (rules/view.py)
