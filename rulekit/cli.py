@@ -26,9 +26,15 @@ from rulekit.tools.log import GameRecorder, replay
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names
 from rulekit.tools.render import compile_display, describe_rules, render_standings, render_state
 from rulekit.tools.scenario import run_paths
+from rulekit.tools.view import compile_view
 
 #: Subcommands written in their own modules: each has add_parser(subparsers) and run(args) -> int.
-PLUGIN_COMMANDS = ("rulekit.tools.verify", "rulekit.tools.diff", "rulekit.tools.simulate")
+PLUGIN_COMMANDS = (
+    "rulekit.tools.verify",
+    "rulekit.tools.diff",
+    "rulekit.tools.simulate",
+    "rulekit.tools.view_cli",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -170,6 +176,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         return run_all_combinations(args.ruleset, args.variants)
     program = load_program(args.ruleset, module_names(args.modules), args.variants)
     compile_display(program)
+    compile_view(program)
     rules = program.rules
     parts = [
         f"{len(rules.actions)} actions",
