@@ -407,12 +407,13 @@ class _Drawer:
         for side in range(4):
             printed = sides[(side - rotation) % 4]
             (ax, ay), (bx, by) = corners[side], corners[(side + 1) % 4]
+            fill = self.to_colour(printed, element_type)
             self.add(
                 "polygon",
                 layer.decl.name,
                 points=((ax, ay), (bx, by), (cx, cy)),
-                fill=self.to_colour(printed, element_type),
-                stroke="none",
+                fill=fill,
+                stroke=fill,  # hides the hairline seams between the triangles
                 faded=common["faded"],
             )
         centre = a.get("centre")
