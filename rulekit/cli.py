@@ -123,6 +123,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
         "--ruleset", metavar="RULESET", help="load the rules from here instead of the log's ruleset"
     )
     p.add_argument("--show", action="store_true", help="print the final state")
+    p.add_argument(
+        "--html", metavar="FILE", help="also write a self-contained HTML page stepping through the game"
+    )
     add_rules_options(p, modules=False)
     p.set_defaults(handler=cmd_replay)
 
@@ -336,6 +339,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
     )
     if state.is_terminal():
         print(render_standings(state))
+    if args.html:
+        from rulekit.tools.replay_html import write_replay_html
+
+        steps = write_replay_html(args.log, args.html, ruleset=args.ruleset, variants=args.variants or None)
+        print(f"wrote {args.html} ({steps} steps)")
     return 0
 
 

@@ -78,35 +78,52 @@ def shape_svg(shape: Shape) -> str:
     return f"{head}>{title}</{shape.kind}>" if title else f"{head}/>"
 
 
-def to_svg(picture: Picture, *, caption: str | None = None) -> str:
-    """The picture as an SVG document (UTF-8 text, ends with a newline)."""
+def svg_parts(picture: Picture, *, caption: str | None = None) -> list[str]:
+    """The SVG document in pieces: the opening, one piece per layer group, the closing.
+
+    Joined with newlines they are :func:`to_svg`; pictures of successive states share most
+    pieces, which the HTML replay stores once.
+    """
     extra = ERROR_LINE * len(picture.errors) + (18 if caption else 0)
     width, height = picture.width, picture.height + extra
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="{FONT}" role="img">',
-        f"<title>{escape(picture.title)}</title>",
-        f'<rect class="background" x="0" y="0" width="{width}" height="{height}" '
-        f"fill={quoteattr(picture.background)}/>",
-    ]
+    head = "\n".join(
+        [
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" font-family="{FONT}" role="img">',
+            f"<title>{escape(picture.title)}</title>",
+            f'<rect class="background" x="0" y="0" width="{width}" height="{height}" '
+            f"fill={quoteattr(picture.background)}/>",
+        ]
+    )
+    parts = [head]
+    group: list[str] = []
     current = None
     for shape in picture.shapes:
         if shape.layer != current:
             if current is not None:
-                out.append("</g>")
-            out.append(f"<g id={quoteattr('layer-' + shape.layer)}>")
+                parts.append("\n".join([*group, "</g>"]))
+            group = [f"<g id={quoteattr('layer-' + shape.layer)}>"]
             current = shape.layer
-        out.append(shape_svg(shape))
+        group.append(shape_svg(shape))
     if current is not None:
-        out.append("</g>")
+        parts.append("\n".join([*group, "</g>"]))
+    tail: list[str] = []
     y = picture.height
     if caption:
         y += 14
-        out.append(f'<text class="caption" x="6" y="{y}" font-size="12" fill="#333">{escape(caption)}</text>')
+        tail.append(
+            f'<text class="caption" x="6" y="{y}" font-size="12" fill="#333">{escape(caption)}</text>'
+        )
     for error in picture.errors:
         y += ERROR_LINE
-        out.append(
+        tail.append(
             f'<text class="view-error" x="6" y="{y - 3}" font-size="11" fill="#c00">{escape(error)}</text>'
         )
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    tail.append("</svg>")
+    parts.append("\n".join(tail))
+    return parts
+
+
+def to_svg(picture: Picture, *, caption: str | None = None) -> str:
+    """The picture as an SVG document (UTF-8 text, ends with a newline)."""
+    return "\n".join(svg_parts(picture, caption=caption)) + "\n"
