@@ -108,6 +108,8 @@ _VIEW_KEYS = ("width", "height", "background", "players", "palette", "layers", "
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: A literal colour: #rgb, #rrggbb (or with alpha), or a CSS colour name.
 COLOUR_TEXT = re.compile(r"^(#[0-9a-fA-F]{3,8}|[a-z]{3,20})$")
+#: A seat's colour by the seat's name: P1, P2...
+PLAYER_COLOUR = re.compile(r"^P[0-9]{1,2}$")
 DEFAULT_PLAYER_COLOURS = ("#c0392b", "#2471a3", "#229954", "#d68910", "#7d3c98", "#17a589")
 
 
@@ -167,7 +169,9 @@ def _where(value: Any, parent: LocDict, key: str) -> Span | None:
 
 
 def _colour_literal(text: str, palette: dict[str, str]) -> bool:
-    return text in palette or text == "none" or (bool(COLOUR_TEXT.match(text)) and text.startswith("#"))
+    if text in palette or text == "none" or PLAYER_COLOUR.match(text):
+        return True
+    return bool(COLOUR_TEXT.match(text)) and text.startswith("#")
 
 
 def _attr(

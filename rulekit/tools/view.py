@@ -12,7 +12,6 @@ empty and any other hidden value is ``none`` (see ``State.view``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -28,7 +27,6 @@ from rulekit.rules import view as v
 from rulekit.rules.yaml_source import LocStr
 
 Fn = Callable[..., Any]
-_PLAYER_NAME = re.compile(r"^P([0-9]{1,2})$")
 MAX_SHAPES = 20_000
 
 _EXPECTED = {
@@ -245,9 +243,9 @@ class _Drawer:
                 return self.players[value % len(self.players)]
             raise ValueError(f"{value} is not a player (colours are a str, a player or none)")
         text = self.colour_text(str(value))
-        seat = _PLAYER_NAME.match(text)
-        if seat and 1 <= int(seat.group(1)) <= self.state.game.num_players:
-            return self.players[(int(seat.group(1)) - 1) % len(self.players)]
+        seat = v.PLAYER_COLOUR.match(text)
+        if seat and 1 <= int(text[1:]) <= self.state.game.num_players:
+            return self.players[(int(text[1:]) - 1) % len(self.players)]
         if not v.COLOUR_TEXT.match(text) and text != "none":
             raise ValueError(f"{text!r} is not a colour (#rgb, #rrggbb, a CSS name or a palette name)")
         return text
