@@ -39,7 +39,8 @@ LIST = "list"
 REF = "ref"
 CHOICE = "choice"
 
-_COMMON = {"fill": COLOUR, "stroke": COLOUR, "title": TEXT, "faded": BOOL, "ref": REF}
+ACTION = "action"
+_COMMON = {"fill": COLOUR, "stroke": COLOUR, "title": TEXT, "faded": BOOL, "ref": REF, "action": ACTION}
 _LABEL = {"label": TEXT, "label_size": NUM, "label_fill": COLOUR}
 _SEQUENCE = {
     "x": NUM,
@@ -178,6 +179,12 @@ def _attr(
     name: str, kind: str, value: Any, parent: LocDict, palette: dict[str, str], bag: DiagnosticBag
 ) -> Attr | None:
     span = _where(value, parent, name)
+    if kind == ACTION:
+        names = value if isinstance(value, list) else [value]
+        if not names or not all(isinstance(n, str) and _IDENT.match(n) for n in names):
+            bag.error(f"'{name}' names the actions a click on this shape may play: NAME or [NAME, ...]", span)
+            return None
+        return Attr(name, kind, tuple(str(n) for n in names), span=span)
     if kind == CHOICE:
         if name == "as":
             if not isinstance(value, str) or not _IDENT.match(value):

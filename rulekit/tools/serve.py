@@ -149,7 +149,8 @@ class Session:
             legal = []
             if deciding == seat and seat in self.humans:
                 for action in state.legal_actions():
-                    legal.append({"text": self.game.action_to_string(action), "refs": self._refs(action)})
+                    text = self.game.action_to_string(action)
+                    legal.append({"text": text, "name": action.name, "refs": self._refs(action)})
             actions = self.recorder.actions
             log = [
                 {"n": n, "player": f"P{p + 1}", "text": text, "fired": self.fired.get(n, [])}

@@ -2,7 +2,8 @@
 
 Every shape carries ``class="layer-NAME"``; a shape with a ``ref`` carries
 ``data-ref="..."`` (the value in the action notation, e.g. ``b2``) so a web page
-can match it with the legal actions.  Layer errors are drawn in red at the
+can match it with the legal actions, and ``data-action="NAME ..."`` when the view
+says which actions a click on it may play.  Layer errors are drawn in red at the
 bottom and kept in an XML comment.
 """
 
@@ -26,6 +27,8 @@ def _common(shape: Shape) -> str:
     parts = [f"class={quoteattr('layer-' + shape.layer)}"]
     if props.get("ref") is not None:
         parts.append(f"data-ref={quoteattr(str(props['ref']))}")
+    if props.get("action"):
+        parts.append(f"data-action={quoteattr(str(props['action']))}")
     if props.get("faded"):
         parts.append('opacity="0.45"')
     return " ".join(parts)

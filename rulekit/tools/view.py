@@ -22,7 +22,7 @@ from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
 from rulekit.engine.game import State
 from rulekit.engine.values import format_value
-from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, Span
+from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, Span, did_you_mean
 from rulekit.rules import view as v
 from rulekit.rules.yaml_source import LocStr
 
@@ -108,6 +108,12 @@ def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
     bag = DiagnosticBag()
 
     def attr(a: v.Attr, params: list[tuple[str, Type]]) -> CompiledAttr | None:
+        if a.kind == v.ACTION:
+            for name in a.literal:
+                if name not in program.rules.actions:
+                    hint = did_you_mean(name, program.rules.actions)
+                    bag.error(f"'{a.name}' names unknown action '{name}'", a.span, hint=hint)
+            return CompiledAttr(a.name, a.kind, None, a.literal, t.ANY)
         if not a.is_expr:
             return CompiledAttr(a.name, a.kind, None, a.literal, t.ANY)
         source = a.source
@@ -270,6 +276,9 @@ class _Drawer:
         value = self.value(attr, *args)
         return None if value is None else format_value(value, attr.type_)
 
+    def actions(self, attr: CompiledAttr | None) -> str | None:
+        return None if attr is None else " ".join(attr.constant)
+
     # -- layers
     def draw(self) -> Picture:
         view = self.view
@@ -314,6 +323,7 @@ class _Drawer:
             "title": self.text(a.get("title"), *args) or None,
             "faded": bool(self.value(a.get("faded"), *args, default=False)),
             "ref": self.ref(a.get("ref"), *args),
+            "action": self.actions(a.get("action")),
         }
         if kind == "rect":
             x, y = self.number(a["x"], *args), self.number(a["y"], *args)
@@ -467,6 +477,7 @@ class _Drawer:
                 "title": self.text(a.get("title"), *item_args) or None,
                 "faded": bool(self.value(a.get("faded"), *item_args, default=False)),
                 "ref": self.ref(a.get("ref"), *item_args),
+                "action": self.actions(a.get("action")),
             }
             if form == "circle":
                 self.add("circle", layer.decl.name, x=cx + size / 2, y=cy + size / 2, r=size / 2, **props)

@@ -121,3 +121,11 @@ def test_the_shipped_views_compile(ruleset: str) -> None:
 def test_the_shipped_el_capitan_view_compiles_with_every_module() -> None:
     view = compile_view(load_program("el_capitan", ["porto", "lisboa", "islas_canarias"]))
     assert view is not None and view.layers[-1].decl.name == "pirate"
+
+
+def test_a_shape_may_name_only_actions_of_the_ruleset(write_ruleset: Writer) -> None:
+    """``action:`` limits what a click plays; a misspelt action is found with a hint."""
+    path = write_ruleset(BASE + HEAD + "    - rect: {x: 1, y: 1, w: 2, h: 2, ref: game.n, action: goo}\n")
+    text = _errors(path)
+    assert "'action' names unknown action 'goo'" in text
+    assert "did you mean 'go'?" in text
