@@ -10,7 +10,7 @@ import pytest
 
 from rulekit.engine.game import State
 from rulekit.load import load_game
-from rulekit.tools.view import Picture, Shape, _place, draw
+from rulekit.tools.view import Picture, Shape, _place, draw, masked_fields
 
 HIDDEN = """\
 ruleset: secret
@@ -141,3 +141,19 @@ def test_shipped_views_draw_every_state_of_random_games_without_errors(
                 break
             state.apply_action(rng.choice(state.legal_actions()))
             moves += 1
+
+
+@pytest.mark.parametrize("seat", [None, 0, 1])
+def test_the_picture_masks_exactly_what_the_engines_view_hides(
+    write_ruleset: Callable[..., Path], seat: int | None
+) -> None:
+    """masked_fields agrees with State.view: the same fields are hidden from the same seat."""
+    state = _state(write_ruleset)
+    masked = masked_fields(state, seat)
+    view = state.view(seat)
+    for (owner, name), value in state.fields.items():
+        if owner == "_":
+            continue
+        key = f"P{owner + 1}.{name}" if isinstance(owner, int) else f"{owner}.{name}"
+        hidden = isinstance(view[key], dict) and set(view[key]) == {"hidden"} and value != view[key]
+        assert (masked[(owner, name)] != value) == hidden, key

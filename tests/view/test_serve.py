@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
+import sys
 import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from rulekit.cli import main
 from rulekit.load import load_game
 from rulekit.tools.bots import FirstLegalBot, make_bots
 from rulekit.tools.log import replay
 from rulekit.tools.serve import Session
+from tests.view.conftest import need_web
 
 
 def _session(
@@ -116,3 +121,19 @@ def test_the_web_app_answers_only_to_local_host_names(tmp_path: Path, serve: Cal
         raise AssertionError("a foreign Host header was accepted")
     except urllib.error.HTTPError as error:
         assert error.code == 400
+
+
+def test_serve_without_the_web_extra_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "starlette", None)  # import starlette now raises ImportError
+    assert main(["serve", "tic_tac_toe", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "rulekit serve needs the web extra (Starlette and uvicorn)" in err
+    assert "pip install 'rulekit[web]'" in err
+
+
+def test_serve_refuses_a_seat_that_does_not_exist(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    need_web()
+    assert main(["serve", "tic_tac_toe", "--human", "3", "--log", str(tmp_path / "x.jsonl")]) == 2
+    assert "--human takes a seat from 1 to 2" in capsys.readouterr().err
