@@ -282,12 +282,14 @@ class _Drawer:
     # -- layers
     def draw(self) -> Picture:
         view = self.view
+        self.R.reset_steps()
         width = int(self.number(view.width))
         height = int(self.number(view.height))
         for layer in view.layers:
             decl = layer.decl
             if decl.seat and self.seat is None:
                 continue
+            self.R.reset_steps()  # each layer gets the rules' step budget: a view never hangs
             try:
                 elements: Any = [()] if layer.each is None else [(e,) for e in self.value(layer.each)]
                 for args in elements:

@@ -157,3 +157,17 @@ def test_the_picture_masks_exactly_what_the_engines_view_hides(
         key = f"P{owner + 1}.{name}" if isinstance(owner, int) else f"{owner}.{name}"
         hidden = isinstance(view[key], dict) and set(view[key]) == {"hidden"} and value != view[key]
         assert (masked[(owner, name)] != value) == hidden, key
+
+
+def test_an_endless_view_expression_is_stopped_by_the_step_budget(write_ruleset: Callable[..., Path]) -> None:
+    """A layer that loops too long is reported like any failing layer; the picture is still drawn."""
+    text = HIDDEN.replace(
+        "    - name: broken\n",
+        "    - name: huge\n"
+        '      text: {x: 1, y: 1, text: "count(j for i in range(0, 3000) for j in range(0, 3000))"}\n'
+        "    - name: broken\n",
+    )
+    state = load_game(str(write_ruleset(text)), 2).new_initial_state(0)
+    picture = draw(state, 0)
+    assert any("layer 'huge'" in e and "steps" in e for e in picture.errors)
+    assert _texts(picture, "deck")
