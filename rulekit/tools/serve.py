@@ -17,6 +17,7 @@ import socket
 import threading
 from importlib import resources
 from typing import Any
+from urllib.parse import urlsplit
 
 from rulekit.engine.game import Action, Game, State
 from rulekit.engine.values import format_value
@@ -224,6 +225,17 @@ def make_app(session: Session) -> Any:
         return JSONResponse(session.snapshot(seat), headers={"Cache-Control": "no-store"})
 
     async def act(request: Request) -> Response:
+        # Another site's page can post to 127.0.0.1 too: only JSON (which browsers send across
+        # sites only after a CORS preflight this server never allows) from no or a local origin.
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return JSONResponse(
+                {"ok": False, "error": "send JSON (Content-Type: application/json)"}, status_code=415
+            )
+        origin = urlsplit(request.headers.get("origin", "")).hostname
+        if origin is not None and origin not in ALLOWED_HOSTS:
+            return JSONResponse(
+                {"ok": False, "error": "requests from other sites are refused"}, status_code=403
+            )
         try:
             body = await request.json()
             seat = _seat_param(body.get("seat"), players)

@@ -137,3 +137,26 @@ def test_serve_refuses_a_seat_that_does_not_exist(capsys: pytest.CaptureFixture[
     need_web()
     assert main(["serve", "tic_tac_toe", "--human", "3", "--log", str(tmp_path / "x.jsonl")]) == 2
     assert "--human takes a seat from 1 to 2" in capsys.readouterr().err
+
+
+def test_the_web_app_refuses_moves_posted_by_other_sites(tmp_path: Path, serve: Callable[[Any], str]) -> None:
+    """A form on another site can post to 127.0.0.1: without JSON, or from a foreign origin, it is refused."""
+    session = _session(tmp_path)
+    url = serve(session) + "api/act"
+    body = json.dumps({"action": "place(b2)", "seat": "P1"}).encode()
+    attempts = [
+        ({"Content-Type": "text/plain"}, 415),
+        ({"Content-Type": "application/json", "Origin": "http://attacker.example"}, 403),
+    ]
+    for headers, code in attempts:
+        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        try:
+            urllib.request.urlopen(request, timeout=10)
+            raise AssertionError(f"{headers} was accepted")
+        except urllib.error.HTTPError as error:
+            assert error.code == code
+    assert session.state.moves() == 0
+    local = {"Content-Type": "application/json", "Origin": url.rsplit("/api", 1)[0]}
+    request = urllib.request.Request(url, data=body, headers=local, method="POST")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert json.loads(response.read()) == {"ok": True}
