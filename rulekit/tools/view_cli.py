@@ -31,6 +31,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--step", type=int, metavar="N", help="draw the state after N actions")
     p.add_argument("--seat", metavar="P", help="draw what this seat may see (1 or P1; default: a spectator)")
     p.add_argument("-o", "--out", metavar="FILE", required=True, help="the SVG file to write ('-': stdout)")
+    p.add_argument(
+        "--ruleset", metavar="RULESET", help="LOG only: load the rules from here instead of the log's ruleset"
+    )
     p.add_argument("--players", type=int, metavar="N", help="number of players (RULESET only)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (RULESET only; default 0)")
     add_bot_option(p)
@@ -85,14 +88,16 @@ def is_log(source: str) -> bool:
     return path.is_file() and not path.name.endswith((".yaml", ".yml"))
 
 
-def replay_to(path: str, step: int | None, variants: list[str] | None = None) -> State:
+def replay_to(
+    path: str, step: int | None, variants: list[str] | None = None, ruleset: str | None = None
+) -> State:
     """The state of a logged game after ``step`` actions (all of them if None).
 
     Raises:
         ReplayError: an action cannot be replayed (the line is named), or ``step`` is out of range.
     """
     log = read_log(path)
-    game = load_game_for(log, None, variants or None)
+    game = load_game_for(log, ruleset, variants or None)
     count = len(log.actions) if step is None else step
     if not 0 <= count <= len(log.actions):
         raise UsageError(Diagnostic(f"--step must be from 0 to {len(log.actions)} for this log, not {step}"))
@@ -120,8 +125,10 @@ def cmd_render(args: argparse.Namespace) -> int:
     if is_log(args.source):
         if args.modules:
             raise UsageError(Diagnostic("a log names its own modules; drop --with"))
-        state = replay_to(args.source, args.step, args.variants)
+        state = replay_to(args.source, args.step, args.variants, args.ruleset)
     else:
+        if args.ruleset:
+            raise UsageError(Diagnostic("--ruleset is for drawing a LOG; give the ruleset itself instead"))
         program = load_program(args.source, module_names(args.modules), args.variants, players=args.players)
         compile_view(program)
         game = Game(program, args.players if args.players is not None else program.rules.min_players)

@@ -159,3 +159,14 @@ def test_notes_of_one_action_are_found_when_old_notes_scroll_away() -> None:
     assert _new_notes(["a", "b", "c"], ["b", "c", "d", "e"]) == ["d", "e"]
     assert _new_notes([], ["x"]) == ["x"]
     assert _new_notes(["a"], ["a"]) == []
+
+
+def test_render_of_a_log_played_with_a_ruleset_directory_takes_ruleset(run: Run, tmp_path: Path) -> None:
+    """A log of rules outside the bundled ones is drawn with --ruleset, as replay does."""
+    source = Path(__file__).parent / "data" / "shapes"
+    log = tmp_path / "shapes.jsonl"
+    assert run("play", str(source), "--seed", "1", "--quiet", "--log", str(log))[0] == 0
+    out = tmp_path / "shapes.svg"
+    status, text, _ = run("render", str(log), "--ruleset", str(source), "-o", str(out))
+    assert status == 0, text
+    assert ET.parse(out).getroot().find(f".//{SVG}g[@id='layer-tiles']") is not None
