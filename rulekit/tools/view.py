@@ -22,7 +22,7 @@ from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
 from rulekit.engine.game import State
 from rulekit.engine.values import format_value
-from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, Span, did_you_mean
+from rulekit.errors import Diagnostic, DiagnosticBag, RulekitError, RulesetError, did_you_mean
 from rulekit.rules import view as v
 from rulekit.rules.yaml_source import LocStr
 
@@ -526,23 +526,13 @@ def draw(state: State, seat: int | None = None) -> Picture:
     Raises:
         RulesetError: the ruleset has no view, or its view does not compile.
     """
-    view = compile_view(state.game.program)
+    program = state.game.program
+    view = compile_view(program)
     if view is None:
         raise RulesetError(
-            _no_view(state.game.program),
+            Diagnostic(
+                f"the ruleset '{program.name}' has no 'view' section, so it cannot be drawn",
+                hint="add one (see docs/rules-format.md, 'view')",
+            )
         )
     return _Drawer(state, view, seat).draw()
-
-
-def _no_view(program: Program) -> Any:
-    from rulekit.errors import Diagnostic
-
-    return Diagnostic(
-        f"the ruleset '{program.name}' has no 'view' section, so it cannot be drawn",
-        hint="add a view (see docs/rules-format.md, 'view')",
-    )
-
-
-def view_span(program: Program) -> Span | None:
-    decl = program.rules.view
-    return None if decl is None else decl.span
