@@ -27,9 +27,15 @@ from rulekit.tools.log import replay
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names
 from rulekit.tools.render import compile_display, describe_rules, render_standings, render_state
 from rulekit.tools.scenario import run_paths
+from rulekit.tools.view import compile_view
 
 #: Subcommands written in their own modules: each has add_parser(subparsers) and run(args) -> int.
-PLUGIN_COMMANDS = ("rulekit.tools.verify", "rulekit.tools.diff", "rulekit.tools.simulate")
+PLUGIN_COMMANDS = (
+    "rulekit.tools.verify",
+    "rulekit.tools.diff",
+    "rulekit.tools.simulate",
+    "rulekit.tools.view_cli",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -141,6 +147,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
         action="store_true",
         help="replay even if the rules changed; report the first action whose outcome differs",
     )
+    p.add_argument(
+        "--html", metavar="FILE", help="also write a self-contained HTML page stepping through the game"
+    )
     add_rules_options(p, modules=False)
     p.set_defaults(handler=cmd_replay)
 
@@ -194,6 +203,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         return run_all_combinations(args.ruleset, args.variants)
     program = load_program(args.ruleset, module_names(args.modules), args.variants)
     compile_display(program)
+    compile_view(program)
     rules = program.rules
     parts = [
         f"{len(rules.actions)} actions",
@@ -268,6 +278,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    if args.force and args.html:
+        raise UsageError(Diagnostic("--html draws a game that replays exactly; drop --force"))
     if args.force:
         from rulekit.tools.force import force_replay
 
@@ -287,6 +299,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
     )
     if state.is_terminal():
         print(render_standings(state))
+    if args.html:
+        from rulekit.tools.replay_html import write_replay_html
+
+        steps = write_replay_html(args.log, args.html, ruleset=args.ruleset, variants=args.variants or None)
+        print(f"wrote {args.html} ({steps} steps)")
     return 0
 
 
