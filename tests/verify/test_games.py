@@ -124,7 +124,8 @@ def test_planted_game_bug_is_caught_and_shrunk(
     assert not outcome.passed
     name = key.removeprefix("invariant:")
     assert any(
-        "expectation failed" in failure or f"invariant '{name}' fails" in failure for failure in outcome.failures
+        "expectation failed" in failure or f"invariant '{name}' fails" in failure
+        for failure in outcome.failures
     ), outcome.failures
 
 
