@@ -23,7 +23,7 @@ from rulekit.load import load_program
 from rulekit.rules.compose import find_ruleset
 from rulekit.tools import bench as bench_tool
 from rulekit.tools.bots import make_bots, play_game
-from rulekit.tools.log import GameRecorder, replay
+from rulekit.tools.log import GameRecorder, load_game_for, read_log, replay_actions
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names
 from rulekit.tools.render import compile_display, describe_rules, render_standings, render_state
 from rulekit.tools.scenario import run_paths
@@ -230,7 +230,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     source = _source_of(args.ruleset)
     if args.human is not None:
         return _play_human(game, args, _seat(args.human, game.num_players), source)
-    played = play_game(game, args.seed, make_bots(game, args.bot, args.seed), args.max_actions, source=source)
+    played = play_game(
+        game, args.seed, make_bots(game, args.bot, args.seed), args.max_actions, source=source, log=args.log
+    )
+    played.log.close()
     state = played.state
     if not args.quiet:
         print(f"{game.program.rules.title}: {game.num_players} players, seed {args.seed}, {args.bot} bots")
@@ -239,8 +242,6 @@ def cmd_play(args: argparse.Namespace) -> int:
         print()
         print(render_state(state))
         print()
-    if args.log:
-        played.log.write(args.log)
     if not played.finished:
         print(render_standings(state))
         raise RulekitError(
@@ -261,7 +262,14 @@ def _help_text(example: str | None) -> str:
 
 
 def _play_human(game: Game, args: argparse.Namespace, human: int, source: str | None) -> int:
-    recorder = GameRecorder(game.new_initial_state(args.seed), args.seed, source)
+    recorder = GameRecorder(game.new_initial_state(args.seed), args.seed, source, log_path=args.log)
+    try:
+        return _play_human_game(game, args, human, recorder)
+    finally:
+        recorder.close()  # also after a rule error or Ctrl-C: the actions so far are kept
+
+
+def _play_human_game(game: Game, args: argparse.Namespace, human: int, recorder: GameRecorder) -> int:
     state = recorder.state
     bots = make_bots(game, args.bot, args.seed)
     example = state.legal_action_strings()[:1]
@@ -279,8 +287,6 @@ def _play_human(game: Game, args: argparse.Namespace, human: int, source: str | 
             quit_ = True
             break
         recorder.apply_action(chosen)
-    if args.log:
-        recorder.write(args.log)
     print()
     print(render_state(state, human))
     print()
@@ -338,8 +344,15 @@ def _ask_human(state: State, human: int) -> Any:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    state = replay(args.log, ruleset=args.ruleset, variants=args.variants or None)
+    log = read_log(args.log)
+    state = replay_actions(load_game_for(log, args.ruleset, args.variants or None), log)
     program = state.game.program
+    if log.truncated is not None:
+        print(
+            f"note: {log.truncated}: the log breaks off in this line (a game cut short); "
+            f"replayed the {len(log.actions)} complete actions before it",
+            file=sys.stderr,
+        )
     if args.show:
         print(render_state(state))
     print(

@@ -89,7 +89,7 @@ class Runtime:
         return items
 
     def _over_budget(self) -> None:
-        self._left = 0
+        self._left = self.max_steps  # the evaluation that ran out ends here; the next one starts afresh
         raise StepBudgetExceeded(
             f"the rules ran more than {self.max_steps} steps in one evaluation (an endless or huge loop?)"
         )

@@ -51,7 +51,7 @@ SCENARIO_KEYS = (
 )
 _ACTION_KEYS = ("action", "reject", "by")
 _EXPECT_KEYS = ("expr", "equals")
-_PLAYER = re.compile(r"^P(\d+)$")
+_PLAYER = re.compile(r"P([0-9]{1,9})\Z")
 _COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">=", "in", "not in"})
 
 
