@@ -94,6 +94,12 @@ class Runtime:
             f"the rules ran more than {self.max_steps} steps in one evaluation (an endless or huge loop?)"
         )
 
+    def number(self, value: Any) -> Any:
+        """``value``, unless it is a whole number beyond the integer limit."""
+        if type(value) is int and value.bit_length() > LIMITS.max_int_bits:
+            raise RuleFailure(f"a number grew beyond {LIMITS.max_int_bits} bits (the limit max_int_bits)")
+        return value
+
     def mul(self, left: Any, right: Any) -> Any:
         """``left * right`` for whole numbers, refusing results beyond the integer limit."""
         if type(left) is not int or type(right) is not int:

@@ -34,7 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--inputs", type=int, default=1000, help="how many inputs (default 1000)")
     parser.add_argument("--start", type=int, default=0, help="first seed (default 0)")
     parser.add_argument("--alarm", type=int, default=60, help="seconds before an input counts as a hang")
-    parser.add_argument("--dir", help="where to write the inputs (e.g. /dev/shm; default: the temp directory)")
+    parser.add_argument(
+        "--dir", help="where to write the inputs (e.g. /dev/shm; default: the temp directory)"
+    )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGALRM, _alarm)
     kinds = sorted(CASES)
