@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 outcomes = fuzz_one(kind, number // len(kinds), work)
             except Hang:
+                print(f"hang: {kind} seed {number // len(kinds)}", flush=True)
                 problems.append(f"hang: {kind} seed {number // len(kinds)}")
                 continue
             finally:
@@ -62,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
                 statuses[outcome.status] += 1
                 unlocated += not outcome.located
                 if outcome.internal:
+                    print(f"internal error: {kind} seed {number // len(kinds)}", flush=True)
                     problems.append(
                         f"internal error: {kind} seed {number // len(kinds)}: {' '.join(outcome.argv)}\n"
                         f"{outcome.err[-2000:]}"
