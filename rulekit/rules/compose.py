@@ -284,6 +284,11 @@ def add_entries(base: LocDict, section: str, entries: Any, bag: DiagnosticBag) -
         bag.error(f"section '{section}' must be a mapping of names", span_of(entries))
         return
     target = _section(base, section, entries)
+    if not isinstance(target, LocDict):  # the ruleset's own section is not a mapping
+        bag.error(
+            f"section '{section}' must be a mapping of names", span_of(target) or base.key_spans.get(section)
+        )
+        return
     for name, entry in entries.items():
         existing = target.get(name)
         if existing is None:

@@ -147,3 +147,14 @@ def test_a_deeply_nested_scenario_expectation_is_reported(run: Run, tmp_path: Pa
     status, out, err = run("scenario", str(scenario))
     assert status == 1, out + err
     assert "Traceback" not in out + err
+
+
+def test_an_included_section_merged_into_a_non_mapping_is_a_located_error(
+    run: Run, ruleset: Callable[[str], Path]
+) -> None:
+    """Found by the fuzzer: an included file's invariants merged into 'invariants: text'."""
+    rules = ruleset("include: [extra.yaml]\ninvariants: are\n")
+    (rules / "extra.yaml").write_text("invariants:\n  fine: 'true'\n", encoding="utf-8")
+    status, _, err = run("check", str(rules))
+    assert_refused(status, err)
+    assert "must be a mapping of names" in err
