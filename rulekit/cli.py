@@ -230,7 +230,7 @@ def _source_of(ruleset: str) -> str | None:
 
 def _seat(text: str, players: int) -> int:
     raw = text[1:] if text[:1] in ("P", "p") else text
-    if not raw.isdigit() or not 1 <= int(raw) <= players:
+    if not (raw.isascii() and raw.isdigit() and len(raw) < 10) or not 1 <= int(raw) <= players:
         raise UsageError(
             Diagnostic(f"--human takes a seat from 1 to {players} (or P1..P{players}), not {text!r}")
         )

@@ -76,7 +76,7 @@ class HumanSeat:
                 return action
 
     def read_answer(self, state: State, answer: str, options: dict[int, Action]) -> Action | None:
-        if answer.isdigit():
+        if answer.isascii() and answer.isdigit() and len(answer) < 10:
             number = int(answer)
             if number in options:
                 return options[number]

@@ -158,3 +158,25 @@ def test_an_included_section_merged_into_a_non_mapping_is_a_located_error(
     status, _, err = run("check", str(rules))
     assert_refused(status, err)
     assert "must be a mapping of names" in err
+
+
+def test_hostile_answers_in_human_play_are_refused_and_play_goes_on() -> None:
+    """A superscript digit, a 5000-digit number or 3000 nested parentheses typed at the prompt."""
+    from rulekit.load import load_game
+    from rulekit.tools.bots import make_bots
+    from rulekit.tools.human import play_human
+
+    game = load_game("tic_tac_toe", 2)
+    answers = iter(["²", "9" * 5000, "place(" + "(" * 3000 + ")" * 3000 + ")", "q"])
+    shown: list[str] = []
+    status = play_human(
+        game,
+        0,
+        make_bots(game, "random", 0),
+        seed=0,
+        max_actions=9,
+        read=lambda _: next(answers),
+        write=shown.append,
+    )
+    assert status == 0
+    assert "you quit the game" in shown
