@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from rulekit.cli import main
 from rulekit.engine.game import Game
 from rulekit.load import load_program
 from rulekit.tools.bots import make_bots
@@ -79,3 +84,20 @@ def test_a_spectator_is_nobody_for_the_display_panels(write_ruleset: Callable[..
 def test_the_seat_view_hides_the_other_hand(write_ruleset: Callable[..., Path]) -> None:
     state = _game(write_ruleset).new_initial_state(0)
     assert json.dumps(state.view(1)["P1.hand"]) == '{"hidden": 2}'
+
+
+def test_the_terminal_game_never_prints_the_other_hand(
+    write_ruleset: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Through `rulekit play --human 2`: every line printed is checked against P2's view."""
+    directory = write_ruleset(SECRETS, name="secrets")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("?\ns\nplay(three_of_p2)\n"))
+    assert main(["play", str(directory), "--human", "2", "--bot", "first"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    state = Game(load_program(str(directory)), 2).new_initial_state(0)
+    hidden = set(state.fields[(0, "hand")]) - {"ace_of_p1"}  # P1 plays the ace in public
+    seen_by_p2 = json.dumps(state.view(1))
+    assert hidden and not hidden & set(seen_by_p2.split('"'))
+    for line in lines:
+        assert not any(card in line for card in hidden), line
+    assert any(line.endswith("-> play(three_of_p2)") for line in lines)
