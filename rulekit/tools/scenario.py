@@ -827,7 +827,7 @@ class _Runner:
                 visit(node.operand)
             elif isinstance(node, ast.Binary) and node.op in _COMPARISONS:
                 for side in (node.left, node.right):
-                    if not isinstance(side, ast.Literal):
+                    if not _literal(side):
                         show(side)
 
         def show(node: Any) -> None:
@@ -879,6 +879,13 @@ def _as_list(value: Any) -> list[Any]:
     if isinstance(value, list):
         return list(value)
     return [value]
+
+
+def _literal(node: Any) -> bool:
+    """A literal, or a list or tuple of literals: its value is already in the text."""
+    if isinstance(node, ast.ListExpr | ast.TupleExpr):
+        return all(_literal(item) for item in node.items)
+    return isinstance(node, ast.Literal)
 
 
 def _turn_step(steps: Iterable[Any], span: Span | None) -> Any:

@@ -256,3 +256,8 @@ def test_scenario_command_adds_modules_with_with(
     assert main(["scenario", str(directory / "scenarios"), "--with", "gift"]) == 0
     assert main(["scenario", str(directory / "scenarios")]) == 1
     assert "unknown name 'GIFT'" in capsys.readouterr().out
+
+
+def test_a_failed_expectation_does_not_repeat_literal_lists(deck: Path) -> None:
+    failures = _run(deck, 'scenario: x\nexpect: ["game.drawn == [1, 2]"]\n')
+    assert "game.drawn = []" in failures[0] and "[1, 2] = [1, 2]" not in failures[0]
