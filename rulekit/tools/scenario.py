@@ -65,7 +65,7 @@ _CHECK_KEYS = ("expect", "expect_legal", "expect_not_legal")
 #: and expectations checked right after it.
 _ACTION_KEYS = ("action", "reject", "by", "event", "effect", *_CHECK_KEYS)
 _EXPECT_KEYS = ("expr", "equals")
-_PLAYER = re.compile(r"^P(\d+)$")
+_PLAYER = re.compile(r"P([0-9]{1,9})\Z")
 _COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">=", "in", "not in"})
 
 
