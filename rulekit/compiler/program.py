@@ -15,6 +15,7 @@ from typing import Any
 
 from attrs import define, field
 
+from rulekit.compiler import planner
 from rulekit.compiler.codegen import SPAN_MARK, CodeGen, Context
 from rulekit.dsl import Origin, ast, parse_block, parse_expression
 from rulekit.dsl import types as t
@@ -67,6 +68,9 @@ class CompiledAction:
     effect: Fn | None
     weight: Fn | None = None
     cost_arity: int = 0
+    #: The planned enumerator ``fn(F, R, me, mk, out)``: appends ``mk(name, args)`` for each
+    #: legal instance (see :mod:`rulekit.compiler.planner`).
+    enumerate: Fn | None = None
 
 
 @define
@@ -196,6 +200,8 @@ class _Compiler:
         self.lines: list[str] = []
         self.flow: list[FlowNode] = []
         self._counter = 0
+        #: The code and span marker of each generated expression function, for the planner.
+        self.codes: dict[str, tuple[str, str]] = {}
 
     def fresh(self, prefix: str) -> str:
         self._counter += 1
@@ -221,7 +227,9 @@ class _Compiler:
             self.gen.expect(expected, type_, expr, what)
         fname = self.fresh(prefix)
         args = ", ".join(["F", "R", "me", *names])
-        self.lines.append(f"def {fname}({args}):\n    return {code}{self.gen.mark(expr.span)}\n")
+        mark = self.gen.mark(expr.span)
+        self.codes[fname] = (code, mark)
+        self.lines.append(f"def {fname}({args}):\n    return {code}{mark}\n")
         return fname
 
     def define_block(
@@ -286,10 +294,9 @@ class _Compiler:
             if not (type_.is_list or type_ in (t.ANY, t.TUPLE)):
                 self.gen.error(f"the domain of '{param.name}' must be a list, not {type_}", param.domain)
             fname = self.fresh(f"dom_{decl.name}")
-            self.lines.append(
-                f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n"
-                f"    return {code}{self.gen.mark(param.domain.span)}\n"
-            )
+            mark = self.gen.mark(param.domain.span)
+            self.codes[fname] = (code, mark)
+            self.lines.append(f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n    return {code}{mark}\n")
             domains.append(fname)
             params.append((param.name, t.element_type(type_)))
         requires = [
@@ -320,7 +327,63 @@ class _Compiler:
             "cost": cost,
             "effect": effect,
             "weight": weight,
+            "enumerate": self.enumerator(decl, params, domains, requires, cost),
         }
+
+    def enumerator(
+        self,
+        decl: m.ActionDecl,
+        params: list[tuple[str, Type]],
+        domains: list[str],
+        requires: list[str],
+        cost: str | None,
+    ) -> str | None:
+        """Plan and generate the action's enumerator (see :mod:`rulekit.compiler.planner`)."""
+        if self.bag.items:
+            return None
+        names = [p.name for p in decl.params]
+        checks = []
+        for fname, req in zip(requires, decl.requires, strict=True):
+            code, mark = self.codes[fname]
+            arity = _arity(req.condition, decl.params)
+            member_of: tuple[str, ...] = ()
+            if arity:
+                exprs = planner.membership_sets(
+                    req.condition, names[arity - 1], frozenset(names[arity:]), _names
+                )
+                member_of = self.member_codes(exprs, params[: arity - 1]) if exprs else ()
+            checks.append(planner.Check(code, arity, mark, member_of))
+        cost_check = None
+        if cost is not None:
+            code, mark = self.codes[cost]
+            cost_check = planner.Check(code, _arity(decl.cost, decl.params) if decl.cost else 0, mark)
+        plan = planner.ActionPlan(
+            name=decl.name,
+            params=tuple(f"v_{n}" for n in names),
+            domains=tuple(
+                (*self.codes[d], frozenset(i for i, n in enumerate(names) if n in _names(p.domain)))
+                for d, p in zip(domains, decl.params, strict=True)
+            ),
+            checks=tuple(checks),
+            cost=cost_check,
+            money=self.rules.money,
+        )
+        fname = self.fresh(f"enum_{decl.name}")
+        self.lines.append(planner.generate(plan, fname))
+        return fname
+
+    def member_codes(self, exprs: list[ast.Expr], params: list[tuple[str, Type]]) -> tuple[str, ...]:
+        """The code of each ``E`` of ``p in E``, when every one is a list (else nothing)."""
+        ctx = Context()
+        for n, ty in params:
+            ctx.bind(n, ty)
+        codes = []
+        for expr in exprs:
+            code, type_ = self.gen.expr(expr, ctx)
+            if not type_.is_list:
+                return ()
+            codes.append(code)
+        return tuple(codes)
 
     def trigger(self, decl: m.TriggerDecl) -> dict[str, Any] | None:
         rules = self.rules
@@ -536,6 +599,7 @@ class _Compiler:
                 fn(parts["effect"]),
                 fn(parts["weight"]),
                 _arity(decl.cost, decl.params) if decl.cost is not None else 0,
+                fn(parts["enumerate"]),
             )
         triggers = [
             CompiledTrigger(rules.triggers[name], fn(parts["condition"]), namespace[parts["effect"]])
@@ -593,6 +657,11 @@ class _Compiler:
             ns[f"C_{kind.name}"] = tuple(i.id for i in kind.items)
         for name, value in self.gen.constants.items():
             ns[f"K_{name}"] = value
+        ns.update(
+            planner.collection_tables(
+                [(k.name, tuple(i.id for i in k.items)) for k in self.rules.kinds.values()]
+            )
+        )
         return ns
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -55,6 +56,9 @@ class Game:
         #: The kind of each component, by id (a component's fields are declared per kind).
         self.kind_of: dict[str, str] = {id_: kind for kind, ids in program.collections.items() for id_ in ids}
         self.runtime = Runtime(num_players, rules.money)
+        #: List legal actions with the reference enumerator instead of the planned one
+        #: (tests, and the environment variable RULEKIT_REFERENCE_ENUMERATION=1).
+        self.reference_enumeration = bool(os.environ.get("RULEKIT_REFERENCE_ENUMERATION"))
         self._plans: dict[str, tuple[CompiledAction, tuple[tuple[tuple[Any, ...], ...], int | None]]] = {}
         for trigger in program.triggers:
             decl = trigger.decl
@@ -406,10 +410,17 @@ class State:
             return
         me, names = decision
         program = self.game.program
+        reference = self.game.reference_enumeration
+        F, R = self.fields, self.game.runtime
         for name in names:
             compiled = program.actions[name]
             try:
-                yield from self._enumerate_action(compiled, me)
+                if compiled.enumerate is None or reference:
+                    yield from self._enumerate_action(compiled, me)
+                    continue
+                found: list[Action] = []
+                compiled.enumerate(F, R, me, Action, found)
+                yield from found
             except RuleFailure as failure:
                 raise RuleEvaluationError(
                     Diagnostic(
@@ -427,7 +438,9 @@ class State:
                 ) from None
 
     def _enumerate_action(self, compiled: CompiledAction, me: int) -> Iterator[Action]:
-        """The legal instances of one action, in domain order.
+        """The legal instances of one action, in domain order: the reference enumerator,
+        which tests every candidate with the compiled requirement functions.  Play uses the
+        planned enumerator the compiler generates; tests check that both agree.
 
         Each requirement (and the cost) is tested as soon as the parameters it reads
         are chosen, so a failing requirement prunes every choice of the later ones.
