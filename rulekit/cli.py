@@ -339,6 +339,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    bench_tool.check_arguments(args)
     game = None if args.all else _load_game(args, args.players)
     for line in bench_tool.run_command(args, game):
         print(line, flush=True)

@@ -136,19 +136,23 @@ def _random_playouts(
 
 
 def openspiel_installed() -> bool:
-    try:
-        import pyspiel  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    import importlib.util
+
+    return importlib.util.find_spec("pyspiel") is not None
+
+
+def _seeded(game: Game, seed: int) -> Callable[[int], State]:
+    return lambda n: game.new_initial_state(seed + n)
 
 
 def load_openspiel(name: str) -> Any | None:
     """An OpenSpiel game by name (its Python games registered), or None when OpenSpiel is
     not installed or has no such game."""
+    import importlib
+
     try:
-        import open_spiel.python.games  # type: ignore[import-not-found]  # noqa: F401 - registers the Python games
-        import pyspiel  # type: ignore[import-not-found]
+        importlib.import_module("open_spiel.python.games")  # registers OpenSpiel's Python games
+        pyspiel = importlib.import_module("pyspiel")
     except ImportError:
         return None
     try:
@@ -232,9 +236,7 @@ def measure(
     theirs: dict[str, list[BenchResult]] = {k: [] for k in counterparts}
     for r in range(rounds):
         round_seed = seed + 1_000_003 * r
-        ours.append(
-            _random_playouts(lambda n, s=round_seed: game.new_initial_state(s + n), per_round, round_seed)
-        )
+        ours.append(_random_playouts(_seeded(game, round_seed), per_round, round_seed))
         for kind, spiel in counterparts.items():
             theirs[kind].append(bench_openspiel(spiel, per_round, round_seed))
     playouts = sum(b.playouts for b in ours)
@@ -453,6 +455,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def check_arguments(args: argparse.Namespace) -> None:
+    """Raises:
+    UsageError: contradictory or out-of-range options."""
+    from rulekit.errors import Diagnostic, UsageError
+
+    if args.all == (args.ruleset is not None):
+        raise UsageError(Diagnostic("give a RULESET or --all (not both)"))
+    if args.all and (args.players is not None or args.modules or args.variants):
+        raise UsageError(
+            Diagnostic("--all measures every configuration itself; drop --players/--with/--variant")
+        )
+    if (args.seconds is not None and args.seconds <= 0) or args.rounds < 1 or args.workers < 1:
+        raise UsageError(Diagnostic("--seconds must be positive; --rounds and --workers at least 1"))
+
+
 def run_command(args: argparse.Namespace, game: Game | None) -> Iterator[str]:
     """Run ``rulekit bench`` and yield its report lines.
 
@@ -462,15 +479,8 @@ def run_command(args: argparse.Namespace, game: Game | None) -> Iterator[str]:
     from rulekit.errors import Diagnostic, UsageError
     from rulekit.rules.compose import find_ruleset
 
-    if args.all == (args.ruleset is not None):
-        raise UsageError(Diagnostic("give a RULESET or --all (not both)"))
-    if args.all and (args.players is not None or args.modules or args.variants):
-        raise UsageError(
-            Diagnostic("--all measures every configuration itself; drop --players/--with/--variant")
-        )
+    check_arguments(args)
     seconds = args.seconds if args.seconds is not None else (1.0 if args.all else 3.0)
-    if seconds <= 0 or args.rounds < 1 or args.workers < 1:
-        raise UsageError(Diagnostic("--seconds must be positive; --rounds and --workers at least 1"))
     baseline = None
     if args.compare:
         try:
