@@ -16,8 +16,13 @@ placed there.  A *tile* is a record with
 
 Sides are 0 north (0, -1), 1 east (1, 0), 2 south (0, 1), 3 west (-1, 0).  A
 part is numbered by its position in the tile's part list and is written
-``(cell, part)`` in regions.  Everything is computed from the grid value
-passed in; nothing is cached between calls.
+``(cell, part)`` in regions.
+
+Grids, like every state value, are never changed in place: a changed grid is a new map.
+So what is derived from a grid (each tile's placed edges, the frontier, the regions) is
+cached per grid object (:class:`_Derived`, kept while the grid is alive in the cache), and
+a placement listing costs a few dictionary look-ups per frontier cell and rotation instead
+of re-rotating every neighbour's edges each time.
 """
 
 from __future__ import annotations
@@ -53,14 +58,88 @@ def _check_edges(edges: Sequence[Any]) -> tuple[Any, ...]:
     return seq
 
 
+_ROTATED: dict[tuple[Any, int], tuple[Any, ...]] = {}
+
+
 def _placed_edges(edges: Sequence[Any], rotation: int) -> tuple[Any, ...]:
-    seq = _check_edges(edges)
     r = rotation % 4
-    return tuple(seq[(d - r) % 4] for d in range(4))
+    try:
+        return _ROTATED[(edges, r)]
+    except (KeyError, TypeError):  # not seen yet, or unhashable edges
+        pass
+    seq = _check_edges(edges)
+    placed = (seq[(0 - r) % 4], seq[(1 - r) % 4], seq[(2 - r) % 4], seq[(3 - r) % 4])
+    try:
+        if len(_ROTATED) > 4096:
+            _ROTATED.clear()
+        _ROTATED[(edges, r)] = placed
+    except TypeError:
+        pass
+    return placed
 
 
 def _tile_edges(tile: dict[Any, Any]) -> tuple[Any, ...]:
     return _placed_edges(tile["edges"], int(tile.get("rotation") or 0))
+
+
+_NOT_A_TILE = None
+
+
+class _Derived:
+    """What is derived from one grid for one ``kind``, filled in as it is asked for."""
+
+    __slots__ = ("edges", "fits", "frontier", "grid", "kind", "regions")
+
+    def __init__(self, grid: dict[Any, Any], kind: Any) -> None:
+        self.grid = grid
+        self.kind = kind
+        self.edges: dict[Any, tuple[Any, ...] | None] = {}
+        self.frontier: tuple[Cell, ...] | None = None
+        self.regions: dict[Any, list[tuple[tuple[Cell, int], ...]]] = {}
+        self.fits: dict[tuple[Cell, Any, int, bool], bool] = {}
+
+    def edges_at(self, cell: Any) -> tuple[Any, ...] | None:
+        """The placed edges of the tile of ``kind`` on ``cell``; None: no such tile."""
+        try:
+            return self.edges[cell]
+        except KeyError:
+            pass
+        record = self.grid.get(cell)
+        found = _tile_edges(record) if record is not None and _is_tile(record, self.kind) else _NOT_A_TILE
+        self.edges[cell] = found
+        return found
+
+
+_DERIVED: dict[tuple[int, Any], _Derived] = {}
+_DERIVED_LIMIT = 256
+
+
+def _derived(grid: dict[Any, Any], kind: Any) -> _Derived:
+    """The cache entry of ``grid`` (the very object: the entry keeps it alive, so its id
+    cannot be reused while cached) for ``kind``."""
+    last = _LAST[0]
+    if last is not None and last.grid is grid and last.kind == kind:
+        return last
+    entry = _lookup(grid, kind)
+    _LAST[0] = entry
+    return entry
+
+
+_LAST: list[_Derived | None] = [None]
+
+
+def _lookup(grid: dict[Any, Any], kind: Any) -> _Derived:
+    try:
+        key = (id(grid), kind)
+        entry = _DERIVED.get(key)
+    except TypeError:  # an unhashable kind: no caching
+        return _Derived(grid, kind)
+    if entry is not None and entry.grid is grid:
+        return entry
+    if len(_DERIVED) >= _DERIVED_LIMIT:
+        _DERIVED.clear()
+    entry = _DERIVED[key] = _Derived(grid, kind)
+    return entry
 
 
 def _default_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part, ...]:
@@ -187,15 +266,16 @@ def _tile_part_at(tile: dict[Any, Any], side: int) -> int:
 def _fits(grid: dict[Any, Any], cell: Cell, placed: tuple[Any, ...], kind: Any, adjacent: bool) -> bool:
     if cell in grid:
         return False
+    edges_at = _derived(grid, kind).edges_at
     x, y = cell
     touching = False
     for side in range(4):
         dx, dy = _STEPS[side]
-        other = grid.get((x + dx, y + dy))
-        if other is None or not _is_tile(other, kind):
+        other = edges_at((x + dx, y + dy))
+        if other is None:
             continue
         touching = True
-        if _tile_edges(other)[(side + 2) % 4] != placed[side]:
+        if other[(side + 2) % 4] != placed[side]:
             return False
     return touching or not adjacent
 
@@ -226,10 +306,26 @@ def _tile_fits(
     kind: Any = None,
     adjacent: bool = True,
 ) -> bool:
-    return _fits(grid, (cell[0], cell[1]), _placed_edges(edges, rotation), kind, adjacent)
+    at = (cell[0], cell[1])
+    key = (at, edges, rotation, adjacent)
+    cache = _derived(grid, kind).fits
+    try:
+        return cache[key]
+    except KeyError:
+        found = cache[key] = _fits(grid, at, _placed_edges(edges, rotation), kind, adjacent)
+        return found
+    except TypeError:  # unhashable edges
+        return _fits(grid, at, _placed_edges(edges, rotation), kind, adjacent)
 
 
-def _frontier(grid: dict[Any, Any], kind: Any) -> list[Cell]:
+def _frontier(grid: dict[Any, Any], kind: Any) -> tuple[Cell, ...]:
+    derived = _derived(grid, kind)
+    if derived.frontier is None:
+        derived.frontier = tuple(_compute_frontier(grid, kind))
+    return derived.frontier
+
+
+def _compute_frontier(grid: dict[Any, Any], kind: Any) -> list[Cell]:
     cells: set[Cell] = set()
     for cell, record in grid.items():
         if not _is_tile(record, kind):
@@ -251,7 +347,7 @@ def _frontier(grid: dict[Any, Any], kind: Any) -> list[Cell]:
     example='tile_frontier(game.map, "area")',
 )
 def _tile_frontier(grid: dict[Any, Any], kind: Any = None) -> tuple[Cell, ...]:
-    return tuple(_frontier(grid, kind))
+    return _frontier(grid, kind)
 
 
 @_register(
@@ -287,12 +383,15 @@ def _tile_placements(
     example='len(tile_facing(game.map, (2, 1), "area", "L")) >= 2',
 )
 def _tile_facing(grid: dict[Any, Any], cell: Sequence[int], kind: Any, label: Any) -> tuple[int, ...]:
+    edges_at = _derived(grid, kind).edges_at
+    x, y = cell[0], cell[1]
     result = []
     for side in range(4):
-        other = grid.get(_step(cell, side))
-        if other is None or not _is_tile(other, kind):
+        dx, dy = _STEPS[side]
+        other = edges_at((x + dx, y + dy))
+        if other is None:
             continue
-        if label is None or _tile_edges(other)[(side + 2) % 4] == label:
+        if label is None or other[(side + 2) % 4] == label:
             result.append(side)
     return tuple(result)
 
@@ -321,6 +420,18 @@ def _tile_facing_part(
 
 
 def _regions(grid: dict[Any, Any], kind: Any, label: Any) -> list[tuple[tuple[Cell, int], ...]]:
+    derived = _derived(grid, kind)
+    try:
+        return derived.regions[label]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable label
+        return _compute_regions(grid, kind, label)
+    found = derived.regions[label] = _compute_regions(grid, kind, label)
+    return found
+
+
+def _compute_regions(grid: dict[Any, Any], kind: Any, label: Any) -> list[tuple[tuple[Cell, int], ...]]:
     parent: dict[tuple[Cell, int], tuple[Cell, int]] = {}
     sides_of: dict[Cell, list[int]] = {}
     edges_of: dict[Cell, tuple[Any, ...]] = {}
