@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from attrs import frozen
 
 from rulekit.dsl import ast
+from rulekit.dsl import types as t
 
 _COLLECTION = re.compile(r"C_(\w+)")
 
@@ -123,9 +124,53 @@ def generate(plan: ActionPlan, fname: str) -> str:
 
 def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str, object]:
     """The namespace entries the generated enumerators use: each collection's members as a
-    set (``S_kind``) and their positions (``I_kind``); ``P_set`` is ``set``."""
-    tables: dict[str, object] = {"P_set": set}
+    set (``S_kind``) and their positions (``I_kind``); ``P_set`` is ``set``; ``P_miss`` marks
+    a value not memoized yet."""
+    tables: dict[str, object] = {"P_set": set, "P_miss": _MISSING}
     for kind, ids in kinds:
         tables[f"S_{kind}"] = frozenset(ids)
         tables[f"I_{kind}"] = {id_: i for i, id_ in enumerate(ids)}
     return tables
+
+
+_MISSING = object()
+_HASHABLE = frozenset({"int", "bool", "str", "none", "player", "owner", "entity", "tuple"})
+
+
+def hashable(type_: t.Type) -> bool:
+    """Whether values of ``type_`` can key a memo (tuples may still hold a map: then the
+    generated code falls back to computing)."""
+    if type_.is_list:
+        return type_.element is not None and hashable(type_.element)
+    return type_.name in _HASHABLE
+
+
+def memoized_function(name: str, params: Sequence[str], code: str, mark: str, key: int, *, memo: bool) -> str:
+    """A rules function, memoized while legal actions are listed.
+
+    While the engine lists legal actions the state does not change, so a function
+    (an expression: no effects) called again with the same acting player and arguments
+    gives the same value: the engine sets ``R.memo`` to a fresh dict for each listing
+    (None otherwise), and the function keeps its results there.  ``key`` tells the
+    functions apart.
+    """
+    args = ", ".join(["F", "R", "me", *params])
+    if not memo:
+        return f"def {name}({args}):\n    return {code}{mark}\n"
+    memo_key = f"({key}, me{''.join(', ' + p for p in params)})"
+    return (
+        f"def {name}({args}):\n"
+        f"    M = R.memo\n"
+        f"    if M is not None:\n"
+        f"        try:\n"
+        f"            v = M.get({memo_key}, P_miss)\n"
+        f"        except TypeError:  # an unhashable argument: no memo\n"
+        f"            M = None\n"
+        f"        else:\n"
+        f"            if v is not P_miss:\n"
+        f"                return v\n"
+        f"    v = {code}{mark}\n"
+        f"    if M is not None:\n"
+        f"        M[{memo_key}] = v\n"
+        f"    return v\n"
+    )

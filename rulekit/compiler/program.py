@@ -280,8 +280,14 @@ class _Compiler:
             code, type_ = self.gen.expr(decl.body, ctx)
             self.gen.function_types[name] = type_
             self.lines.append(
-                f"def fn_{name}({', '.join(['F', 'R', 'me', *py_params])}):\n"
-                f"    return {code}{self.gen.mark(decl.body.span)}\n"
+                planner.memoized_function(
+                    f"fn_{name}",
+                    py_params,
+                    code,
+                    self.gen.mark(decl.body.span),
+                    len(self.lines),
+                    memo=all(planner.hashable(ty) for _, ty in params),
+                )
             )
 
     def action(self, decl: m.ActionDecl) -> dict[str, Any]:

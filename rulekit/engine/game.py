@@ -226,7 +226,7 @@ class State:
             RuleEvaluationError: a parameter domain, requirement or cost failed to evaluate.
         """
         if self._legal is None:
-            self._legal = list(self._enumerate())
+            self._legal = self._enumerate()
         return self._legal
 
     def action_weight(self, action: Action) -> int:
@@ -404,38 +404,45 @@ class State:
         return self.fields[(owner, name)]
 
     # -------------------------------------------------------- internals
-    def _enumerate(self) -> Iterator[Action]:
+    def _enumerate(self) -> list[Action]:
         decision = self.fields[(_ENGINE, "decision")]
         if decision is None:
-            return
+            return []
         me, names = decision
         program = self.game.program
         reference = self.game.reference_enumeration
         F, R = self.fields, self.game.runtime
-        for name in names:
-            compiled = program.actions[name]
-            try:
+        found: list[Action] = []
+        actions = program.actions
+        compiled = None
+        R.memo = {}
+        try:
+            for name in names:
+                compiled = actions[name]
                 if compiled.enumerate is None or reference:
-                    yield from self._enumerate_action(compiled, me)
-                    continue
-                found: list[Action] = []
-                compiled.enumerate(F, R, me, Action, found)
-                yield from found
-            except RuleFailure as failure:
-                raise RuleEvaluationError(
-                    Diagnostic(
-                        f"cannot list the legal actions: {failure.message}",
-                        failure.span or compiled.decl.span,
-                    )
-                ) from None
-            except (ArithmeticError, LookupError, TypeError, ValueError) as error:
-                raise RuleEvaluationError(
-                    Diagnostic(
-                        f"cannot list the legal actions: {type(error).__name__}: {error}",
-                        self.game.program.rule_span(error) or compiled.decl.span,
-                        hint=f"a parameter domain, requirement or cost of '{name}' failed",
-                    )
-                ) from None
+                    found.extend(self._enumerate_action(compiled, me))
+                else:
+                    compiled.enumerate(F, R, me, Action, found)
+        except RuleFailure as failure:
+            assert compiled is not None
+            raise RuleEvaluationError(
+                Diagnostic(
+                    f"cannot list the legal actions: {failure.message}",
+                    failure.span or compiled.decl.span,
+                )
+            ) from None
+        except (ArithmeticError, LookupError, TypeError, ValueError) as error:
+            assert compiled is not None
+            raise RuleEvaluationError(
+                Diagnostic(
+                    f"cannot list the legal actions: {type(error).__name__}: {error}",
+                    self.game.program.rule_span(error) or compiled.decl.span,
+                    hint=f"a parameter domain, requirement or cost of '{compiled.name}' failed",
+                )
+            ) from None
+        finally:
+            R.memo = None
+        return found
 
     def _enumerate_action(self, compiled: CompiledAction, me: int) -> Iterator[Action]:
         """The legal instances of one action, in domain order: the reference enumerator,
