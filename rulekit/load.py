@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from rulekit.compiler.program import Program, compile_rules
 from rulekit.engine.game import Game
-from rulekit.rules.compose import compose, fingerprint, load_source, module_order
+from rulekit.rules.compose import compose, find_ruleset, fingerprint, load_source, module_order
 from rulekit.rules.loader import build_model
 
 _CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...], str], Program] = {}
@@ -24,6 +25,33 @@ def load_program(
     Raises:
         RulesetError: anything wrong in the files, all of it, with positions.
     """
+    from rulekit.compiler import cache
+
+    directory = find_ruleset(ruleset)
+    entry = cache.entry_path(directory, modules, variants, players)
+    if entry is None:  # caching is off (RULEKIT_NO_CACHE)
+        return _load_program(ruleset, modules, variants, players)
+    known = _LOADED.get(entry)
+    if known is not None and cache.unchanged(known[1], known[2], directory) is not None:
+        return known[0]
+    found = cache.fetch(entry, directory)
+    if found is not None:
+        program, reads = found
+    else:
+        with cache.recording() as reads:
+            program = _load_program(ruleset, modules, variants, players)
+        cache.store(entry, program, reads, directory)
+    _LOADED[entry] = (program, reads, cache.listing(directory))
+    return program
+
+
+#: Programs loaded in this process, by cache entry, with the files they were made from.
+_LOADED: dict[Path, tuple[Program, list[tuple[str, str, str]], list[str]]] = {}
+
+
+def _load_program(
+    ruleset: str, modules: Sequence[str], variants: Sequence[str], players: int | None
+) -> Program:
     source = load_source(ruleset)
     chosen = module_order(source, list(modules), players)
     variant_key: tuple[str, ...] = ()

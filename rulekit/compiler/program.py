@@ -644,31 +644,41 @@ class _Compiler:
         )
 
     def attributes(self) -> dict[tuple[str, str], Any]:
-        return {
-            (item.id, attr): value
-            for kind in self.rules.kinds.values()
-            for item in kind.items
-            for attr, value in item.values.items()
-        }
+        return _attributes(self.rules)
 
     def namespace(self) -> dict[str, Any]:
-        ns: dict[str, Any] = {"__builtins__": _SAFE_BUILTINS}
-        for name, builtin in BUILTINS.items():
-            ns[("E_" if builtin.effect else "B_") + name] = builtin.impl
-        ns["RuleFailure"] = RuleFailure
-        ns["SPANS"] = self.gen.spans
-        ns["A"] = self.attributes()
-        ns["_key0"] = itemgetter(0)
-        for kind in self.rules.kinds.values():
-            ns[f"C_{kind.name}"] = tuple(i.id for i in kind.items)
-        for name, value in self.gen.constants.items():
-            ns[f"K_{name}"] = value
-        ns.update(
-            planner.collection_tables(
-                [(k.name, tuple(i.id for i in k.items)) for k in self.rules.kinds.values()]
-            )
-        )
-        return ns
+        constants = {f"K_{name}": value for name, value in self.gen.constants.items()}
+        return runtime_namespace(self.rules, self.gen.spans, constants)
+
+
+def runtime_namespace(
+    rules: m.RulesModel, spans: list[Span | None], constants: dict[str, Any]
+) -> dict[str, Any]:
+    """The globals of a ruleset's generated module: rulekit's run-time helpers, the
+    collections and attributes, the constants (``K_name``) and the spans of the rule text."""
+    ns: dict[str, Any] = {"__builtins__": _SAFE_BUILTINS}
+    for name, builtin in BUILTINS.items():
+        ns[("E_" if builtin.effect else "B_") + name] = builtin.impl
+    ns["RuleFailure"] = RuleFailure
+    ns["SPANS"] = spans
+    ns["A"] = _attributes(rules)
+    ns["_key0"] = itemgetter(0)
+    for kind in rules.kinds.values():
+        ns[f"C_{kind.name}"] = tuple(i.id for i in kind.items)
+    ns.update(constants)
+    ns.update(
+        planner.collection_tables([(k.name, tuple(i.id for i in k.items)) for k in rules.kinds.values()])
+    )
+    return ns
+
+
+def _attributes(rules: m.RulesModel) -> dict[tuple[str, str], Any]:
+    return {
+        (item.id, attr): value
+        for kind in rules.kinds.values()
+        for item in kind.items
+        for attr, value in item.values.items()
+    }
 
 
 def _marked_span(lines: list[str], lineno: int, spans: list[Span | None]) -> Span | None:

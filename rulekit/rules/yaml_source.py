@@ -9,6 +9,7 @@ YAML file.  Only ``yaml.SafeLoader`` is ever used.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -196,6 +197,11 @@ def load_text(text: str, file: str) -> Any:
     return _convert(file, node, lines)
 
 
+#: Called with (path, shown name, bytes) for every file :func:`load_file` reads (the
+#: program cache records what a load depended on); None: nobody is listening.
+READS_HOOK: Callable[[Path, str, bytes], None] | None = None
+
+
 def load_file(path: Path, display_name: str | None = None) -> Any:
     """Read and parse a YAML file; errors name ``display_name`` (default: the path)."""
     name = display_name or str(path)
@@ -203,6 +209,8 @@ def load_file(path: Path, display_name: str | None = None) -> Any:
         raw = path.read_bytes()
     except OSError as error:
         raise RulesetError(Diagnostic(f"cannot read file: {error.strerror}", Span(name, 1, 1))) from None
+    if READS_HOOK is not None:
+        READS_HOOK(path, name, raw)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
