@@ -60,6 +60,8 @@ class Game:
         #: (tests, and the environment variable RULEKIT_REFERENCE_ENUMERATION=1).
         self.reference_enumeration = bool(os.environ.get("RULEKIT_REFERENCE_ENUMERATION"))
         self._plans: dict[str, tuple[CompiledAction, tuple[tuple[tuple[Any, ...], ...], int | None]]] = {}
+        #: The flow's step and enter functions, built by :mod:`rulekit.engine.flow` on first use.
+        self.flow_fns: Any = None
         for trigger in program.triggers:
             decl = trigger.decl
             self.runtime.triggers.setdefault((decl.timing, decl.event), []).append(

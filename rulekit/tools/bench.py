@@ -7,10 +7,10 @@ other programs on a shared machine disturb them less than wall-clock time would;
 are still noisy, which is why OpenSpiel's games run in the same process, in rounds that
 alternate with ours, and every ratio is given as min/median/max over the rounds.
 
-A ruleset with an OpenSpiel counterpart names it in a ``bench.yaml`` next to its
+A ruleset with an OpenSpiel counterpart names it in an ``openspiel.json`` next to its
 ``ruleset.yaml``::
 
-    openspiel: {python: python_tic_tac_toe, cpp: tic_tac_toe}
+    {"python": "python_tic_tac_toe", "cpp": "tic_tac_toe"}
 
 Rulesets without one print no ratio.
 """
@@ -167,16 +167,15 @@ def bench_openspiel(game: Any, seconds: float, seed: int = 0) -> BenchResult:
 
 
 def openspiel_counterparts(ruleset_dir: Path) -> dict[str, str]:
-    """The OpenSpiel games named in ``bench.yaml`` of a ruleset directory (``python``, ``cpp``)."""
-    path = ruleset_dir / "bench.yaml"
-    if not path.is_file():
+    """The OpenSpiel games named in ``openspiel.json`` of a ruleset directory (``python``, ``cpp``)."""
+    path = ruleset_dir / "openspiel.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return {}
-    from rulekit.rules.compose import plain_data
-    from rulekit.rules.yaml_source import load_file
-
-    data = plain_data(load_file(path))
-    games = data.get("openspiel", {}) if isinstance(data, dict) else {}
-    return {k: str(v) for k, v in games.items() if k in ("python", "cpp")} if isinstance(games, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: str(v) for k, v in data.items() if k in ("python", "cpp")}
 
 
 # ------------------------------------------------------------- measuring
