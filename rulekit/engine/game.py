@@ -559,10 +559,17 @@ class State:
         compiled = program.actions[action.name]
         F, R = self.fields, game.runtime
         me = F[(_ENGINE, "decision")][0]
-        kwargs = {"v_" + p: a for p, a in zip(compiled.params, action.args, strict=True)}
+        before = ("before", action.name) in R.triggers
+        after = ("after", action.name) in R.triggers
+        kwargs = (
+            {"v_" + p: a for p, a in zip(compiled.params, action.args, strict=True)}
+            if before or after
+            else {}
+        )
         if R.fired is not None:
             R.fired(f"action:{action.name}")
-        R.emit(F, me, action.name, kwargs, "before")
+        if before:
+            R.emit(F, me, action.name, kwargs, "before")
         if compiled.cost is not None:
             price = compiled.cost(F, R, me, *action.args)
             R.transfer(F, price, me, BANK, partial=False)
@@ -573,7 +580,8 @@ class State:
                 if failure.span is None:
                     failure.span = compiled.decl.span
                 raise
-        R.emit(F, me, action.name, kwargs, "after")
+        if after:
+            R.emit(F, me, action.name, kwargs, "after")
         F[(_ENGINE, "moves")] += 1
         flow.after_action(self, compiled)
         self._advance()

@@ -83,12 +83,13 @@ def _tile_edges(tile: dict[Any, Any]) -> tuple[Any, ...]:
 
 
 _NOT_A_TILE = None
+_ANYTHING: Any = object()  # no tile on that side: any edge fits
 
 
 class _Derived:
     """What is derived from one grid for one ``kind``, filled in as it is asked for."""
 
-    __slots__ = ("edges", "fits", "frontier", "grid", "kind", "regions")
+    __slots__ = ("edges", "frontier", "grid", "kind", "needs", "regions")
 
     def __init__(self, grid: dict[Any, Any], kind: Any) -> None:
         self.grid = grid
@@ -96,7 +97,7 @@ class _Derived:
         self.edges: dict[Any, tuple[Any, ...] | None] = {}
         self.frontier: tuple[Cell, ...] | None = None
         self.regions: dict[Any, list[tuple[tuple[Cell, int], ...]]] = {}
-        self.fits: dict[tuple[Cell, Any, int, bool], bool] = {}
+        self.needs: dict[Any, tuple[Any, Any, Any, Any, bool] | None] = {}
 
     def edges_at(self, cell: Any) -> tuple[Any, ...] | None:
         """The placed edges of the tile of ``kind`` on ``cell``; None: no such tile."""
@@ -107,6 +108,31 @@ class _Derived:
         record = self.grid.get(cell)
         found = _tile_edges(record) if record is not None and _is_tile(record, self.kind) else _NOT_A_TILE
         self.edges[cell] = found
+        return found
+
+    def needs_at(self, cell: Cell) -> tuple[Any, Any, Any, Any, bool] | None:
+        """What a tile on the empty ``cell`` must show on each side (the facing edge of the
+        tile of ``kind`` there, or ``_ANYTHING``) and whether any such tile touches it;
+        None if the cell is not empty."""
+        try:
+            return self.needs[cell]
+        except KeyError:
+            pass
+        found: tuple[Any, Any, Any, Any, bool] | None = None
+        if cell not in self.grid:
+            x, y = cell
+            north = self.edges_at((x, y - 1))
+            east = self.edges_at((x + 1, y))
+            south = self.edges_at((x, y + 1))
+            west = self.edges_at((x - 1, y))
+            found = (
+                _ANYTHING if north is None else north[2],
+                _ANYTHING if east is None else east[3],
+                _ANYTHING if south is None else south[0],
+                _ANYTHING if west is None else west[1],
+                not (north is None and east is None and south is None and west is None),
+            )
+        self.needs[cell] = found
         return found
 
 
@@ -264,20 +290,17 @@ def _tile_part_at(tile: dict[Any, Any], side: int) -> int:
 
 
 def _fits(grid: dict[Any, Any], cell: Cell, placed: tuple[Any, ...], kind: Any, adjacent: bool) -> bool:
-    if cell in grid:
+    needs = _derived(grid, kind).needs_at(cell)
+    if needs is None:
         return False
-    edges_at = _derived(grid, kind).edges_at
-    x, y = cell
-    touching = False
-    for side in range(4):
-        dx, dy = _STEPS[side]
-        other = edges_at((x + dx, y + dy))
-        if other is None:
-            continue
-        touching = True
-        if other[(side + 2) % 4] != placed[side]:
-            return False
-    return touching or not adjacent
+    north, east, south, west, touching = needs
+    return (
+        (north is _ANYTHING or north == placed[0])
+        and (east is _ANYTHING or east == placed[1])
+        and (south is _ANYTHING or south == placed[2])
+        and (west is _ANYTHING or west == placed[3])
+        and (touching or not adjacent)
+    )
 
 
 @_register(
@@ -306,16 +329,7 @@ def _tile_fits(
     kind: Any = None,
     adjacent: bool = True,
 ) -> bool:
-    at = (cell[0], cell[1])
-    key = (at, edges, rotation, adjacent)
-    cache = _derived(grid, kind).fits
-    try:
-        return cache[key]
-    except KeyError:
-        found = cache[key] = _fits(grid, at, _placed_edges(edges, rotation), kind, adjacent)
-        return found
-    except TypeError:  # unhashable edges
-        return _fits(grid, at, _placed_edges(edges, rotation), kind, adjacent)
+    return _fits(grid, (cell[0], cell[1]), _placed_edges(edges, rotation), kind, adjacent)
 
 
 def _frontier(grid: dict[Any, Any], kind: Any) -> tuple[Cell, ...]:
