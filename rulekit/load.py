@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+
+import attrs
 
 from rulekit.compiler.program import Program, compile_rules
 from rulekit.engine.game import Game
 from rulekit.rules.compose import compose, find_ruleset, fingerprint, load_source, module_order
+from rulekit.rules.fingerprint import semantic_fingerprint
 from rulekit.rules.loader import build_model
 
 _CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...], str], Program] = {}
+BeforeCompile = Callable[[str, tuple[tuple[str, str], ...], str], None]
 
 
 def load_program(
@@ -19,8 +23,17 @@ def load_program(
     variants: Sequence[str] = (),
     *,
     players: int | None = None,
+    before_compile: BeforeCompile | None = None,
 ) -> Program:
     """Load, check and compile a ruleset (a bundled name or a directory).
+
+    ``before_compile`` is called with the composed rules' fingerprint, the variants'
+    (path, fingerprint) pairs and the semantic fingerprint before anything is compiled
+    (replay refuses changed rules there).
+
+    A program already loaded by this process, or found in the on-disk program cache
+    (:mod:`rulekit.compiler.cache`), is reused when none of the files it was made from
+    changed.
 
     Raises:
         RulesetError: anything wrong in the files, all of it, with positions.
@@ -30,18 +43,22 @@ def load_program(
     directory = find_ruleset(ruleset)
     entry = cache.entry_path(directory, modules, variants, players)
     if entry is None:  # caching is off (RULEKIT_NO_CACHE)
-        return _load_program(ruleset, modules, variants, players)
+        return _load_program(ruleset, modules, variants, players, before_compile)
     known = _LOADED.get(entry)
     if known is not None and cache.unchanged(known[1], known[2], directory) is not None:
-        return known[0]
-    found = cache.fetch(entry, directory)
-    if found is not None:
-        program, reads = found
+        program = known[0]
     else:
-        with cache.recording() as reads:
-            program = _load_program(ruleset, modules, variants, players)
-        cache.store(entry, program, reads, directory)
-    _LOADED[entry] = (program, reads, cache.listing(directory))
+        found = cache.fetch(entry, directory)
+        if found is None:
+            with cache.recording() as reads:
+                program = _load_program(ruleset, modules, variants, players, before_compile)
+            cache.store(entry, program, reads, directory)
+            _LOADED[entry] = (program, reads, cache.listing(directory))
+            return program
+        program, reads = found
+        _LOADED[entry] = (program, reads, cache.listing(directory))
+    if before_compile is not None:
+        before_compile(program.fingerprint, program.rules.variants, program.semantic_fingerprint)
     return program
 
 
@@ -50,7 +67,11 @@ _LOADED: dict[Path, tuple[Program, list[tuple[str, str, str]], list[str]]] = {}
 
 
 def _load_program(
-    ruleset: str, modules: Sequence[str], variants: Sequence[str], players: int | None
+    ruleset: str,
+    modules: Sequence[str],
+    variants: Sequence[str],
+    players: int | None,
+    before_compile: BeforeCompile | None,
 ) -> Program:
     source = load_source(ruleset)
     chosen = module_order(source, list(modules), players)
@@ -63,6 +84,9 @@ def _load_program(
     content = fingerprint([source.data, *(m.data for m in chosen)])
     key = (str(source.directory.resolve()), tuple(m.name for m in chosen), variant_key, content)
     if key in _CACHE:
+        if before_compile is not None:
+            cached = _CACHE[key]
+            before_compile(cached.fingerprint, cached.rules.variants, cached.semantic_fingerprint)
         return _CACHE[key]
     data = compose(source, chosen)
     variant_names: list[tuple[str, str]] = []
@@ -70,11 +94,11 @@ def _load_program(
         from rulekit.rules.variants import apply_variants
 
         data, variant_names = apply_variants(data, source, list(variants), chosen, players=players)
+    semantics = semantic_fingerprint(data)
+    if before_compile is not None:
+        before_compile(fingerprint(data), tuple(variant_names), semantics)
     model = build_model(data, fingerprint(data), tuple(m.name for m in chosen))
-    if variant_names:
-        import attrs
-
-        model = attrs.evolve(model, variants=tuple(variant_names))
+    model = attrs.evolve(model, variants=tuple(variant_names), semantic_fingerprint=semantics)
     program = compile_rules(model)
     _CACHE[key] = program
     return program

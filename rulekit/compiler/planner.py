@@ -29,8 +29,11 @@ from collections.abc import Callable, Sequence
 
 from attrs import frozen
 
+from rulekit.compiler import emit
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
+from rulekit.limits import LIMITS
+from rulekit.runtime.errors import RuleFailure
 
 _COLLECTION = re.compile(r"C_(\w+)")
 
@@ -53,6 +56,7 @@ class ActionPlan:
     name: str
     params: tuple[str, ...]  # Python names (v_x)
     domains: tuple[tuple[str, str, frozenset[int]], ...]  # (code, marker, parameter indexes read)
+    # (each domain is charged to the step budget by its length, as the domain functions are)
     checks: tuple[Check, ...]
     cost: Check | None
     money: str | None
@@ -95,7 +99,9 @@ def generate(plan: ActionPlan, fname: str) -> str:
             lines.append(f"{indent}if not ({check.code}):{check.mark}")
             lines.append(f"{indent}    {fail}")
         if cost_depth == depth and plan.cost is not None:
-            lines.append(f"{indent}if F[(me, {plan.money!r})] < ({plan.cost.code}):{plan.cost.mark}")
+            lines.append(
+                f"{indent}if F[(me, {emit.literal(plan.money)})] < ({plan.cost.code}):{plan.cost.mark}"
+            )
             lines.append(f"{indent}    {fail}")
 
     tests(0, "    ", "return")
@@ -107,18 +113,23 @@ def generate(plan: ActionPlan, fname: str) -> str:
         if first is not None and first.member_of and collection is not None:
             kind = collection.group(1)
             members = " | ".join(f"P_set({e})" for e in first.member_of)
-            source = f"(sorted(({members}) & S_{kind}, key=I_{kind}.__getitem__) if S_{kind} else ())"
+            source = emit.step_iter(f"(sorted(({members}) & S_{kind}, key=I_{kind}.get) if S_{kind} else ())")
             mark = first.mark
         elif i in hoisted:
             lines.append(f"{indent}if D{i} is None:")
             lines.append(f"{indent}    D{i} = {code}{mark}")
-            source = f"D{i}"
+            source = emit.step_iter(f"D{i}")  # charged at every use, as a domain function call is
         else:
-            source = code
+            source = emit.step_iter(code)
         lines.append(f"{indent}for {param} in {source}:{mark}")
         indent += "    "
         tests(i + 1, indent, "continue")
-    lines.append(f"{indent}out.append(mk({plan.name!r}, ({''.join(p + ', ' for p in plan.params)})))")
+    lines.append(
+        f"{indent}out.append(mk({emit.literal(plan.name)}, ({''.join(p + ', ' for p in plan.params)})))"
+    )
+    if n:  # a listing may not grow without bound (the limit max_candidates)
+        lines.append(f"{indent}if len(out) > P_limits.max_candidates:")
+        lines.append(f"{indent}    P_too_many()")
     return "\n".join(lines) + "\n"
 
 
@@ -126,7 +137,13 @@ def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str,
     """The namespace entries the generated enumerators use: each collection's members as a
     set (``S_kind``) and their positions (``I_kind``); ``P_set`` is ``set``; ``P_miss`` marks
     a value not memoized yet."""
-    tables: dict[str, object] = {"P_set": set, "P_miss": _MISSING}
+    tables: dict[str, object] = {
+        "P_set": set,
+        "P_miss": _MISSING,
+        "P_type_error": TypeError,
+        "P_limits": LIMITS,
+        "P_too_many": too_many_candidates,
+    }
     for kind, ids in kinds:
         tables[f"S_{kind}"] = frozenset(ids)
         tables[f"I_{kind}"] = {id_: i for i, id_ in enumerate(ids)}
@@ -134,6 +151,13 @@ def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str,
 
 
 _MISSING = object()
+
+
+def too_many_candidates() -> None:
+    """Raised by a generated enumerator whose listing grew beyond the limit."""
+    raise RuleFailure(f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)")
+
+
 _HASHABLE = frozenset({"int", "bool", "str", "none", "player", "owner", "entity", "tuple"})
 
 
@@ -145,26 +169,30 @@ def hashable(type_: t.Type) -> bool:
     return type_.name in _HASHABLE
 
 
-def memoized_function(name: str, params: Sequence[str], code: str, mark: str, key: int, *, memo: bool) -> str:
+def memoized_function(
+    name: str, params: Sequence[str], code: str, mark: str, key: int, *, memo: bool, entry: str
+) -> str:
     """A rules function, memoized while legal actions are listed.
 
     While the engine lists legal actions the state does not change, so a function
     (an expression: no effects) called again with the same acting player and arguments
     gives the same value: the engine sets ``R.memo`` to a fresh dict for each listing
     (None otherwise), and the function keeps its results there.  ``key`` tells the
-    functions apart.
+    functions apart; ``entry`` is the statement every rule function starts with (the
+    step budget's charge), run on a memo hit too.
     """
     args = ", ".join(["F", "R", "me", *params])
     if not memo:
-        return f"def {name}({args}):\n    return {code}{mark}\n"
+        return f"def {name}({args}):\n    {entry}\n    return {code}{mark}\n"
     memo_key = f"({key}, me{''.join(', ' + p for p in params)})"
     return (
         f"def {name}({args}):\n"
+        f"    {entry}\n"
         f"    M = R.memo\n"
         f"    if M is not None:\n"
         f"        try:\n"
         f"            v = M.get({memo_key}, P_miss)\n"
-        f"        except TypeError:  # an unhashable argument: no memo\n"
+        f"        except P_type_error:  # an unhashable argument: no memo\n"
         f"            M = None\n"
         f"        else:\n"
         f"            if v is not P_miss:\n"

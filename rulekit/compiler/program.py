@@ -15,12 +15,12 @@ from typing import Any
 
 from attrs import define, field
 
-from rulekit.compiler import planner
+from rulekit.compiler import emit, planner
 from rulekit.compiler.codegen import SPAN_MARK, CodeGen, Context
 from rulekit.dsl import Origin, ast, parse_block, parse_expression
 from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
-from rulekit.errors import DiagnosticBag, Span, did_you_mean
+from rulekit.errors import Diagnostic, DiagnosticBag, RulesetError, Span, did_you_mean
 from rulekit.rules import model as m
 from rulekit.runtime.builtins import BUILTINS
 from rulekit.runtime.errors import RuleFailure
@@ -168,7 +168,7 @@ class Program:
         namespace = dict(self.namespace)
         for name, value in gen.constants.items():
             namespace[f"K_{name}"] = value
-        exec(compile(source, f"<rulekit:{self.rules.name}:snippet>", "exec"), namespace)
+        exec(_compiled(source, f"<rulekit:{self.rules.name}:snippet>", self.rules), namespace)
         return namespace["_snippet"]
 
     def rule_span(self, error: BaseException) -> Span | None:
@@ -191,6 +191,11 @@ class Program:
     def fingerprint(self) -> str:
         return self.rules.fingerprint
 
+    @property
+    def semantic_fingerprint(self) -> str:
+        """The fingerprint of what decides play (see rulekit.rules.fingerprint)."""
+        return self.rules.semantic_fingerprint or self.rules.fingerprint
+
 
 class _Compiler:
     def __init__(self, rules: m.RulesModel) -> None:
@@ -205,7 +210,7 @@ class _Compiler:
 
     def fresh(self, prefix: str) -> str:
         self._counter += 1
-        return f"{prefix}_{self._counter}"
+        return emit.name(f"{prefix}_", f"n{self._counter}")
 
     def define_expr(
         self,
@@ -248,7 +253,9 @@ class _Compiler:
         args = ["F", "R", "me", *names]
         if kwargs:
             args.append("**_")
-        self.lines.append(f"def {fname}({', '.join(args)}):\n" + "\n".join(body) + "\n")
+        self.lines.append(
+            f"def {fname}({', '.join(args)}):\n    {emit.step_entry()}\n" + "\n".join(body) + "\n"
+        )
         return fname
 
     # ------------------------------------------------------------- sections
@@ -281,12 +288,13 @@ class _Compiler:
             self.gen.function_types[name] = type_
             self.lines.append(
                 planner.memoized_function(
-                    f"fn_{name}",
+                    emit.name("fn_", name),
                     py_params,
                     code,
                     self.gen.mark(decl.body.span),
                     len(self.lines),
                     memo=all(planner.hashable(ty) for _, ty in params),
+                    entry=emit.step_entry(),
                 )
             )
 
@@ -302,7 +310,10 @@ class _Compiler:
             fname = self.fresh(f"dom_{decl.name}")
             mark = self.gen.mark(param.domain.span)
             self.codes[fname] = (code, mark)
-            self.lines.append(f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n    return {code}{mark}\n")
+            # Charged by length: enumerating the parameters' combinations costs steps too.
+            self.lines.append(
+                f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n    return {emit.step_iter(code)}{mark}\n"
+            )
             domains.append(fname)
             params.append((param.name, t.element_type(type_)))
         requires = [
@@ -365,7 +376,7 @@ class _Compiler:
             cost_check = planner.Check(code, _arity(decl.cost, decl.params) if decl.cost else 0, mark)
         plan = planner.ActionPlan(
             name=decl.name,
-            params=tuple(f"v_{n}" for n in names),
+            params=tuple(emit.name("v_", n) for n in names),
             domains=tuple(
                 (*self.codes[d], frozenset(i for i, n in enumerate(names) if n in _names(p.domain)))
                 for d, p in zip(domains, decl.params, strict=True)
@@ -582,8 +593,9 @@ class _Compiler:
 
         source = "\n".join(self.lines)
         namespace = self.namespace()
-        # Our own generated code: DSL text never becomes Python code (see codegen).
-        exec(compile(source, f"<rulekit:{rules.name}>", "exec"), namespace)
+        # Our own generated code: author text enters it only through the emitter, and audit
+        # re-checks the result before it runs (see rulekit.compiler.emit).
+        exec(_compiled(source, f"<rulekit:{rules.name}>", rules), namespace)
 
         def fn(name: str | None) -> Fn | None:
             return namespace[name] if name else None
@@ -679,6 +691,21 @@ def _attributes(rules: m.RulesModel) -> dict[tuple[str, str], Any]:
         for item in kind.items
         for attr, value in item.values.items()
     }
+
+
+def _compiled(source: str, filename: str, rules: m.RulesModel) -> Any:
+    """``source`` audited and compiled; rules too deeply nested for Python are a located error."""
+    try:
+        emit.audit(source)
+        return compile(source, filename, "exec")
+    except (SyntaxError, RecursionError, MemoryError) as error:
+        raise RulesetError(
+            Diagnostic(
+                f"the rules are too deeply nested to compile ({type(error).__name__}: {error})",
+                Span(rules.name, 1, 1),
+                hint="split long or deeply nested expressions into functions",
+            )
+        ) from None
 
 
 def _marked_span(lines: list[str], lineno: int, spans: list[Span | None]) -> Span | None:

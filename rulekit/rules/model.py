@@ -238,3 +238,5 @@ class RulesModel:
     modules: tuple[str, ...] = ()
     fingerprint: str = ""
     variants: tuple[tuple[str, str], ...] = field(default=())
+    #: What decides play only (no docs, messages, panels): logs replay while it stays the same.
+    semantic_fingerprint: str = ""

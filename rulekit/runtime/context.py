@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rulekit.errors import Span
-from rulekit.runtime.errors import RuleFailure
+from rulekit.limits import LIMITS
+from rulekit.runtime.errors import RuleFailure, StepBudgetExceeded
 
 BANK = -1
 _MASK = (1 << 64) - 1
@@ -63,7 +64,53 @@ class Runtime:
         self.fired: Callable[[str], None] | None = None  # coverage hook
         #: Results of rules functions while legal actions are listed (None: not listing).
         self.memo: dict[Any, Any] | None = None
+        self.keep_order = False  # tools (scenarios): shuffles keep the order given
         self._depth = 0
+        self.max_steps = LIMITS.max_steps
+        self._left = self.max_steps
+
+    # -- the step budget (charged by generated code through rulekit.compiler.emit's hook)
+    def reset_steps(self) -> None:
+        """A fresh budget: the engine calls this when it starts evaluating rules."""
+        self.max_steps = LIMITS.max_steps
+        self._left = self.max_steps
+
+    def tick(self) -> None:
+        """Charge one step (a rule function was entered)."""
+        self._left -= 1
+        if self._left < 0:
+            self._over_budget()
+
+    def steps(self, items: Any) -> Any:
+        """Charge one step per element of ``items`` (about to be looped over); return it."""
+        try:
+            self._left -= len(items)
+        except TypeError:
+            self._left -= 1
+        if self._left < 0:
+            self._over_budget()
+        return items
+
+    def _over_budget(self) -> None:
+        self._left = 0
+        raise StepBudgetExceeded(
+            f"the rules ran more than {self.max_steps} steps in one evaluation (an endless or huge loop?)"
+        )
+
+    def mul(self, left: Any, right: Any) -> Any:
+        """``left * right`` for whole numbers, refusing results beyond the integer limit."""
+        if type(left) is not int or type(right) is not int:
+            if isinstance(left, bool | int) and isinstance(right, bool | int):
+                left, right = int(left), int(right)
+            else:
+                raise RuleFailure(
+                    f"'*' multiplies whole numbers, not {self.format_value(left)} and "
+                    f"{self.format_value(right)}"
+                )
+        bits = left.bit_length() + right.bit_length()
+        if bits > LIMITS.max_int_bits + 1:
+            raise RuleFailure(f"a number grew beyond {LIMITS.max_int_bits} bits (the limit max_int_bits)")
+        return left * right
 
     # -- randomness
     def random_below(self, F: dict[Any, Any], n: int) -> int:
@@ -74,6 +121,8 @@ class Runtime:
         return value % n
 
     def shuffled(self, F: dict[Any, Any], items: Sequence[Any]) -> tuple[Any, ...]:
+        if self.keep_order:
+            return tuple(items)
         result = list(items)
         for i in range(len(result) - 1, 0, -1):
             j = self.random_below(F, i + 1)
