@@ -49,6 +49,7 @@ def _reference(state: State) -> list[object]:
 def test_planned_enumerator_lists_exactly_the_reference_legal_actions(
     ruleset: str, players: int, modules: tuple[str, ...], seed: int, picks: list[int]
 ) -> None:
+    """At every state of a random game, planned and reference listings are equal, order included."""
     game = _game(ruleset, players, modules)
     state = game.new_initial_state(seed)
     for pick in picks:

@@ -89,6 +89,7 @@ def test_compare_gives_each_figure_as_a_factor_where_more_is_better() -> None:
 
 
 def test_all_cases_cover_every_player_count_and_all_modules_together() -> None:
+    """--all measures each ruleset at each allowed player count, and a ruleset with modules also with all of them."""
     cases = all_cases()
     keys = {c.key for c in cases}
     assert {"tic_tac_toe 2p", "el_capitan 2p", "el_capitan 5p", "el_caballero 4p"} <= keys
@@ -99,6 +100,7 @@ def test_all_cases_cover_every_player_count_and_all_modules_together() -> None:
 
 
 def test_only_a_ruleset_that_names_an_openspiel_game_gets_a_counterpart() -> None:
+    """openspiel.json names the counterparts; a ruleset without one has none (and prints no ratio)."""
     assert openspiel_counterparts(find_ruleset("tic_tac_toe")) == {
         "python": "python_tic_tac_toe",
         "cpp": "tic_tac_toe",
@@ -107,6 +109,7 @@ def test_only_a_ruleset_that_names_an_openspiel_game_gets_a_counterpart() -> Non
 
 
 def test_measure_reports_per_action_figures_and_no_ratio_without_a_counterpart() -> None:
+    """A measured row has positive per-action, listing and clone figures and no OpenSpiel ratio."""
     game = load_game("tic_tac_toe", 2)
     row = measure(game, Case("tic_tac_toe", 2), seconds=0.05, rounds=2)
     assert row.playouts >= 2
@@ -118,6 +121,7 @@ def test_measure_reports_per_action_figures_and_no_ratio_without_a_counterpart()
 def test_bench_json_is_written_and_read_back_by_compare(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """--json writes the rows; --compare reads such a file and prints the change of each figure."""
     out = tmp_path / "figures.json"
     assert main(["bench", "tic_tac_toe", "--seconds", "0.05", "--rounds", "1", "--json", str(out)]) == 0
     data = json.loads(out.read_text())
@@ -127,6 +131,7 @@ def test_bench_json_is_written_and_read_back_by_compare(
 
 
 def test_bench_needs_a_ruleset_or_all_but_not_both(capsys: pytest.CaptureFixture[str]) -> None:
+    """Neither or both of RULESET and --all is a usage error (exit 2)."""
     assert main(["bench"]) == 2
     assert main(["bench", "tic_tac_toe", "--all"]) == 2
     assert "RULESET or --all" in capsys.readouterr().err
@@ -137,6 +142,7 @@ def test_bench_needs_a_ruleset_or_all_but_not_both(capsys: pytest.CaptureFixture
     reason="open_spiel is not installed (pip install 'rulekit[openspiel]')",
 )
 def test_tic_tac_toe_is_measured_against_both_openspiel_games_in_alternating_rounds() -> None:
+    """With OpenSpiel installed, tic-tac-toe gets Python and C++ ratios as (min, median, max)."""
     row = measure_game(load_game("tic_tac_toe", 2), find_ruleset("tic_tac_toe"), seconds=0.1, rounds=5)
     assert row.openspiel_python is not None and row.openspiel_cpp is not None
     low, mid, high = row.openspiel_python

@@ -50,6 +50,7 @@ def _playout_hashes(game: Game, seed: int) -> list[str]:
 def test_a_cached_program_plays_exactly_like_a_fresh_compile(
     cache_dir: Path, ruleset: str, players: int, modules: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A hit compiles nothing and plays the very same games (state hashes) as the fresh program."""
     first = load.load_game(ruleset, players, modules)  # compiles and writes the entry
     assert list(cache_dir.glob("program-*.pickle"))
     _fresh_process()
@@ -64,10 +65,12 @@ def test_a_cached_program_plays_exactly_like_a_fresh_compile(
 
 
 def test_in_one_process_the_same_program_is_returned(cache_dir: Path) -> None:
+    """Loading twice in one process gives the same Program object."""
     assert load.load_program("tic_tac_toe") is load.load_program("tic_tac_toe")
 
 
 def test_an_edited_rules_file_is_a_miss(cache_dir: Path, tmp_path: Path) -> None:
+    """Changing a rules file's bytes makes the next load compile again, in a new process or the same."""
     rules = tmp_path / "ttt"
     shutil.copytree(find_ruleset("tic_tac_toe"), rules)
     before = load.load_program(str(rules))
@@ -82,6 +85,7 @@ def test_an_edited_rules_file_is_a_miss(cache_dir: Path, tmp_path: Path) -> None
 
 
 def test_a_damaged_entry_is_a_miss_and_is_replaced(cache_dir: Path) -> None:
+    """An unreadable entry is ignored, and the load writes a good one in its place."""
     load.load_program("tic_tac_toe")
     (entry,) = cache_dir.glob("program-*.pickle")
     entry.write_bytes(b"not a pickle")
@@ -91,6 +95,7 @@ def test_a_damaged_entry_is_a_miss_and_is_replaced(cache_dir: Path) -> None:
 
 
 def test_another_rulekit_never_reads_the_entry(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entry name depends on rulekit itself: another version looks elsewhere."""
     directory = find_ruleset("tic_tac_toe")
     mine = cache.entry_path(directory, (), (), None)
     monkeypatch.setattr(cache, "_STAMP", ["another rulekit"])
@@ -100,6 +105,7 @@ def test_another_rulekit_never_reads_the_entry(cache_dir: Path, monkeypatch: pyt
 def test_a_hit_remembers_the_rules_texts_for_error_messages(
     cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """After a hit, error messages still quote the rules file as after a normal load."""
     load.load_game("tic_tac_toe", 2)
     _fresh_process()
     monkeypatch.setattr(errors._DEFAULT_SOURCES, "_texts", {})  # as in a new process
@@ -112,6 +118,7 @@ def test_a_hit_remembers_the_rules_texts_for_error_messages(
 
 
 def test_no_cache_turns_it_off(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """RULEKIT_NO_CACHE=1: nothing is written."""
     monkeypatch.setenv("RULEKIT_NO_CACHE", "1")
     load.load_program("tic_tac_toe")
     assert not cache_dir.exists() or not list(cache_dir.glob("program-*"))

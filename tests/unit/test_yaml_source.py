@@ -167,12 +167,14 @@ def _shape(value: Any) -> Any:
 def test_libyaml_and_the_pure_loader_give_identical_values_and_spans(
     text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Values, spans, key spans and DSL origins do not depend on which YAML loader read the text."""
     fast = _shape(load_text(text, "f.yaml"))
     monkeypatch.setattr(yaml_source, "_FAST_LOADER", None)
     assert _shape(load_text(text, "f.yaml")) == fast
 
 
 def test_errors_are_the_pure_loaders_even_with_libyaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A YAML error renders the same whether or not libyaml is available."""
     bad = "a: [1, 2\nb: 3\n"
     with pytest.raises(RulesetError) as fast:
         load_text(bad, "f.yaml")
