@@ -89,7 +89,7 @@ def test_compare_gives_each_figure_as_a_factor_where_more_is_better() -> None:
 
 
 def test_all_cases_cover_every_player_count_and_all_modules_together() -> None:
-    """--all measures each ruleset at each allowed player count, and a ruleset with modules also with all of them."""
+    """--all: each ruleset at each allowed player count, one with modules also with all of them."""
     cases = all_cases()
     keys = {c.key for c in cases}
     assert {"tic_tac_toe 2p", "el_capitan 2p", "el_capitan 5p", "el_caballero 4p"} <= keys
