@@ -38,8 +38,11 @@ player has seen, as long as no ruleset shows a player something and hides it lat
 (no shipped ruleset does).  The information-state tensor is the observation tensor
 followed by one number per move up to the horizon: the action's integer + 1 (0 for
 moves not made yet).
-``resample_from_infostate`` (for IS-MCTS) shuffles each hidden field and reseeds the
-RNG: the sample keeps every observation and the information state.
+``resample_from_infostate`` (for IS-MCTS) shuffles each list the player may not see
+(hidden fields, other players' owner-only fields) and reseeds the RNG: the sample keeps
+every observation and the information state.  It is a determinization, not a draw from
+the exact posterior: hidden values other than lists (an opponent's secret number) are
+kept, so with such rules a sample knows more than the player.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from rulekit.dsl.names import is_name
 from rulekit.errors import DiagnosticBag, DslSyntaxError, Span, did_you_mean
 from rulekit.rules import model as m
 from rulekit.rules.compose import check_keys
+from rulekit.rules.view import parse_view
 from rulekit.rules.yaml_source import LocDict, LocList, LocStr, span_of
 
 RESERVED_SCOPES = ("game", "turn", "player")
@@ -142,6 +143,12 @@ class _Builder:
             money = None
         display = data.get("display") or {}
         bot_weights = self.bots(actions)
+        for key in ("ruleset", "title"):
+            text = data.get(key)
+            if isinstance(text, str) and (not text.isprintable() or len(text) > 200):
+                self.bag.error(
+                    f"the {key} must be printable text of at most 200 characters", self.where(text, data, key)
+                )
         return m.RulesModel(
             name=str(data.get("ruleset") or "ruleset"),
             title=str(data.get("title") or data.get("ruleset") or "ruleset"),
@@ -162,6 +169,7 @@ class _Builder:
             money=str(money) if money else None,
             display=dict(display) if isinstance(display, dict) else {},
             bot_weights=bot_weights,
+            view=parse_view(data.get("view"), self.bag, data.span),
             modules=modules,
             fingerprint=fingerprint,
         )

@@ -1001,6 +1001,7 @@ def _counterexample(program: Program, failure: PropertyFailure, original: int) -
 
 def write_counterexample(options: VerifyOptions, program: Program, example: Counterexample) -> list[Path]:
     """Write the replayable log and a scenario reproducing the violation; their paths."""
+    from rulekit.tools.files import atomic_write_text
     from rulekit.tools.log import make_header, write_actions
 
     assert options.out is not None
@@ -1016,7 +1017,7 @@ def write_counterexample(options: VerifyOptions, program: Program, example: Coun
     log_path = directory / f"{stem}.jsonl"
     write_actions(log_path, header, example.actions)
     scenario_path = directory / f"{stem}.yaml"
-    scenario_path.write_text(scenario_text(options, program, example, source), encoding="utf-8")
+    atomic_write_text(scenario_path, scenario_text(options, program, example, source))
     return [log_path, scenario_path]
 
 
