@@ -134,8 +134,8 @@ def store(path: Path, program: Program, reads: list[tuple[str, str, str]], direc
     constants = {k: v for k, v in program.namespace.items() if k.startswith("K_")}
     buffer = io.BytesIO()
     try:
-        _Pickler(buffer, generated).dump(attrs.evolve(program, namespace={}))
-        code = marshal.dumps(compile(program.source, generated, "exec"))
+        _Pickler(buffer, generated).dump(attrs.evolve(program, namespace={}, code=None))
+        code = marshal.dumps(program.code or compile(program.source, generated, "exec"))
         entry = pickle.dumps(
             {
                 "format": FORMAT,
@@ -196,7 +196,9 @@ def _restore(raw: bytes, directory: Path) -> tuple[Program, Reads] | None:
     # The bytecode runs only once every file it was compiled from is verified.
     program: Program = _Unpickler(io.BytesIO(entry["program"])).load()
     namespace = runtime_namespace(program.rules, program.spans, entry["constants"])
-    exec(marshal.loads(entry["code"]), namespace)
+    code = marshal.loads(entry["code"])
+    exec(code, namespace)
+    program.code = code
     _resolve(program, lambda p: namespace[p.name])
     program.namespace = namespace
     for shown, data in texts:

@@ -122,6 +122,8 @@ class Program:
     spans: list[Span | None]
     namespace: dict[str, Any] = field(factory=dict, repr=False)
     function_types: dict[str, Type] = field(factory=dict, repr=False)
+    #: The generated module's code object (the program cache stores its bytecode).
+    code: Any = field(default=None, repr=False)
 
     def compile_expression(
         self, text: str, origin: Origin | None = None, *, params: Sequence[tuple[str, Type]] = ()
@@ -595,7 +597,8 @@ class _Compiler:
         namespace = self.namespace()
         # Our own generated code: author text enters it only through the emitter, and audit
         # re-checks the result before it runs (see rulekit.compiler.emit).
-        exec(_compiled(source, f"<rulekit:{rules.name}>", rules), namespace)
+        code = _compiled(source, f"<rulekit:{rules.name}>", rules)
+        exec(code, namespace)
 
         def fn(name: str | None) -> Fn | None:
             return namespace[name] if name else None
@@ -653,6 +656,7 @@ class _Compiler:
             spans=gen.spans,
             namespace=namespace,
             function_types=dict(gen.function_types),
+            code=code,
         )
 
     def attributes(self) -> dict[tuple[str, str], Any]:
