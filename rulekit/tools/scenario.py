@@ -49,7 +49,7 @@ SCENARIO_KEYS = (
     "expect_legal",
     "expect_not_legal",
 )
-_ACTION_KEYS = ("action", "reject", "by")
+_ACTION_KEYS = ("action", "reject", "by", "may_reject")
 _EXPECT_KEYS = ("expr", "equals")
 _PLAYER = re.compile(r"^P(\d+)$")
 _COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">=", "in", "not in"})
@@ -339,6 +339,7 @@ class _Runner:
             raise RulesetError(Diagnostic("actions is a list", self.span(entries, "actions")))
         for entry in entries:
             reject = by = None
+            optional = False
             if isinstance(entry, dict):
                 for key in entry:
                     if key not in _ACTION_KEYS:
@@ -351,6 +352,7 @@ class _Runner:
                             )
                         )
                 text, reject, by = entry.get("action"), entry.get("reject"), entry.get("by")
+                optional = entry.get("may_reject") is True
                 if not isinstance(text, str):
                     raise RulesetError(Diagnostic("an action entry needs 'action: TEXT'", self.span(entry)))
             elif isinstance(entry, str):
@@ -358,6 +360,11 @@ class _Runner:
             else:
                 raise RulesetError(Diagnostic("an action is text such as place(b2)", self.span(entry)))
             where = self.span(text)
+            if optional and reject is None and not state.is_terminal():
+                # may_reject: true -- played if legal, else skipped (the state stays unchanged)
+                if text in state.legal_action_strings():
+                    self.apply(state, str(text), where, None, by)
+                continue
             self.apply(state, str(text), where, None if reject is None else str(reject), by)
 
     def apply(self, state: State, text: str, where: Span, reject: str | None, by: Any) -> None:

@@ -1,0 +1,156 @@
+"""A counterexample, explained, written as a replayable log and a scenario."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from attrs import define, field
+
+from rulekit.compiler.program import CompiledInvariant, Program
+from rulekit.engine.game import Game
+from rulekit.errors import Span
+from rulekit.rules.yaml_source import dump_text
+from rulekit.tools.verify.explain import explain_invariant, unparse
+from rulekit.tools.verify.failures import (
+    ENGINE_PROPERTIES,
+    PropertyFailure,
+)
+from rulekit.tools.verify.options import VerifyOptions
+
+
+@define
+class Counterexample:
+    """A shrunk violation, explained and ready to write out."""
+
+    key: str
+    message: str
+    span: Span | None
+    players: int
+    seed: int
+    actions: list[tuple[int, str]]
+    details: list[str]
+    original_length: int
+    invariant: CompiledInvariant | None = None
+    files: list[Path] = field(factory=list)
+    #: How far shrinking got (printed in the report).
+    shrink_note: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.key.split(":", 1)[1] if ":" in self.key else self.key
+
+
+def make_counterexample(program: Program, failure: PropertyFailure, original: int) -> Counterexample:
+    details = list(failure.details)
+    if failure.invariant is not None and failure.state is not None:
+        details = explain_invariant(program, failure.invariant, failure.state)
+    return Counterexample(
+        key=failure.key,
+        message=failure.message,
+        span=failure.span,
+        players=failure.players,
+        seed=failure.seed,
+        actions=list(failure.history),
+        details=details,
+        original_length=original,
+        invariant=failure.invariant,
+    )
+
+
+def write_counterexample(options: VerifyOptions, program: Program, example: Counterexample) -> list[Path]:
+    """Write the replayable log and a scenario reproducing the violation; their paths.
+
+    Each file is written to a temporary file beside it and renamed over it, so a
+    reader (or an interrupted run) sees the previous counterexample or the new
+    one, never half of one: verify rewrites them while shrinking.
+    """
+    from rulekit.tools.log import make_header, write_actions
+
+    assert options.out is not None
+    directory = options.out
+    directory.mkdir(parents=True, exist_ok=True)
+    stem = f"{program.name}-{example.name}".replace("/", "_")
+    game = Game(program, example.players)
+    source = None
+    ruleset_dir = _ruleset_dir(options.ruleset)
+    if ruleset_dir is not None:
+        source = str(ruleset_dir)
+    header = make_header(game, example.seed, source=source)
+    log_path = directory / f"{stem}.jsonl"
+    scenario_path = directory / f"{stem}.yaml"
+    with _replacing(log_path) as temporary:
+        write_actions(temporary, header, example.actions)
+    with _replacing(scenario_path) as temporary:
+        temporary.write_text(scenario_text(options, program, example, source), encoding="utf-8")
+    return [log_path, scenario_path]
+
+
+@contextmanager
+def _replacing(path: Path) -> Iterator[Path]:
+    """A temporary path in ``path``'s directory, renamed to ``path`` when the block succeeds."""
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        yield temporary
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _ruleset_dir(ruleset: str) -> Path | None:
+    from rulekit.rules.compose import find_ruleset
+
+    path = find_ruleset(ruleset)
+    if "/" in ruleset or Path(ruleset).is_dir():
+        return path.resolve()
+    return None
+
+
+def scenario_text(
+    options: VerifyOptions, program: Program, example: Counterexample, source: str | None
+) -> str:
+    """A scenario file that reproduces the counterexample (it fails until the rules are fixed)."""
+    what = (
+        f"invariant '{example.name}'"
+        if example.key.startswith("invariant:")
+        else f"engine property '{ENGINE_PROPERTIES.get(example.name, example.name)}'"
+    )
+    data: dict[str, Any] = {
+        "scenario": f"verify counterexample: {what} fails after {len(example.actions)} action(s)",
+    }
+    if example.invariant is not None and example.invariant.decl.cite:
+        data["cite"] = example.invariant.decl.cite
+    data["ruleset"] = source or program.name
+    if options.modules:
+        data["modules"] = list(options.modules)
+    if options.variants:
+        data["variants"] = list(options.variants)
+    data["players"] = example.players
+    data["seed"] = example.seed
+    texts: list[Any] = [str(text) for _, text in example.actions]
+    if texts and example.key != "engine:ends":
+        # once the rules are fixed the last action may be refused: the scenario still passes
+        texts[-1] = {"action": texts[-1], "may_reject": True}
+    data["actions"] = texts
+    if example.invariant is not None:
+        data["expect"] = [unparse(example.invariant.decl.condition)]
+    head = [
+        f"# Written by `rulekit verify` ({example.key}).",
+        f"# {example.message}",
+    ]
+    if example.span is not None:
+        head.append(f"# declared at {example.span}")
+    if example.invariant is None:
+        head.append(
+            "# The last action shows the failure; the scenario fails on it until the rules are fixed,"
+        )
+    else:
+        head.append("# The expect is the invariant: it fails until the rules are fixed,")
+    head.append("# then passes whether the last action is refused or the rules now hold after it.")
+    return "\n".join(head) + "\n" + dump_text(data)
