@@ -77,7 +77,7 @@ def verify(options: VerifyOptions, say: Callable[[str], None] = lambda text: Non
     if failure is None:
         return result
     original = len(failure.history)
-    example = result.counterexample = make_counterexample(program, failure, original)
+    result.counterexample = make_counterexample(program, failure, original)
     written = _Writer(options, program, original, result)
     written(failure)
     if options.shrink and failure.key != "engine:ends" and failure.history:
@@ -94,8 +94,8 @@ def verify(options: VerifyOptions, say: Callable[[str], None] = lambda text: Non
         assert example is not None
         example.shrink_note = shrinker.describe(original, len(best.history))
         stats.shrink_seconds = time.perf_counter() - started
-    elif not options.shrink:
-        example.shrink_note = "not shrunk (--no-shrink)"
+    elif not options.shrink and result.counterexample is not None:
+        result.counterexample.shrink_note = "not shrunk (--no-shrink)"
     return result
 
 

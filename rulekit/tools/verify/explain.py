@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import attrs
+
 from rulekit.compiler.program import CompiledInvariant, Program
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
@@ -27,8 +29,71 @@ def explain_invariant(program: Program, invariant: CompiledInvariant, state: Sta
     try:
         _explain(program, invariant.decl.condition, state, [], lines, 0)
     except Exception as error:
-        lines.append(f"(cannot evaluate the parts: {describe_error(error)})")
+        lines.clear()
+        lines.extend(explain_error(program, invariant.decl.condition, state, error))
     return lines
+
+
+def explain_error(program: Program, expr: ast.Expr, state: State, error: Exception) -> list[str]:
+    """Why evaluating ``expr`` raised: the innermost part that raises, the values of the
+    parts around it that do evaluate, and the underlying error."""
+    lines: list[str] = []
+    failing = expr
+    while True:
+        inner = None
+        for part in _parts(failing):
+            if _constant(part):
+                continue
+            try:
+                _evaluate(program, part, state, [])
+            except Exception:
+                inner = part
+                break
+        if inner is None:
+            break
+        failing = inner
+    for part in _parts(failing):
+        if _constant(part):
+            continue
+        try:
+            value, type_ = _evaluate(program, part, state, [])
+        except Exception:  # pragma: no cover - failing was the innermost failing part
+            continue
+        lines.append(f"{unparse(part)} = {_show(value, type_)}")
+    lines.append(f"{unparse(failing)} cannot be evaluated: {describe_error(error)}")
+    return lines
+
+
+def _parts(expr: ast.Expr) -> list[ast.Expr]:
+    """The direct sub-expressions of ``expr`` that use no loop variable of its own."""
+    if isinstance(expr, ast.Aggregate | ast.ListComprehension | ast.Where):
+        return []  # their parts need the loop variable or the binding
+    parts = []
+    for name in attrs.fields_dict(type(expr)):
+        value = getattr(expr, name)
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, ast.Keyword):
+                item = item.value
+            if isinstance(item, _EXPRESSIONS):
+                parts.append(item)
+    return parts
+
+
+_EXPRESSIONS = (
+    ast.Literal,
+    ast.Name,
+    ast.Attribute,
+    ast.Index,
+    ast.Call,
+    ast.Aggregate,
+    ast.ListExpr,
+    ast.ListComprehension,
+    ast.TupleExpr,
+    ast.Unary,
+    ast.Binary,
+    ast.Conditional,
+    ast.Where,
+)
 
 
 Binding = tuple[str, Type, Any]
