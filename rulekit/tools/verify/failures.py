@@ -15,9 +15,9 @@ from rulekit.errors import RulekitError, Span
 class PropertyFailure(Exception):
     """An invariant or engine property failed; raised while a game runs.
 
-    ``key`` identifies *what* failed (e.g. ``invariant:marks_balanced``); a
-    subclass per key is raised so that hypothesis shrinks each distinct
-    failure on its own.
+    ``key`` identifies *what* failed (e.g. ``invariant:marks_balanced``); shrinking
+    keeps a candidate only if it fails with the same key. A subclass per key is
+    raised, so a caller (e.g. a hypothesis test) can tell failures apart by type.
     """
 
     def __init__(
