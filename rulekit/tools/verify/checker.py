@@ -18,6 +18,7 @@ from rulekit.tools.verify.failures import (
     key_text,
 )
 from rulekit.tools.verify.options import HEAVY_EVERY, Stats
+from rulekit.tools.verify.properties import CompiledProperty, compile_properties, evaluate_parts
 
 _ENGINE = "_"
 
@@ -41,6 +42,11 @@ class Checker:
         self.full = full
         #: Replaying a counterexample of an invariant: check only that invariant (fast).
         self.focus = [i for i in program.invariants if focus == f"invariant:{i.decl.name}"]
+        self.properties = compile_properties(program)
+        #: Replaying a counterexample of a property: check only the properties (fast).
+        self.focus_properties = bool(focus and focus.startswith("property:"))
+        self.turn_start: dict[Any, Any] | None = None
+        self.turn_player: int | None = None
         self.games: dict[int, Game] = {}
         self.hidden_cache: dict[tuple[int, int | None], list[tuple[Any, str]]] = {}
         self.fired: Callable[[str], None] | None = None
@@ -71,7 +77,10 @@ class Checker:
         except Exception as error:
             raise self._failure("engine:setup", f"setup failed: {describe_error(error)}") from None
         self.stats.games += 1
-        if self.focus:
+        self.turn_start, self.turn_player = None, None
+        if self.focus_properties:
+            pass
+        elif self.focus:
             self.check_invariants(state, self.focus)
         else:
             self.check_state(state)
@@ -82,6 +91,20 @@ class Checker:
         game = state.game
         text = str(game.action_to_string(action))  # a plain str: it is written to YAML
         player = state.current_player()
+        properties = self.properties
+        if properties.over_turn and player != self.turn_player:
+            if self.turn_start is not None:
+                self.check_turn(self.turn_start, state)
+            self.turn_start, self.turn_player = dict(state.fields), player
+        before_fields = dict(state.fields) if properties else None
+        if self.focus_properties:
+            self.history.append((player, text))
+            try:
+                state.apply_action(action)
+            except Exception as error:
+                raise self._failure("engine:legal-applies", describe_error(error), state=state) from None
+            self.check_properties(before_fields, state, action, player)
+            return
         if self.focus:
             self.history.append((player, text))
             try:
@@ -113,6 +136,8 @@ class Checker:
         if heavy and not state.is_terminal():
             self.check_clone_reverse(state)
         self.check_state(state, heavy=heavy)
+        if before_fields is not None:
+            self.check_properties(before_fields, state, action, player)
 
     def finish(self, state: State) -> None:
         """Checks at the end of a game (or where it stopped at the action limit)."""
@@ -303,6 +328,50 @@ class Checker:
             raise self._failure(
                 "engine:terminal", f"scoring the finished game failed: {describe_error(error)}", state=state
             ) from None
+
+    def check_properties(
+        self, before: dict[Any, Any] | None, state: State, action: Action, player: int
+    ) -> None:
+        """The properties over this action and the action's ensures; at the game's end,
+        the properties over its last turn."""
+        if before is None:
+            return
+        R, after = state.game.runtime, state.fields
+        for prop in self.properties.over_action:
+            self._check_property(prop, before, state, -1, ())
+        for prop in self.properties.ensures.get(action.name, ()):
+            self._check_property(prop, before, state, player, action.args)
+        if state.is_terminal() and self.properties.over_turn and self.turn_start is not None:
+            self.check_turn(self.turn_start, state)
+        del R, after
+
+    def check_turn(self, start: dict[Any, Any], state: State) -> None:
+        for prop in self.properties.over_turn:
+            self._check_property(prop, start, state, -1, ())
+
+    def _check_property(
+        self, prop: CompiledProperty, before: dict[Any, Any], state: State, me: int, args: Sequence[Any]
+    ) -> None:
+        self.stats.property_checks += 1
+        after = state.fields
+        R = state.game.runtime
+        decl = prop.decl
+        try:
+            holds = prop.check(after, R, me, before, after, *args)
+        except Exception as error:
+            raise self._failure(
+                f"property:{decl.name}",
+                f"{decl.message} (the property could not be evaluated: {describe_error(error)})",
+                span=decl.span,
+                state=state,
+            ) from None
+        if not holds:
+            details = evaluate_parts(self.program, prop, before, after, R, me, args)
+            if prop.action is not None:
+                details.append(f"action {self.history[-1][1]} by P{me + 1}")
+            raise self._failure(
+                f"property:{decl.name}", decl.message, span=decl.span, state=state, details=details
+            )
 
     def unfinished(self, state: State, limit: int) -> PropertyFailure:
         """The failure of a game still running after ``limit`` actions."""

@@ -39,6 +39,8 @@ class Counterexample:
     files: list[Path] = field(factory=list)
     #: How far shrinking got (printed in the report).
     shrink_note: str = ""
+    #: The DSL text of a failed two-state property.
+    condition: str = ""
 
     @property
     def name(self) -> str:
@@ -59,7 +61,18 @@ def make_counterexample(program: Program, failure: PropertyFailure, original: in
         details=details,
         original_length=original,
         invariant=failure.invariant,
+        condition=_property_text(program, failure.key),
     )
+
+
+def _property_text(program: Program, key: str) -> str:
+    """The condition of the two-state property ``key`` (``property:NAME``), as DSL text."""
+    if not key.startswith("property:"):
+        return ""
+    name = key.split(":", 1)[1]
+    rules = program.rules
+    decls = [*rules.properties.values(), *(d for a in rules.actions.values() for d in a.ensures)]
+    return next((unparse(d.condition) for d in decls if d.name == name), "")
 
 
 def write_counterexample(options: VerifyOptions, program: Program, example: Counterexample) -> list[Path]:
@@ -74,7 +87,7 @@ def write_counterexample(options: VerifyOptions, program: Program, example: Coun
     assert options.out is not None
     directory = options.out
     directory.mkdir(parents=True, exist_ok=True)
-    stem = f"{program.name}-{example.name}".replace("/", "_")
+    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{program.name}-{example.name}")
     game = Game(program, example.players)
     source = None
     ruleset_dir = _ruleset_dir(options.ruleset)
@@ -116,11 +129,12 @@ def scenario_text(
     options: VerifyOptions, program: Program, example: Counterexample, source: str | None
 ) -> str:
     """A scenario file that reproduces the counterexample (it fails until the rules are fixed)."""
-    what = (
-        f"invariant '{example.name}'"
-        if example.key.startswith("invariant:")
-        else f"engine property '{ENGINE_PROPERTIES.get(example.name, example.name)}'"
-    )
+    if example.key.startswith("invariant:"):
+        what = f"invariant '{example.name}'"
+    elif example.key.startswith("property:"):
+        what = f"property '{example.name}'"
+    else:
+        what = f"engine property '{ENGINE_PROPERTIES.get(example.name, example.name)}'"
     data: dict[str, Any] = {
         "scenario": f"verify counterexample: {what} fails after {len(example.actions)} action(s)",
     }
@@ -146,11 +160,16 @@ def scenario_text(
     ]
     if example.span is not None:
         head.append(f"# declared at {example.span}")
-    if example.invariant is None:
+    if example.key.startswith("property:"):
+        head.append(f"# holds: {example.condition}")
+        head.append("# A scenario cannot compare two states: this one replays the actions up to the")
+        head.append("# failure (`rulekit verify` checks the property again); state the rule as an expect.")
+    elif example.invariant is None:
         head.append(
             "# The last action shows the failure; the scenario fails on it until the rules are fixed,"
         )
     else:
         head.append("# The expect is the invariant: it fails until the rules are fixed,")
-    head.append("# then passes whether the last action is refused or the rules now hold after it.")
+    if not example.key.startswith("property:"):
+        head.append("# then passes whether the last action is refused or the rules now hold after it.")
     return "\n".join(head) + "\n" + dump_text(data)

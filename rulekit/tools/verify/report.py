@@ -26,6 +26,12 @@ def format_counterexample(example: Counterexample) -> str:
         lines.append(f"  {where}{example.message}{cite}")
         if example.invariant is not None:
             lines.append(f"  holds: {unparse(example.invariant.decl.condition)}")
+    elif example.key.startswith("property:"):
+        lines.append(f"property '{example.name}' violated")
+        where = f"{example.span}: " if example.span else ""
+        lines.append(f"  {where}{example.message}")
+        if example.condition:
+            lines.append(f"  holds: {example.condition}")
     else:
         lines.append(f"engine property violated: {ENGINE_PROPERTIES.get(example.name, example.name)}")
         lines.append(f"  {example.message}")
