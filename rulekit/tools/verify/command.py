@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
 from attrs import define
 
 from rulekit.compiler.program import Program
@@ -197,6 +198,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="S",
         help=f"shrink for at most S seconds; the best so far is on disk (default {DEFAULT_SHRINK_SECONDS:g})",
     )
+    parser.add_argument(
+        "--mutants",
+        type=int,
+        default=0,
+        metavar="N",
+        help="mutation score: try N small mutations of the rules, report which the checks kill",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument(
         "--progress", action="store_true", help="a progress line even when stderr is not a terminal"
@@ -233,8 +241,11 @@ def run(args: argparse.Namespace) -> int:
         progress=progress,
         must_end=not args.cut_off,
     )
+    say = _say if not args.quiet else lambda text: None
+    if args.mutants > 0:
+        return _run_mutants(options, args.mutants, say)
     try:
-        result = verify(options, say=_say if not args.quiet else lambda text: None)
+        result = verify(options, say=say)
     except UsageError as error:
         print(f"rulekit verify: {error.render()}", file=sys.stderr)
         return 2
@@ -255,6 +266,22 @@ def run(args: argparse.Namespace) -> int:
     if result.coverage is not None:
         print(result.coverage.report())
     return 0 if result.ok else 1
+
+
+def _run_mutants(options: VerifyOptions, count: int, say: Callable[[str], None]) -> int:
+    from rulekit.tools.verify.mutants import run_mutants, scenario_files
+
+    options = attrs.evolve(options, shrink=False, out=None, coverage=False, progress=False)
+    try:
+        report = run_mutants(options, count, scenarios=scenario_files(options.ruleset), say=say)
+    except UsageError as error:
+        print(f"rulekit verify: {error.render()}", file=sys.stderr)
+        return 2
+    except RulekitError as error:
+        print(error.render(), file=sys.stderr)
+        return 1
+    print(report.render())
+    return 0
 
 
 def _say(text: str) -> None:
