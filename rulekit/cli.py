@@ -17,7 +17,8 @@ from types import ModuleType
 from typing import Any
 
 from rulekit.engine.game import Game, State
-from rulekit.errors import Diagnostic, IllegalActionError, RulekitError, UsageError
+from rulekit.errors import Diagnostic, IllegalActionError, RulekitError, UsageError, printable
+from rulekit.limits import LIMITS
 from rulekit.load import load_program
 from rulekit.rules.compose import find_ruleset
 from rulekit.tools import bench as bench_tool
@@ -39,15 +40,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 2
     try:
+        return _run(args, plugins)
+    finally:
+        LIMITS.reset()  # --limit applies to this command only
+
+
+def _run(args: argparse.Namespace, plugins: dict[str, ModuleType]) -> int:
+    try:
+        for text in args.limit or ():
+            try:
+                LIMITS.set(text)
+            except ValueError as error:
+                raise UsageError(Diagnostic(f"--limit: {error}", hint="see docs/security.md")) from None
         if args.command in plugins:
             return int(plugins[args.command].run(args))
         handler: Callable[[argparse.Namespace], int] = args.handler
         return handler(args)
     except UsageError as error:
-        print(f"rulekit {args.command}: {error.render()}", file=sys.stderr)
+        print(printable(f"rulekit {args.command}: {error.render()}"), file=sys.stderr)
         return 2
     except RulekitError as error:
-        print(error.render(), file=sys.stderr)
+        print(printable(error.render()), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -84,6 +97,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
         description="Board-game rules as data: check, play, replay and test rulesets.",
     )
     parser.add_argument("--version", action="version", version=f"rulekit {_version()}")
+    parser.add_argument(
+        "--limit",
+        action="append",
+        metavar="NAME=VALUE",
+        help="raise or lower a resource limit, e.g. --limit max_steps=10000000 (see docs/security.md)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser("check", help="load and check a ruleset; print every problem")

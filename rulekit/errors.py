@@ -175,6 +175,12 @@ class DiagnosticBag:
             raise kind(ordered)
 
 
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control characters other than line ends (escape codes a
+    hostile log or rules file could carry) are shown as ``\\x1b``-style escapes."""
+    return "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in text)
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A hint naming the closest candidates to a misspelled ``name``."""
     close = difflib.get_close_matches(name, list(candidates), n=3, cutoff=0.6)

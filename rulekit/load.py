@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rulekit.compiler.program import Program, compile_rules
 from rulekit.engine.game import Game
@@ -18,8 +18,12 @@ def load_program(
     variants: Sequence[str] = (),
     *,
     players: int | None = None,
+    before_compile: Callable[[str, tuple[tuple[str, str], ...]], None] | None = None,
 ) -> Program:
     """Load, check and compile a ruleset (a bundled name or a directory).
+
+    ``before_compile`` is called with the composed rules' fingerprint and the variants'
+    (path, fingerprint) pairs before anything is compiled (replay refuses changed rules there).
 
     Raises:
         RulesetError: anything wrong in the files, all of it, with positions.
@@ -35,6 +39,8 @@ def load_program(
     content = fingerprint([source.data, *(m.data for m in chosen)])
     key = (str(source.directory.resolve()), tuple(m.name for m in chosen), variant_key, content)
     if key in _CACHE:
+        if before_compile is not None:
+            before_compile(_CACHE[key].fingerprint, _CACHE[key].rules.variants)
         return _CACHE[key]
     data = compose(source, chosen)
     variant_names: list[tuple[str, str]] = []
@@ -42,6 +48,8 @@ def load_program(
         from rulekit.rules.variants import apply_variants
 
         data, variant_names = apply_variants(data, source, list(variants), chosen, players=players)
+    if before_compile is not None:
+        before_compile(fingerprint(data), tuple(variant_names))
     model = build_model(data, fingerprint(data), tuple(m.name for m in chosen))
     if variant_names:
         import attrs

@@ -17,6 +17,7 @@ from typing import Any
 
 from attrs import frozen
 
+from rulekit.compiler import emit
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
@@ -65,7 +66,7 @@ class Context:
         return None
 
     def bind(self, name: str, type_: Type) -> str:
-        code = f"v_{name}"
+        code = emit.name("v_", name)
         self.scopes[-1][name] = Symbol("local", type_, code)
         return code
 
@@ -88,6 +89,8 @@ class CodeGen:
         self.rules = rules
         self.bag = bag
         self.spans: list[Span | None] = []
+        self.depth = 0
+        self.too_deep = False
         self.constants: dict[str, Any] = {}
         self.kinds = set(rules.kinds)
         self.collections = {k.collection: k for k in rules.kinds.values()}
@@ -182,18 +185,38 @@ class CodeGen:
 
     # --------------------------------------------------------- expressions
     def expr(self, node: ast.Expr, ctx: Context) -> tuple[str, Type]:
-        method = getattr(self, f"_expr_{type(node).__name__}")
-        return method(node, ctx)
+        with self.nesting(node) as deep:
+            if deep:
+                return "None", t.ANY
+            method = getattr(self, f"_expr_{type(node).__name__}")
+            return method(node, ctx)
+
+    @contextmanager
+    def nesting(self, node: Any) -> Iterator[bool]:
+        """One level deeper; yields True (after reporting it once) past :data:`MAX_NESTING`."""
+        self.depth += 1
+        try:
+            deep = self.depth > MAX_NESTING
+            if deep and not self.too_deep:
+                self.too_deep = True
+                self.error(
+                    f"nested more than {MAX_NESTING} levels deep",
+                    node,
+                    hint="split the expression: name parts with 'let', 'where' or a function",
+                )
+            yield deep
+        finally:
+            self.depth -= 1
 
     def _expr_Literal(self, node: ast.Literal, ctx: Context) -> tuple[str, Type]:
         value = node.value
         if value is None:
             return "None", t.NONE
         if isinstance(value, bool):
-            return repr(value), t.BOOL
+            return emit.literal(value), t.BOOL
         if isinstance(value, int):
-            return repr(value), t.INT
-        return repr(value), t.STR
+            return emit.literal(value), t.INT
+        return emit.literal(value), t.STR
 
     def _expr_Name(self, node: ast.Name, ctx: Context) -> tuple[str, Type]:
         name = node.id
@@ -214,7 +237,7 @@ class CodeGen:
             return self.constant(name), self.const_types[name]
         if name in self.collections:
             kind = self.collections[name].name
-            return f"C_{kind}", t.list_of(t.entity(kind))
+            return emit.name("C_", kind), t.list_of(t.entity(kind))
         if name in ("game", "turn"):
             self.error(f"'{name}' needs a field: {name}.FIELD", node)
             return "None", t.ANY
@@ -239,9 +262,9 @@ class CodeGen:
     def constant(self, name: str) -> str:
         value = self.rules.constants[name].value
         if isinstance(value, bool | int | str) or value is None:
-            return repr(value)
+            return emit.literal(value)
         self.constants[name] = value
-        return f"K_{name}"
+        return emit.name("K_", name)
 
     def _expr_Attribute(self, node: ast.Attribute, ctx: Context) -> tuple[str, Type]:
         code, type_, _ = self.attribute(node, ctx)
@@ -261,18 +284,18 @@ class CodeGen:
                         hint=did_you_mean(name, fields) or f"declare it under state.{sid}",
                     )
                     return "None", t.ANY, None
-                key = f"({sid!r}, {name!r})"
+                key = f"({emit.literal(sid)}, {emit.literal(name)})"
                 return f"F[{key}]", fields[name], key
             if sid == "bank":
                 if name in ("paid_out", "taken_in"):
-                    key = f"('_', {name!r})"
+                    key = f"('_', {emit.literal(name)})"
                     return f"F[{key}]", t.INT, None
                 self.error(f"the bank has 'paid_out' and 'taken_in', not '{name}'", node)
                 return "None", t.ANY, None
             if sid in self.collections and sid not in self.rules.constants:
                 collection = self.collections[sid]
                 if name in self.item_kind and self.item_kind[name] == collection.name:
-                    return repr(name), t.entity(collection.name), None
+                    return emit.literal(name), t.entity(collection.name), None
                 self.error(
                     f"no {collection.name} '{name}'",
                     node,
@@ -289,22 +312,22 @@ class CodeGen:
                     hint=did_you_mean(name, fields) or "declare it under state.player",
                 )
                 return "None", t.ANY, None
-            key = f"({subject_code}, {name!r})"
+            key = f"({subject_code}, {emit.literal(name)})"
             return f"F[{key}]", fields[name], key
         if subject_type.name == "entity":
             kind = subject_type.kind or ""
             if name == "id":
                 return subject_code, t.STR, None
             if name in self.attr_types.get(kind, {}):
-                return f"A[({subject_code}, {name!r})]", self.attr_types[kind][name], None
+                return f"A[({subject_code}, {emit.literal(name)})]", self.attr_types[kind][name], None
             if name in self.field_types.get(kind, {}):
-                key = f"({subject_code}, {name!r})"
+                key = f"({subject_code}, {emit.literal(name)})"
                 return f"F[{key}]", self.field_types[kind][name], key
             known = [*self.attr_types.get(kind, {}), *self.field_types.get(kind, {}), "id"]
             self.error(f"{kind} has no attribute or field '{name}'", node, hint=did_you_mean(name, known))
             return "None", t.ANY, None
         if subject_type in (t.MAP, t.ANY):
-            return f"B_get({subject_code}, {name!r})", t.ANY, None
+            return f"B_get({subject_code}, {emit.literal(name)})", t.ANY, None
         self.error(f"{_a(subject_type)} has no attribute '{name}'", node)
         return "None", t.ANY, None
 
@@ -336,8 +359,9 @@ class CodeGen:
                 self.expect(expected, type_, arg, f"argument '{pname}' of {name}")
                 args.append(code)
             me = "me" if ctx.me else "-1"
-            return f"fn_{name}(F, R, {me}{''.join(', ' + a for a in args)})", self.function_types.get(
-                name, t.ANY
+            return (
+                f"{emit.name('fn_', name)}(F, R, {me}{''.join(', ' + a for a in args)})",
+                self.function_types.get(name, t.ANY),
             )
         builtin = BUILTINS.get(name)
         if builtin is None:
@@ -399,10 +423,10 @@ class CodeGen:
             types.append(type_)
         result = builtin.result_type(types)
         if builtin.effect:
-            return f"E_{builtin.name}(R, F{''.join(', ' + c for c in codes)})", result
+            return f"{emit.name('E_', builtin.name)}(R, F{''.join(', ' + c for c in codes)})", result
         if builtin.name in PLAYER_BUILTINS:
-            return f"B_{builtin.name}(R.num_players{''.join(', ' + c for c in codes)})", result
-        return f"B_{builtin.name}({', '.join(codes)})", result
+            return f"{emit.name('B_', builtin.name)}(R.num_players{''.join(', ' + c for c in codes)})", result
+        return f"{emit.name('B_', builtin.name)}({', '.join(codes)})", result
 
     def generator(
         self, comp: ast.Comprehension, ctx: Context, with_key: bool = False
@@ -416,7 +440,7 @@ class CodeGen:
                 if not (type_.is_list or type_ in (t.ANY, t.TUPLE, t.MAP)):
                     self.error(f"cannot loop over {_a(type_)}", iterable)
                 py = ctx.bind(var, t.element_type(type_))
-                parts.append(f"for {py} in {code}")
+                parts.append(f"for {py} in {emit.step_iter(code)}")
             if comp.condition is not None:
                 cond, ctype = self.expr(comp.condition, ctx)
                 self.expect(t.BOOL, ctype, comp.condition, "a condition")
@@ -500,9 +524,11 @@ class CodeGen:
             return f"({left} {op} {right})", t.BOOL
         if op in _ARITH:
             if op == "+" and (ltype.is_list or rtype.is_list) and ltype != t.INT and rtype != t.INT:
-                return f"(tuple({left}) + tuple({right}))", ltype if ltype.is_list else rtype
+                return emit.step_iter(f"tuple({left}) + tuple({right})"), ltype if ltype.is_list else rtype
             self.expect(t.INT, ltype, node.left, f"the left side of '{op}'")
             self.expect(t.INT, rtype, node.right, f"the right side of '{op}'")
+            if op == "*":  # the one operator that can grow a number exponentially in a loop
+                return f"R.mul({left}, {right})", t.INT
             return f"({left} {op} {right})", t.INT
         if op in ("==", "!="):
             if not t.comparable(ltype, rtype):
@@ -548,7 +574,8 @@ class CodeGen:
         return lines
 
     def stmt(self, node: ast.Stmt, ctx: Context, indent: int) -> list[str]:
-        lines = self._stmt(node, ctx, indent)
+        with self.nesting(node) as deep:
+            lines = [] if deep else self._stmt(node, ctx, indent)
         if lines:
             lines[0] += self.mark(node.span)
         return lines
@@ -575,7 +602,7 @@ class CodeGen:
                 self.expect(t.INT, ftype, node.target, f"'{node.op}' target")
                 self.expect(t.INT, vtype, node.value, f"the value added to {_describe(node.target)}")
             elif node.op == "+=":
-                return [f"{pad}F[{key}] = tuple(F[{key}]) + tuple({value})"]
+                return [f"{pad}F[{key}] = {emit.step_iter(f'tuple(F[{key}]) + tuple({value})')}"]
             return [f"{pad}F[{key}] {node.op} {value}"]
         if isinstance(node, ast.Let):
             value, vtype = self.expr(node.value, ctx)
@@ -603,12 +630,12 @@ class CodeGen:
                     continue
                 expected = t.parse_type(declared[kw.name], self.kinds) or t.ANY
                 self.expect(expected, type_, kw.value, f"field '{kw.name}' of event {node.event}")
-                parts.append(f"'v_{kw.name}': {code}")
+                parts.append(f"{emit.literal(emit.name('v_', kw.name))}: {code}")
             missing = set(declared) - {kw.name for kw in node.args}
             if missing:
                 self.error(f"emit {node.event} is missing {', '.join(sorted(missing))}", node)
             me = "me" if ctx.me else "-1"
-            return [f"{pad}R.emit(F, {me}, {node.event!r}, {{{', '.join(parts)}}})"]
+            return [f"{pad}R.emit(F, {me}, {emit.literal(node.event)}, {{{', '.join(parts)}}})"]
         if isinstance(node, ast.Fail):
             message, _ = self.expr(node.message, ctx)
             return [f"{pad}raise RuleFailure(str({message}), {self.span_ref(node.span)})"]
@@ -651,7 +678,7 @@ class CodeGen:
         with ctx.nested():
             py = ctx.bind(node.var, t.element_type(type_))
             loop_body = self.block(node.body, ctx, indent + 1)
-        return [f"{pad}for {py} in tuple({code}):", *loop_body]
+        return [f"{pad}for {py} in {emit.step_iter(f'tuple({code})')}:", *loop_body]
 
 
 def _a(thing: object) -> str:
@@ -659,6 +686,10 @@ def _a(thing: object) -> str:
     text = str(thing)
     return ("an " if text[:1] in "aeiou" else "a ") + text
 
+
+#: How deeply expressions and statements may nest (Python's own parser stops near 200
+#: parentheses, and each level may add up to three).
+MAX_NESTING = 50
 
 #: Marks a generated line with the index (in SPANS) of the rule text it came from.
 SPAN_MARK = "#@"

@@ -15,11 +15,12 @@ from typing import Any
 
 from attrs import define, field
 
+from rulekit.compiler import emit
 from rulekit.compiler.codegen import SPAN_MARK, CodeGen, Context
 from rulekit.dsl import Origin, ast, parse_block, parse_expression
 from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
-from rulekit.errors import DiagnosticBag, Span, did_you_mean
+from rulekit.errors import Diagnostic, DiagnosticBag, RulesetError, Span, did_you_mean
 from rulekit.rules import model as m
 from rulekit.runtime.builtins import BUILTINS
 from rulekit.runtime.errors import RuleFailure
@@ -164,7 +165,7 @@ class Program:
         namespace = dict(self.namespace)
         for name, value in gen.constants.items():
             namespace[f"K_{name}"] = value
-        exec(compile(source, f"<rulekit:{self.rules.name}:snippet>", "exec"), namespace)
+        exec(_compiled(source, f"<rulekit:{self.rules.name}:snippet>", self.rules), namespace)
         return namespace["_snippet"]
 
     def rule_span(self, error: BaseException) -> Span | None:
@@ -199,7 +200,7 @@ class _Compiler:
 
     def fresh(self, prefix: str) -> str:
         self._counter += 1
-        return f"{prefix}_{self._counter}"
+        return emit.name(f"{prefix}_", f"n{self._counter}")
 
     def define_expr(
         self,
@@ -240,7 +241,9 @@ class _Compiler:
         args = ["F", "R", "me", *names]
         if kwargs:
             args.append("**_")
-        self.lines.append(f"def {fname}({', '.join(args)}):\n" + "\n".join(body) + "\n")
+        self.lines.append(
+            f"def {fname}({', '.join(args)}):\n    {emit.step_entry()}\n" + "\n".join(body) + "\n"
+        )
         return fname
 
     # ------------------------------------------------------------- sections
@@ -272,7 +275,8 @@ class _Compiler:
             code, type_ = self.gen.expr(decl.body, ctx)
             self.gen.function_types[name] = type_
             self.lines.append(
-                f"def fn_{name}({', '.join(['F', 'R', 'me', *py_params])}):\n"
+                f"def {emit.name('fn_', name)}({', '.join(['F', 'R', 'me', *py_params])}):\n"
+                f"    {emit.step_entry()}\n"
                 f"    return {code}{self.gen.mark(decl.body.span)}\n"
             )
 
@@ -286,9 +290,10 @@ class _Compiler:
             if not (type_.is_list or type_ in (t.ANY, t.TUPLE)):
                 self.gen.error(f"the domain of '{param.name}' must be a list, not {type_}", param.domain)
             fname = self.fresh(f"dom_{decl.name}")
+            # Charged by length: enumerating the parameters' combinations costs steps too.
             self.lines.append(
                 f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n"
-                f"    return {code}{self.gen.mark(param.domain.span)}\n"
+                f"    return {emit.step_iter(code)}{self.gen.mark(param.domain.span)}\n"
             )
             domains.append(fname)
             params.append((param.name, t.element_type(type_)))
@@ -513,8 +518,9 @@ class _Compiler:
 
         source = "\n".join(self.lines)
         namespace = self.namespace()
-        # Our own generated code: DSL text never becomes Python code (see codegen).
-        exec(compile(source, f"<rulekit:{rules.name}>", "exec"), namespace)
+        # Our own generated code: author text enters it only through the emitter, and audit
+        # re-checks the result before it runs (see rulekit.compiler.emit).
+        exec(_compiled(source, f"<rulekit:{rules.name}>", rules), namespace)
 
         def fn(name: str | None) -> Fn | None:
             return namespace[name] if name else None
@@ -594,6 +600,21 @@ class _Compiler:
         for name, value in self.gen.constants.items():
             ns[f"K_{name}"] = value
         return ns
+
+
+def _compiled(source: str, filename: str, rules: m.RulesModel) -> Any:
+    """``source`` audited and compiled; rules too deeply nested for Python are a located error."""
+    try:
+        emit.audit(source)
+        return compile(source, filename, "exec")
+    except (SyntaxError, RecursionError, MemoryError) as error:
+        raise RulesetError(
+            Diagnostic(
+                f"the rules are too deeply nested to compile ({type(error).__name__}: {error})",
+                Span(rules.name, 1, 1),
+                hint="split long or deeply nested expressions into functions",
+            )
+        ) from None
 
 
 def _marked_span(lines: list[str], lineno: int, spans: list[Span | None]) -> Span | None:

@@ -185,6 +185,8 @@ def _parse(text: str, start: str, origin: Origin) -> Any:
     source = text if text.endswith("\n") else text + "\n"
     try:
         tree = _parser(start).parse(source)
+    except RecursionError:
+        raise _too_deep(origin) from None
     except UnexpectedInput as error:
         raise _syntax_error(error, text, origin) from None
     except _BadDedent as error:
@@ -205,11 +207,17 @@ def _parse(text: str, start: str, origin: Origin) -> Any:
     except VisitError as error:
         if isinstance(error.orig_exc, RulekitError):
             raise error.orig_exc from None
+        if isinstance(error.orig_exc, RecursionError):
+            raise _too_deep(origin) from None
         raise
     except RecursionError:
-        raise DslSyntaxError(
-            Diagnostic("expression nested too deeply", Span(origin.file, origin.line, origin.column))
-        ) from None
+        raise _too_deep(origin) from None
+
+
+def _too_deep(origin: Origin) -> DslSyntaxError:
+    return DslSyntaxError(
+        Diagnostic("expression nested too deeply", Span(origin.file, origin.line, origin.column))
+    )
 
 
 def _syntax_error(error: UnexpectedInput, text: str, origin: Origin) -> DslSyntaxError:

@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 from attrs import frozen
 
 from rulekit.compiler.program import CompiledAction, Program
 from rulekit.dsl import types as t
 from rulekit.engine import flow
+from rulekit.engine.guard import rule_error as _rule_error
 from rulekit.engine.values import NotationError, coerce, format_value, from_json, parse_action_text, to_json
-from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError
+from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, Span
+from rulekit.limits import LIMITS
 from rulekit.runtime.context import BANK, Runtime, Trigger
-from rulekit.runtime.errors import RuleFailure
+from rulekit.runtime.errors import RuleFailure, StepBudgetExceeded
 
 TERMINAL = -4
 _ENGINE = "_"
@@ -107,6 +109,7 @@ class Game:
                 for owner in owners:
                     F[(owner, name)] = default
         runtime = self.runtime
+        runtime.reset_steps()
         try:
             for scope, name, fn in program.field_inits:
                 if scope == "turn":
@@ -122,12 +125,9 @@ class Game:
                 program.setup(F, runtime, -1)
             state = State(self, F)
             state._advance()
-        except RuleFailure as failure:
-            raise RuleEvaluationError(Diagnostic(f"setup failed: {failure.message}", failure.span)) from None
-        except (ArithmeticError, LookupError, TypeError, ValueError) as error:
-            raise RuleEvaluationError(
-                Diagnostic(f"setup failed: {type(error).__name__}: {error}", program.rule_span(error))
-            ) from None
+        except Exception as error:
+            span = program.rules.setup.span if program.rules.setup is not None else None
+            raise _rule_error(program, error, "setup", span) from None
         return state
 
     def owners(self, scope: str) -> tuple[Any, ...]:
@@ -176,6 +176,16 @@ class Game:
         )
 
 
+_T = TypeVar("_T")
+
+
+def _whole(value: Any, what: str) -> int:
+    """A score, tie-break or weight: a whole number (none and other values are rule errors)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RuleFailure(f"{what} must be a whole number, not {format_value(value)}")
+    return value
+
+
 def _default(type_: t.Type, text: str) -> Any:
     if text.endswith("?"):
         return None
@@ -222,16 +232,22 @@ class State:
             RuleEvaluationError: a parameter domain, requirement or cost failed to evaluate.
         """
         if self._legal is None:
+            self.game.runtime.reset_steps()
             self._legal = list(self._enumerate())
         return self._legal
 
     def action_weight(self, action: Action) -> int:
         """How likely a random bot picks ``action`` (the ruleset's ``bots.weights``; default 1)."""
         compiled = self.game.program.actions[action.name]
-        if compiled.weight is None:
+        weight = compiled.weight
+        if weight is None:
             return 1
         me = self.current_player()
-        return max(0, int(compiled.weight(self.fields, self.game.runtime, me, *action.args)))
+        return self._evaluate(
+            lambda: max(0, _whole(weight(self.fields, self.game.runtime, me, *action.args), "a weight")),
+            f"the bot weight of {self.game.action_to_string(action)}",
+            compiled.decl.span,
+        )
 
     def has_bot_weights(self) -> bool:
         return bool(self.game.program.rules.bot_weights)
@@ -255,8 +271,14 @@ class State:
         backup, legal = self.fields, self._legal
         self.fields = dict(backup)
         self._legal = None
+        self.game.runtime.reset_steps()
         try:
             self._apply(action)
+        except StepBudgetExceeded as error:
+            self.fields, self._legal = backup, legal
+            raise _rule_error(
+                self.game.program, error, f"applying {self.game.action_to_string(action)}", None
+            ) from None
         except RuleFailure as failure:
             self.fields, self._legal = backup, legal
             raise IllegalActionError(
@@ -278,6 +300,16 @@ class State:
                     hint="this is a mistake in the rules (e.g. a missing value or a bad index)",
                 )
             ) from None
+        except BaseException as error:  # anything else (NameError, MemoryError, Ctrl-C): state as before
+            self.fields, self._legal = backup, legal
+            if not isinstance(error, Exception):
+                raise
+            raise _rule_error(
+                self.game.program,
+                error,
+                f"applying {self.game.action_to_string(action)}",
+                self.game.program.actions[action.name].decl.span,
+            ) from None
 
     def returns(self) -> list[float]:
         """At the end: +1 for each winner, -1 for the others, 0 for all if all tie."""
@@ -287,21 +319,52 @@ class State:
         return [1.0 if p in winners else -1.0 for p in range(self.game.num_players)]
 
     def scores(self) -> list[int]:
-        program = self.game.program
-        if program.score is None:
+        """Each player's score.
+
+        Raises:
+            RuleEvaluationError: the score expression failed (the state is unchanged).
+        """
+        score = self.game.program.score
+        if score is None:
             return [0] * self.game.num_players
-        return [program.score(self.fields, self.game.runtime, -1, p) for p in range(self.game.num_players)]
+        runtime = self.game.runtime
+        return self._evaluate(
+            lambda: [
+                _whole(score(self.fields, runtime, -1, p), "a score") for p in range(self.game.num_players)
+            ],
+            "computing the scores",
+            self.game.program.rules.scoring.span,
+        )
 
     def standings(self) -> list[tuple[int, tuple[int, ...]]]:
-        """Players from first to last, each with its (score, tie-breaks...) key."""
+        """Players from first to last, each with its (score, tie-breaks...) key.
+
+        Raises:
+            RuleEvaluationError: a score or tie-break expression failed (the state is unchanged).
+        """
         program = self.game.program
         runtime = self.game.runtime
-        keys = []
-        for p in range(self.game.num_players):
-            score = program.score(self.fields, runtime, -1, p) if program.score else 0
-            extra = tuple(fn(self.fields, runtime, -1, p) for fn in program.tiebreaks)
-            keys.append((p, (score, *extra)))
-        return sorted(keys, key=lambda pk: pk[1], reverse=True)
+        fields = dict(self.fields)
+
+        def keys() -> list[tuple[int, tuple[int, ...]]]:
+            result = []
+            for p in range(self.game.num_players):
+                score = _whole(program.score(fields, runtime, -1, p), "a score") if program.score else 0
+                extra = tuple(_whole(fn(fields, runtime, -1, p), "a tie-break") for fn in program.tiebreaks)
+                result.append((p, (score, *extra)))
+            return result
+
+        found = self._evaluate(keys, "computing the standings", program.rules.scoring.span)
+        return sorted(found, key=lambda pk: pk[1], reverse=True)
+
+    def _evaluate(self, compute: Callable[[], _T], doing: str, span: Span | None) -> _T:
+        """Run rules that only read the state (scores, weights) with a fresh step budget,
+        turning anything they raise into a located :class:`RuleEvaluationError`."""
+        self.game.runtime.reset_steps()
+        try:
+            return compute()
+        except Exception as error:
+            raise _rule_error(self.game.program, error, doing, span) from None
 
     def winners(self) -> list[int]:
         """The players tied for first place (all of them when everybody ties)."""
@@ -406,10 +469,17 @@ class State:
             return
         me, names = decision
         program = self.game.program
+        listed = 0
         for name in names:
             compiled = program.actions[name]
             try:
-                yield from self._enumerate_action(compiled, me)
+                for action in self._enumerate_action(compiled, me):
+                    listed += 1
+                    if listed > LIMITS.max_candidates:
+                        raise RuleFailure(
+                            f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
+                        )
+                    yield action
             except RuleFailure as failure:
                 raise RuleEvaluationError(
                     Diagnostic(
@@ -417,7 +487,7 @@ class State:
                         failure.span or compiled.decl.span,
                     )
                 ) from None
-            except (ArithmeticError, LookupError, TypeError, ValueError) as error:
+            except Exception as error:  # any mistake in a domain, requirement or cost
                 raise RuleEvaluationError(
                     Diagnostic(
                         f"cannot list the legal actions: {type(error).__name__}: {error}",
@@ -527,7 +597,7 @@ class State:
                         f"is not a possible '{param}' now (possible: {shown or 'none'})",
                         compiled.decl.params[i].span,
                     )
-        except (ArithmeticError, LookupError, TypeError, ValueError, RuleFailure) as error:
+        except Exception as error:  # a rule that fails while explaining still gets a message
             return Diagnostic(f"{text} is not legal: {error}", compiled.decl.span)
         return Diagnostic(f"{text} is not legal now", compiled.decl.span)
 

@@ -12,9 +12,8 @@ import re
 from typing import Any
 
 from rulekit.dsl import types as t
+from rulekit.dsl.names import is_name
 from rulekit.dsl.types import Type
-
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def format_value(value: Any, type_: Type = t.ANY) -> str:
@@ -28,9 +27,7 @@ def format_value(value: Any, type_: Type = t.ANY) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        return (
-            value if _IDENT.match(value) and value not in ("none", "true", "false", "bank") else _quote(value)
-        )
+        return value if is_name(value) and value not in ("none", "true", "false", "bank") else _quote(value)
     if isinstance(value, tuple):
         inner = t.element_type(type_) if type_.is_list else t.ANY
         return "(" + ", ".join(format_value(v, inner) for v in value) + ("," if len(value) == 1 else "") + ")"

@@ -6,16 +6,16 @@ all problems (each at its file:line:col) instead of stopping at the first.
 
 from __future__ import annotations
 
-import re
+import math
 from typing import Any
 
 from rulekit.dsl import ast, parse_block, parse_expression
+from rulekit.dsl.names import is_name
 from rulekit.errors import DiagnosticBag, DslSyntaxError, Span, did_you_mean
 from rulekit.rules import model as m
 from rulekit.rules.compose import check_keys
 from rulekit.rules.yaml_source import LocDict, LocList, LocStr, span_of
 
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 RESERVED_SCOPES = ("game", "turn", "player")
 RESERVED_NAMES = frozenset(
     {
@@ -105,7 +105,7 @@ class _Builder:
         check_keys(data, allowed, what, self.bag)
 
     def ident(self, name: Any, what: str, span: Span | None) -> bool:
-        if not isinstance(name, str) or not _IDENT.match(name):
+        if not is_name(name):
             self.bag.error(f"{what} '{name}' is not a valid name (letters, digits, _)", span)
             return False
         if name in RESERVED_NAMES:
@@ -114,6 +114,14 @@ class _Builder:
             )
             return False
         return True
+
+    def typed_names(self, spec: LocDict, what: str) -> tuple[tuple[str, str], ...]:
+        """``{name: type}`` pairs (function parameters, event fields); bad names refused where written."""
+        result = []
+        for key, type_text in spec.items():
+            if self.ident(key, what, spec.key_spans.get(key)):
+                result.append((str(key), str(type_text)))
+        return tuple(result)
 
     # -- sections
     def build(self, fingerprint: str, modules: tuple[str, ...]) -> m.RulesModel:
@@ -296,8 +304,13 @@ class _Builder:
                     raw = spec["initial"]
                     if isinstance(raw, LocStr):
                         initial = self.expr(raw, "initial", spec, "initial")
-                    else:
+                    elif _finite(raw):
                         initial = ast.Literal(_plain(raw), span=self.where(raw, spec, "initial") or fspan)  # type: ignore[arg-type]
+                    else:
+                        self.bag.error(
+                            "an initial value must be a finite number, text, a list or a mapping of them",
+                            self.where(raw, spec, "initial") or fspan,
+                        )
                 visibility = str(spec.get("visibility") or "public")
                 if visibility not in ("public", "owner", "hidden"):
                     self.bag.error(
@@ -323,7 +336,7 @@ class _Builder:
                 spec = self.mapping(spec, f"function '{name}'", section, name)
                 self.keys(spec, ("params", "body", "doc"), "function")
                 raw_params = self.mapping(spec.get("params"), "params", spec, "params")
-                params = tuple((str(k), str(v)) for k, v in raw_params.items())
+                params = self.typed_names(raw_params, "parameter")
                 body = self.expr(spec.get("body"), "function body", spec, "body")
             if body is not None:
                 result[name] = m.FunctionDecl(name, params, body, span)
@@ -337,7 +350,7 @@ class _Builder:
             if not self.ident(name, "event", span):
                 continue
             spec = self.mapping(spec, f"event '{name}'", section, name)
-            result[name] = m.EventDecl(name, tuple((str(k), str(v)) for k, v in spec.items()), span)
+            result[name] = m.EventDecl(name, self.typed_names(spec, "event field"), span)
         return result
 
     def actions(self) -> dict[str, m.ActionDecl]:
@@ -606,6 +619,17 @@ def _names(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
     return tuple(str(v) for v in value) if isinstance(value, list) else (str(value),)
+
+
+def _finite(value: Any) -> bool:
+    """Whether YAML data holds only finite numbers (``.inf`` and ``.nan`` have no DSL literal)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(k) and _finite(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return all(_finite(v) for v in value)
+    return True
 
 
 def _opt_str(value: Any) -> str | None:

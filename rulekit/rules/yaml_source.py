@@ -9,6 +9,7 @@ YAML file.  Only ``yaml.SafeLoader`` is ever used.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import yaml
 
 from rulekit.dsl import Origin
 from rulekit.errors import Diagnostic, RulesetError, Span, remember_source
+from rulekit.limits import LIMITS
 
 
 class LocStr(str):
@@ -103,7 +105,28 @@ _STANDARD_TAGS = frozenset(
 )
 
 
-def _convert(file: str, node: yaml.Node, lines: list[str]) -> Any:
+def _convert(
+    file: str, node: yaml.Node, lines: list[str], depth: int = 0, count: list[int] | None = None
+) -> Any:
+    # Limits: nesting (a self-referencing alias nests forever) and values made, counting an
+    # alias each time it is used (a "billion laughs" file is small but expands hugely).
+    count = count if count is not None else [0]
+    count[0] += 1
+    if count[0] > LIMITS.max_yaml_nodes:
+        raise RulesetError(
+            Diagnostic(
+                f"the file expands to more than {LIMITS.max_yaml_nodes} values (aliases used too often?)",
+                _span(file, node),
+                hint="see docs/security.md for the limit and how to raise it",
+            )
+        )
+    if depth > LIMITS.max_depth:
+        raise RulesetError(
+            Diagnostic(
+                f"nested more than {LIMITS.max_depth} levels deep (or an alias refers to itself)",
+                _span(file, node),
+            )
+        )
     if node.tag == "tag:yaml.org,2002:timestamp" and isinstance(node, yaml.ScalarNode):
         node.tag = "tag:yaml.org,2002:str"  # a bare date is just text here
     if node.tag not in _STANDARD_TAGS:
@@ -121,16 +144,16 @@ def _convert(file: str, node: yaml.Node, lines: list[str]) -> Any:
         result.span = _span(file, node)
         result.key_spans = {}
         for key_node, value_node in node.value:
-            key = _convert(file, key_node, lines)
+            key = _convert(file, key_node, lines, depth + 1, count)
             if isinstance(key, list | dict):
                 raise RulesetError(Diagnostic("a mapping key must be a scalar", _span(file, key_node)))
             if key in result:
                 raise RulesetError(Diagnostic(f"duplicate key '{key}'", _span(file, key_node)))
-            result[key] = _convert(file, value_node, lines)
+            result[key] = _convert(file, value_node, lines, depth + 1, count)
             result.key_spans[key] = _span(file, key_node)
         return result
     if isinstance(node, yaml.SequenceNode):
-        seq = LocList(_convert(file, item, lines) for item in node.value)
+        seq = LocList(_convert(file, item, lines, depth + 1, count) for item in node.value)
         seq.span = _span(file, node)
         return seq
     assert isinstance(node, yaml.ScalarNode)
@@ -138,7 +161,14 @@ def _convert(file: str, node: yaml.Node, lines: list[str]) -> Any:
     tag = node.tag
     if tag == "tag:yaml.org,2002:str" or node.style in ("'", '"', "|", ">"):
         return LocStr(str(value), _span(file, node), _scalar_origin(file, node, lines))
-    resolved = _CONSTRUCTOR.construct_object(node)
+    try:
+        resolved = _CONSTRUCTOR.construct_object(node)
+    except ValueError:  # e.g. more digits than Python converts (sys.get_int_max_str_digits)
+        raise RulesetError(Diagnostic("this number is too large", _span(file, node))) from None
+    if isinstance(resolved, float) and not math.isfinite(resolved):
+        raise RulesetError(
+            Diagnostic("numbers must be finite (.inf and .nan are not allowed)", _span(file, node))
+        )
     if isinstance(resolved, str):
         return LocStr(resolved, _span(file, node), _scalar_origin(file, node, lines))
     return resolved
@@ -157,6 +187,10 @@ def load_text(text: str, file: str) -> Any:
     lines = text.splitlines()
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:
+        raise RulesetError(
+            Diagnostic(f"nested more than {LIMITS.max_depth} levels deep", Span(file, 1, 1))
+        ) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         span = Span(file, mark.line + 1, mark.column + 1) if mark else Span(file, 1, 1)
@@ -180,6 +214,15 @@ def load_file(path: Path, display_name: str | None = None) -> Any:
     """Read and parse a YAML file; errors name ``display_name`` (default: the path)."""
     name = display_name or str(path)
     try:
+        size = path.stat().st_size
+        if size > LIMITS.max_file_bytes:
+            raise RulesetError(
+                Diagnostic(
+                    f"the file is larger than {LIMITS.max_file_bytes} bytes ({size})",
+                    Span(name, 1, 1),
+                    hint="see docs/security.md for the limit and how to raise it",
+                )
+            )
         raw = path.read_bytes()
     except OSError as error:
         raise RulesetError(Diagnostic(f"cannot read file: {error.strerror}", Span(name, 1, 1))) from None

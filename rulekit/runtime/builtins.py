@@ -28,6 +28,7 @@ from rulekit.dsl.types import (
     element_type,
     list_of,
 )
+from rulekit.limits import LIMITS
 from rulekit.runtime.errors import RuleFailure
 
 ReturnRule = Type | Callable[[Sequence[Type]], Type]
@@ -493,7 +494,7 @@ def _text(value: Any) -> str:
     example='concat("round ", game.round) == "round 3"',
 )
 def _concat(*values: Any) -> str:
-    return "".join(_text(v) for v in values)
+    return _bounded("".join(_text(v) for v in values))
 
 
 @_register(
@@ -504,7 +505,14 @@ def _concat(*values: Any) -> str:
     example='join(["X", "O", "."], " | ") == "X | O | ."',
 )
 def _join(items: Sequence[Any], separator: str) -> str:
-    return separator.join(_text(v) for v in items)
+    return _bounded(separator.join(_text(v) for v in items))
+
+
+def _bounded(text: str) -> str:
+    """Text no longer than the limit (doubling a text in a loop would exhaust memory)."""
+    if len(text) > LIMITS.max_text_chars:
+        raise RuleFailure(f"a text grew beyond {LIMITS.max_text_chars} characters (the limit max_text_chars)")
+    return text
 
 
 @_register(

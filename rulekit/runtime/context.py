@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rulekit.errors import Span
-from rulekit.runtime.errors import RuleFailure
+from rulekit.limits import LIMITS
+from rulekit.runtime.errors import RuleFailure, StepBudgetExceeded
 
 BANK = -1
 _MASK = (1 << 64) - 1
@@ -62,6 +63,51 @@ class Runtime:
         self.triggers: dict[tuple[str, str], list[Trigger]] = {}
         self.fired: Callable[[str], None] | None = None  # coverage hook
         self._depth = 0
+        self.max_steps = LIMITS.max_steps
+        self._left = self.max_steps
+
+    # -- the step budget (charged by generated code through rulekit.compiler.emit's hook)
+    def reset_steps(self) -> None:
+        """A fresh budget: the engine calls this when it starts evaluating rules."""
+        self.max_steps = LIMITS.max_steps
+        self._left = self.max_steps
+
+    def tick(self) -> None:
+        """Charge one step (a rule function was entered)."""
+        self._left -= 1
+        if self._left < 0:
+            self._over_budget()
+
+    def steps(self, items: Any) -> Any:
+        """Charge one step per element of ``items`` (about to be looped over); return it."""
+        try:
+            self._left -= len(items)
+        except TypeError:
+            self._left -= 1
+        if self._left < 0:
+            self._over_budget()
+        return items
+
+    def _over_budget(self) -> None:
+        self._left = 0
+        raise StepBudgetExceeded(
+            f"the rules ran more than {self.max_steps} steps in one evaluation (an endless or huge loop?)"
+        )
+
+    def mul(self, left: Any, right: Any) -> Any:
+        """``left * right`` for whole numbers, refusing results beyond the integer limit."""
+        if type(left) is not int or type(right) is not int:
+            if isinstance(left, bool | int) and isinstance(right, bool | int):
+                left, right = int(left), int(right)
+            else:
+                raise RuleFailure(
+                    f"'*' multiplies whole numbers, not {self.format_value(left)} and "
+                    f"{self.format_value(right)}"
+                )
+        bits = left.bit_length() + right.bit_length()
+        if bits > LIMITS.max_int_bits + 1:
+            raise RuleFailure(f"a number grew beyond {LIMITS.max_int_bits} bits (the limit max_int_bits)")
+        return left * right
 
     # -- randomness
     def random_below(self, F: dict[Any, Any], n: int) -> int:

@@ -15,3 +15,7 @@ class RuleFailure(Exception):
         super().__init__(message)
         self.message = message
         self.span = span
+
+
+class StepBudgetExceeded(RuleFailure):
+    """A rule evaluation used up its step budget (a loop too long, or endless)."""

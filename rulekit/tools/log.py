@@ -22,9 +22,13 @@ from typing import Any
 
 from attrs import define, field
 
+from rulekit.dsl.names import is_name
 from rulekit.engine.game import Action, Game, State
-from rulekit.errors import Diagnostic, IllegalActionError, ReplayError, RuleEvaluationError, Span
+from rulekit.errors import Diagnostic, IllegalActionError, ReplayError, RuleEvaluationError, Span, printable
+from rulekit.limits import LIMITS
 from rulekit.load import load_program
+from rulekit.rules.compose import available_rulesets, bundled_ruleset_dirs, load_source
+from rulekit.rules.variants import shipped_variants
 
 LOG_VERSION = 1
 
@@ -104,6 +108,8 @@ class GameLog:
     actions: list[tuple[int, str, str]]  # (line, player text, action text)
     final_hash: str | None = None
     final_line: int = 0
+    #: Where the log breaks off in the middle of a line (a game cut short), if it does.
+    truncated: Span | None = None
 
 
 def read_log(path: str | Path) -> GameLog:
@@ -113,29 +119,27 @@ def read_log(path: str | Path) -> GameLog:
         ReplayError: the file is missing or not a rulekit log (with the line).
     """
     name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ReplayError(Diagnostic(f"cannot read log '{name}': {error.strerror}")) from None
-    except UnicodeDecodeError:
-        message = f"log '{name}' is not UTF-8 text (a rulekit log is JSON Lines)"
-        raise ReplayError(Diagnostic(message)) from None
     header: dict[str, Any] | None = None
     actions: list[tuple[int, str, str]] = []
     final_hash = None
     final_line = 0
-    for number, line in enumerate(text.splitlines(), start=1):
+    truncated = None
+    for number, line, complete in _lines(path, name):
         if not line.strip():
             continue
         where = Span(name, number, 1)
         try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ReplayError(Diagnostic(f"not JSON: {error.msg}", Span(name, number, error.colno))) from None
+            entry = _json_line(line, where)
+        except ReplayError:
+            if complete or header is None:
+                raise
+            truncated = where  # the last line was cut off (a killed game): replay what came before
+            break
         if not isinstance(entry, dict):
             raise ReplayError(Diagnostic("each log line must be a JSON object", where))
         if header is None:
-            if entry.get("rulekit_log") != LOG_VERSION:
+            version = entry.get("rulekit_log")
+            if type(version) is not int or version != LOG_VERSION:
                 raise ReplayError(
                     Diagnostic(
                         'not a rulekit log: the first line must be a header with "rulekit_log": 1', where
@@ -158,8 +162,59 @@ def read_log(path: str | Path) -> GameLog:
                 )
             )
     if header is None:
-        raise ReplayError(Diagnostic(f"log '{name}' is empty"))
-    return GameLog(name, header, actions, final_hash, final_line)
+        raise ReplayError(Diagnostic(f"log '{name}' is empty", Span(name, 1, 1)))
+    return GameLog(name, header, actions, final_hash, final_line, truncated)
+
+
+def _lines(path: str | Path, name: str) -> Iterator[tuple[int, str, bool]]:
+    """(line number, text, ends with a newline) of each line, refusing overlong lines."""
+    limit = LIMITS.max_line_bytes
+    try:
+        with open(path, "rb") as stream:
+            for number, raw in enumerate(iter(lambda: stream.readline(limit + 1), b""), start=1):
+                complete = raw.endswith(b"\n")
+                if len(raw) > limit and not (complete and len(raw) == limit + 1):
+                    raise ReplayError(
+                        Diagnostic(
+                            f"line longer than {limit} bytes",
+                            Span(name, number, 1),
+                            hint="see docs/security.md for the limit and how to raise it",
+                        )
+                    )
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    raise ReplayError(
+                        Diagnostic(
+                            "the log is not UTF-8 text (a rulekit log is JSON Lines)",
+                            Span(name, number, error.start + 1),
+                        )
+                    ) from None
+                yield number, text.rstrip("\r\n"), complete
+    except OSError as error:
+        raise ReplayError(Diagnostic(f"cannot read log '{name}': {error.strerror}")) from None
+
+
+def _json_line(line: str, where: Span) -> Any:
+    """One JSON value; nesting beyond the depth limit and oversized numbers are refused."""
+    depth = 0
+    deepest = 0
+    for char in line:  # brackets inside strings count too: a bound, not a parse
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    if deepest > LIMITS.max_depth:
+        raise ReplayError(Diagnostic(f"JSON nested more than {LIMITS.max_depth} levels deep", where))
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as error:
+        raise ReplayError(
+            Diagnostic(f"not JSON: {error.msg}", Span(where.file, where.line, error.colno))
+        ) from None
+    except (ValueError, RecursionError) as error:  # e.g. an integer beyond Python's digit limit
+        raise ReplayError(Diagnostic(f"cannot read this line: {error}", where)) from None
 
 
 def _is_int(value: Any) -> bool:
@@ -203,33 +258,78 @@ def load_game_for(log: GameLog, ruleset: str | None = None, variants: Sequence[s
         RulesetError: the ruleset cannot be found or loaded.
     """
     header = log.header
-    where = ruleset
-    if where is None:
-        source = header.get("source")
-        where = source if source and (Path(source) / "ruleset.yaml").is_file() else str(header["ruleset"])
+    head = Span(log.path, 1, 1)
+    where = ruleset if ruleset is not None else _bundled(header, head)
     modules = [str(m) for m in header.get("modules") or ()]
     if variants is None:
-        variants = [str(v["path"]) for v in header.get("variants") or ()]
-    players = int(header["players"])
-    program = load_program(where, modules, variants, players=players)
-    if program.fingerprint != header["fingerprint"]:
-        shown_modules = f" with modules {', '.join(modules)}" if modules else ""
+        variants = _shipped_variants(header, where, head)
+    players = header["players"]
+    if not 1 <= players <= 1000:
+        raise ReplayError(Diagnostic(f"the log header's 'players' is out of range: {players}", head))
+    shown_modules = f" with modules {', '.join(modules)}" if modules else ""
+
+    def same_rules(fingerprint: str, variant_prints: tuple[tuple[str, str], ...]) -> None:
+        # Checked before anything is compiled: a log for other rules never reaches the compiler.
+        if fingerprint == header["fingerprint"]:
+            return
         recorded = [v for v in header.get("variants") or () if isinstance(v, dict)]
         changed = [
             f"variant {path} changed (fingerprint {entry.get('fingerprint')} in the log, {now} now)"
-            for (path, now), entry in zip(program.rules.variants, recorded, strict=False)
+            for (path, now), entry in zip(variant_prints, recorded, strict=False)
             if str(entry.get("fingerprint")) != now
         ]
         raise ReplayError(
             Diagnostic(
                 f"the rules changed since this game was logged: the log has fingerprint "
-                f"{header['fingerprint']}, but {program.name}{shown_modules} now has fingerprint "
-                f"{program.fingerprint}" + "".join(f"; {c}" for c in changed),
-                Span(log.path, 1, 1),
+                f"{header['fingerprint']}, but {header['ruleset']}{shown_modules} now has fingerprint "
+                f"{fingerprint}" + "".join(f"; {c}" for c in changed),
+                head,
                 hint="replay with the rules the game was played with (e.g. the same rulekit/ruleset version)",
             )
         )
+
+    program = load_program(where, modules, variants, players=players, before_compile=same_rules)
     return Game(program, players)
+
+
+def _bundled(header: dict[str, Any], head: Span) -> str:
+    """The bundled ruleset a header names; rules from anywhere else need --ruleset."""
+    name = header["ruleset"]
+    source = header.get("source")
+    if source is not None or not is_name(name) or name not in available_rulesets():
+        shown = json.dumps(source if source is not None else name)
+        raise ReplayError(
+            Diagnostic(
+                f"this game was played with the rules at {shown}, not a bundled ruleset",
+                head,
+                hint="rulekit loads rules only from where you name them: "
+                f"rulekit replay LOG --ruleset {printable(source or name)}",
+            )
+        )
+    # The bundled directory itself, so that a directory of that name where rulekit runs is not used.
+    return next(str(d / name) for d in bundled_ruleset_dirs() if (d / name / "ruleset.yaml").is_file())
+
+
+def _shipped_variants(header: dict[str, Any], ruleset: str, head: Span) -> list[str]:
+    """The header's variants, each of which must be shipped with the ruleset (else: --variant)."""
+    refs = [str(v["path"]) for v in header.get("variants") or ()]
+    if not refs:
+        return []
+    shipped = shipped_variants(load_source(ruleset))
+    result = []
+    for ref in refs:
+        path = Path(ref)
+        stem = path.stem if path.suffix in (".yaml", ".yml") else path.name
+        if stem not in shipped or not ("/" not in ref or path.parent.name == "variants"):
+            raise ReplayError(
+                Diagnostic(
+                    f"the log names the variant {json.dumps(ref)}, which is not shipped with the ruleset",
+                    head,
+                    hint="rulekit loads rules only from where you name them: add --variant for each variant",
+                )
+            )
+        result.append(str(shipped[stem]))
+    return result
 
 
 def replay(path: str | Path, *, ruleset: str | None = None, variants: Sequence[str] | None = None) -> State:

@@ -114,7 +114,7 @@ def test_planted_game_bug_is_caught_and_shrunk(
         assert find_failure(checker, example.players, example.seed, texts[:i] + texts[i + 1 :], key) is None
     # the log replays to the violating state
     log_path = next(p for p in example.files if p.suffix == ".jsonl")
-    state = replay(log_path)
+    state = replay(log_path, ruleset=str(directory))
     invariant = next(i for i in result.program.invariants if f"invariant:{i.decl.name}" == key)
     assert not invariant.check(state.fields, state.game.runtime, -1)
     # the scenario reproduces it: its expectation (the invariant) fails

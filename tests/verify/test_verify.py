@@ -84,7 +84,7 @@ def test_written_log_replays_to_the_violation(fixture: str, key: str, longest: i
     log = read_log(log_path)
     assert log.header["players"] == result.counterexample.players
     assert [a for _, _, a in log.actions] == [a for _, a in result.counterexample.actions]
-    state = replay(log_path)
+    state = replay(log_path, ruleset=str(PLANTED / fixture))
     name = key.split(":", 1)[1]
     invariant = next(i for i in result.program.invariants if i.decl.name == name)
     assert not invariant.check(state.fields, state.game.runtime, -1)

@@ -1,0 +1,126 @@
+"""The only way author text enters generated Python: checked names and ``repr``-ed literals.
+
+Every name the code generator writes that comes from a rules file (a variable, a
+parameter, a function, a component kind, a constant, an event field) goes through
+:func:`name`, which accepts only a whole ASCII name (``fullmatch``, so no trailing
+newline) and always adds a prefix, so it can never be a Python keyword, a built-in
+or a dunder.  Every value goes through :func:`literal`, which writes ``repr`` of
+plain data only.  :func:`audit` re-reads the generated module and refuses anything
+the generator never writes (defaults, dunders, imports, ...), as a second line of
+defence; :func:`step_iter` and :func:`step_entry` are the one hook that charges
+the step budget (see :mod:`rulekit.runtime.context`).
+"""
+
+from __future__ import annotations
+
+import ast as pyast
+import math
+from typing import Any
+
+from rulekit.dsl.names import is_name
+
+
+class UnsafeCode(Exception):
+    """Author text would reach generated code unchecked: a bug in rulekit, never run."""
+
+
+def name(prefix: str, text: str) -> str:
+    """``prefix + text`` as a Python name, after checking that ``text`` is a whole DSL name.
+
+    Raises:
+        UnsafeCode: ``text`` is not a name (the loader should have refused it).
+    """
+    if not prefix or not is_name(text) or not is_name(prefix + text):
+        raise UnsafeCode(f"not a name: {text!r}")
+    return prefix + text
+
+
+def literal(value: Any) -> str:
+    """Python source for a plain value: None, bool, int, finite float, str, tuple, dict of them.
+
+    Raises:
+        UnsafeCode: any other value (e.g. ``inf``, ``nan``, an object).
+    """
+    if value is None or isinstance(value, bool | int | str):
+        return repr(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise UnsafeCode(f"not a finite number: {value!r}")
+        return repr(value)
+    if isinstance(value, tuple | list):
+        return "(" + "".join(literal(v) + ", " for v in value) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
+    raise UnsafeCode(f"not a plain value: {type(value).__name__}")
+
+
+def step_iter(code: str) -> str:
+    """An iterable charged to the step budget by its length before a loop runs over it."""
+    return f"R.steps({code})"
+
+
+def step_entry() -> str:
+    """The statement that charges one step when a generated rule function is entered."""
+    return "R.tick()"
+
+
+#: Statements and expressions generated code never contains.
+_FORBIDDEN = (
+    pyast.Import,
+    pyast.ImportFrom,
+    pyast.ClassDef,
+    pyast.AsyncFunctionDef,
+    pyast.Global,
+    pyast.Nonlocal,
+    pyast.With,
+    pyast.AsyncWith,
+    pyast.Await,
+    pyast.Yield,
+    pyast.YieldFrom,
+    pyast.NamedExpr,
+    pyast.JoinedStr,
+    pyast.Delete,
+)
+
+
+def audit(source: str) -> None:
+    """Refuse generated source that does what the code generator never does.
+
+    No imports, classes, ``global``, default arguments, decorators or annotations,
+    no name, attribute or keyword with a double underscore or (attributes) a leading
+    underscore, and only plain constants.
+
+    Raises:
+        UnsafeCode: naming the first offending construct.
+    """
+    for node in pyast.walk(pyast.parse(source)):
+        if isinstance(node, _FORBIDDEN):
+            raise UnsafeCode(f"generated code contains {type(node).__name__}")
+        if isinstance(node, pyast.FunctionDef | pyast.Lambda):
+            args = node.args
+            if args.defaults or any(d is not None for d in args.kw_defaults):
+                raise UnsafeCode("generated code has a default argument")
+            if isinstance(node, pyast.FunctionDef) and (node.decorator_list or node.returns):
+                raise UnsafeCode("generated code has a decorator or annotation")
+        elif isinstance(node, pyast.arg):
+            _check_name(node.arg)
+            if node.annotation is not None:
+                raise UnsafeCode("generated code has an annotation")
+        elif isinstance(node, pyast.Name):
+            _check_name(node.id)
+        elif isinstance(node, pyast.Attribute):
+            if node.attr.startswith("_"):
+                raise UnsafeCode(f"generated code reads attribute {node.attr!r}")
+        elif isinstance(node, pyast.keyword):
+            if node.arg is not None:
+                _check_name(node.arg)
+        elif isinstance(node, pyast.Constant):
+            value = node.value
+            plain = value is None or isinstance(value, bool | int | str)
+            if not plain and not (isinstance(value, float) and math.isfinite(value)):
+                raise UnsafeCode(f"generated code has constant {value!r}")
+
+
+def _check_name(text: str) -> None:
+    if "__" in text or not is_name(text):
+        raise UnsafeCode(f"generated code uses name {text!r}")

@@ -1,0 +1,221 @@
+"""Author text never becomes Python code: names and values that would run code are refused where written."""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rulekit.compiler import emit
+from rulekit.load import load_program
+from tests.hostile.conftest import Run, assert_refused, shell_payload
+
+
+def test_a_function_parameter_name_with_a_default_value_is_refused_and_never_run(
+    run: Run, ruleset: Callable[[str], Path], marker: Path
+) -> None:
+    """A parameter key ``x=<code>`` would become a default argument of a generated def."""
+    rules = ruleset(f'functions:\n  f:\n    params:\n      "x={shell_payload(marker)}": int\n    body: "1"\n')
+    status, _, err = run("check", str(rules))
+    assert_refused(status, err)
+    assert "parameter 'x=" in err and "is not a valid name" in err
+    assert not marker.exists()
+
+
+def test_an_event_field_name_with_code_is_refused_and_never_run(
+    run: Run, ruleset: Callable[[str], Path], marker: Path
+) -> None:
+    """An event field key reaches the generated trigger's def line when a trigger listens to it."""
+    rules = ruleset(
+        f'events:\n  boom:\n    "who=0, z={shell_payload(marker)}": int\n'
+        "triggers:\n  t:\n    after: boom\n    effect: game.n += 1\n"
+    )
+    status, _, err = run("check", str(rules))
+    assert_refused(status, err)
+    assert "event field" in err
+    assert not marker.exists()
+
+
+def _rename(rules: Path, old: str, new: str) -> None:
+    text = (rules / "ruleset.yaml").read_text(encoding="utf-8")
+    (rules / "ruleset.yaml").write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("extra", "old", "new"),
+    [
+        ('functions:\n  "f\\n": "1"\n', "", ""),
+        ('events:\n  "e\\n": {}\n', "", ""),
+        ('constants:\n  "K\\n": 1\n', "", ""),
+        ("", "  go:\n", '  "go\\n":\n'),
+        ("", "    n: {type", '    "m\\n": {type: int}\n    n: {type'),
+    ],
+    ids=["function", "event", "constant", "action", "field"],
+)
+def test_a_name_with_a_trailing_newline_is_refused(
+    run: Run, ruleset: Callable[[str], Path], extra: str, old: str, new: str
+) -> None:
+    """``$`` in a regex accepts a final newline; names are checked by a full match."""
+    rules = ruleset(extra)
+    if old:
+        _rename(rules, old, new)
+    status, _, err = run("check", str(rules))
+    assert_refused(status, err)
+    assert "is not a valid name" in err
+
+
+@pytest.mark.parametrize("value", [".inf", "-.inf", ".nan", "1.0e+309"])
+def test_a_non_finite_initial_value_is_refused(run: Run, ruleset: Callable[[str], Path], value: str) -> None:
+    """``inf`` and ``nan`` have no literal: they would become Python names in generated code."""
+    rules = ruleset("")
+    _rename(rules, "initial: 0", f"initial: {value}")
+    status, _, err = run("check", str(rules))
+    assert_refused(status, err)
+    assert "finite" in err
+
+
+def test_a_variant_cannot_add_a_function_whose_parameter_runs_code(
+    run: Run, tmp_path: Path, marker: Path
+) -> None:
+    """A variant of a bundled ruleset goes through the same checks as the ruleset itself."""
+    variant = tmp_path / "evil.yaml"
+    variant.write_text(
+        "variant: evil\nruleset: tic_tac_toe\nadd:\n  functions:\n    f:\n      params:\n"
+        f'        "x={shell_payload(marker)}": int\n      body: "1"\n'
+    )
+    for command in (["check", "tic_tac_toe"], ["rules", "tic_tac_toe"], ["play", "tic_tac_toe", "--quiet"]):
+        status, _, err = run(*command, "--variant", str(variant))
+        assert_refused(status, err)
+    assert not marker.exists()
+
+
+def test_a_scenario_naming_an_evil_variant_fails_without_running_it(
+    run: Run, tmp_path: Path, marker: Path
+) -> None:
+    """A scenario's ``variants:`` are loaded with the same checks (no PASS, no code run)."""
+    variant = tmp_path / "evil.yaml"
+    variant.write_text(
+        "variant: evil\nruleset: tic_tac_toe\nadd:\n  events:\n    e:\n"
+        f'      "x={shell_payload(marker)}": int\n'
+    )
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(f"scenario: one\nruleset: tic_tac_toe\nvariants: [{variant}]\nactions: [place(a1)]\n")
+    status, out, err = run("scenario", str(scenario))
+    assert status == 1, out + err
+    assert "PASS" not in out
+    assert "is not a valid name" in out + err
+    assert not marker.exists()
+
+
+def test_replay_never_loads_rules_from_a_path_named_only_in_the_log(
+    run: Run, ruleset: Callable[[str], Path], tmp_path: Path, marker: Path
+) -> None:
+    """A header's ``source`` pointing at a stranger's rules is refused; the rules must be named."""
+    rules = ruleset(f'functions:\n  f:\n    params:\n      "x={shell_payload(marker)}": int\n    body: "1"\n')
+    log = tmp_path / "game.jsonl"
+    header = {
+        "rulekit_log": 1,
+        "ruleset": "hostile",
+        "source": str(rules),
+        "modules": [],
+        "variants": [],
+        "fingerprint": "0000000000000000",
+        "players": 2,
+        "seed": 0,
+    }
+    log.write_text(json.dumps(header) + "\n")
+    status, _, err = run("replay", str(log))
+    assert_refused(status, err)
+    assert "--ruleset" in err
+    assert not marker.exists()
+
+
+def test_replay_checks_the_fingerprint_before_compiling(
+    run: Run, ruleset: Callable[[str], Path], tmp_path: Path
+) -> None:
+    """Rules named with --ruleset that differ from the log's are refused before they are compiled."""
+    rules = ruleset('functions:\n  f: "1 // 0 + undefined_name"\n')
+    log = tmp_path / "game.jsonl"
+    header = {
+        "rulekit_log": 1,
+        "ruleset": "hostile",
+        "fingerprint": "0000000000000000",
+        "players": 2,
+        "seed": 0,
+    }
+    log.write_text(json.dumps(header) + "\n")
+    status, _, err = run("replay", str(log), "--ruleset", str(rules))
+    assert_refused(status, err)
+    assert "the rules changed" in err
+    assert "unknown name" not in err  # the checker never ran
+
+
+def test_a_header_variant_path_outside_the_ruleset_is_refused(run: Run, tmp_path: Path) -> None:
+    """Variant files named in a log header load only when shipped with the ruleset or named with --variant."""
+    variant = tmp_path / "house.yaml"
+    variant.write_text("variant: house\nruleset: tic_tac_toe\nset:\n  constants.LINES: [[a1, b1, c1]]\n")
+    log = tmp_path / "game.jsonl"
+    header = {
+        "rulekit_log": 1,
+        "ruleset": "tic_tac_toe",
+        "variants": [{"path": str(variant), "fingerprint": "x"}],
+        "fingerprint": "0",
+        "players": 2,
+        "seed": 0,
+    }
+    log.write_text(json.dumps(header) + "\n")
+    status, _, err = run("replay", str(log))
+    assert_refused(status, err)
+    assert "--variant" in err
+
+
+@pytest.mark.parametrize("ruleset_name", ["tic_tac_toe", "el_capitan", "el_caballero"])
+def test_generated_code_of_the_shipped_rulesets_passes_the_audit(ruleset_name: str) -> None:
+    """The audit accepts what the generator writes: no defaults, no dunders, only plain constants."""
+    program = load_program(ruleset_name)
+    emit.audit(program.source)
+    tree = ast.parse(program.source)
+    assert all(not f.args.defaults for f in ast.walk(tree) if isinstance(f, ast.FunctionDef))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(F, R, me, v_x=1):\n    return v_x\n",
+        "def f(F, R, me):\n    return ().__class__\n",
+        "import os\n",
+        "def f(F, R, me):\n    return __import__\n",
+        "def f(F, R, me):\n    return inf\n",
+        "def f(F, R, me):\n    return 1e999\n",
+    ],
+)
+def test_the_audit_refuses_code_the_generator_never_writes(source: str) -> None:
+    """Defaults, dunder attributes, imports, dunder names and non-finite numbers are refused."""
+    if "inf\n" in source:
+        emit.audit(source)  # a bare name is allowed by the audit; the emitter never writes it
+        return
+    with pytest.raises(emit.UnsafeCode):
+        emit.audit(source)
+
+
+@pytest.mark.parametrize("text", ["x\n", "x=1", "a b", "", "é", "1x", "x)", "x\x00"])
+def test_the_emitter_refuses_anything_but_a_whole_name(text: str) -> None:
+    """Names are checked by a full match; a prefix keeps them clear of keywords and builtins."""
+    with pytest.raises(emit.UnsafeCode):
+        emit.name("v_", text)
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), object(), (1, float("-inf"))])
+def test_the_emitter_refuses_values_without_a_safe_literal(value: object) -> None:
+    """Only plain finite data becomes a literal."""
+    with pytest.raises(emit.UnsafeCode):
+        emit.literal(value)
+
+
+def test_literals_round_trip_through_python() -> None:
+    """What the emitter writes reads back as the same value."""
+    value = (1, "a'\"\n", None, True, {"k": (2.5, -3)})
+    assert ast.literal_eval(emit.literal(value)) == value
