@@ -258,9 +258,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"verify {title}: FAILED")
         print(format_counterexample(result.counterexample))
     else:
+        rules = program.rules
+        properties = len(rules.properties) + sum(len(a.ensures) for a in rules.actions.values())
         print(
-            f"verify {title}: OK, {len(program.invariants)} invariant(s) and "
-            f"{len(ENGINE_PROPERTIES)} engine properties held"
+            f"verify {title}: OK, {len(program.invariants)} invariant(s), {properties} transition "
+            f"propert{'y' if properties == 1 else 'ies'} and {len(ENGINE_PROPERTIES)} engine properties held"
         )
     print(f"  {result.stats.summary()}")
     if result.coverage is not None:

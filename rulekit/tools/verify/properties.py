@@ -42,7 +42,8 @@ from rulekit.errors import DiagnosticBag
 from rulekit.rules.model import PropertyDecl
 
 Fn = Callable[..., Any]
-_SIDES = {"before": "B", "after": "A"}
+#: The generated code's names of the two states (the generated code uses A, B_..., F, R itself).
+_SIDES = {"before": "S_before", "after": "S_after"}
 
 
 class _TwoStateGen(CodeGen):
@@ -99,7 +100,7 @@ def _is_node(value: Any) -> bool:
 
 @define
 class CompiledProperty:
-    """A property compiled to ``fn(F, R, me, B, A, *params)`` (``F`` is ``A``)."""
+    """A property compiled to ``fn(F, R, me, before, after, *params)`` (``F`` is ``after``)."""
 
     decl: PropertyDecl
     check: Fn
@@ -165,7 +166,9 @@ def _compile(
     expr = two_state(condition)
     code, type_ = gen.expr(expr, ctx)
     gen.expect(t.BOOL, type_, expr, "a property")
-    source = f"def _snippet(F, R, me, B, A{''.join(', ' + n for n in names)}):\n    return {code}\n"
+    source = (
+        f"def _snippet(F, R, me, S_before, S_after{''.join(', ' + n for n in names)}):\n    return {code}\n"
+    )
     if bag.items:
         return lambda *args: True
     return program._define(source, gen)
@@ -211,5 +214,7 @@ def _compile_value(program: Program, expr: ast.Expr, bag: DiagnosticBag, prop: C
         names = [ctx.bind(n, ty) for n, ty in zip(compiled.params, compiled.param_types, strict=True)]
     code, _ = gen.expr(two_state(expr), ctx)
     bag.raise_if_any()
-    source = f"def _snippet(F, R, me, B, A{''.join(', ' + n for n in names)}):\n    return {code}\n"
+    source = (
+        f"def _snippet(F, R, me, S_before, S_after{''.join(', ' + n for n in names)}):\n    return {code}\n"
+    )
     return program._define(source, gen)
