@@ -205,6 +205,17 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="N",
         help="mutation score: try N small mutations of the rules, report which the checks kill",
     )
+    parser.add_argument(
+        "--differential",
+        action="store_true",
+        help="play the same games under the rules with and without --variant; report the first difference",
+    )
+    parser.add_argument(
+        "--allow",
+        default="",
+        metavar="FIELDS",
+        help="with --differential: fields the variant is meant to change (player.money,game.round)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument(
         "--progress", action="store_true", help="a progress line even when stderr is not a terminal"
@@ -244,6 +255,8 @@ def run(args: argparse.Namespace) -> int:
     say = _say if not args.quiet else lambda text: None
     if args.mutants > 0:
         return _run_mutants(options, args.mutants, say)
+    if args.differential:
+        return _run_differential(options, [f for f in args.allow.split(",") if f])
     try:
         result = verify(options, say=say)
     except UsageError as error:
@@ -283,6 +296,32 @@ def _run_mutants(options: VerifyOptions, count: int, say: Callable[[str], None])
         print(error.render(), file=sys.stderr)
         return 1
     print(report.render())
+    return 0
+
+
+def _run_differential(options: VerifyOptions, allow: list[str]) -> int:
+    from rulekit.tools.verify.differential import differential
+
+    if not options.variants:
+        print("rulekit verify: error: --differential needs --variant (what to compare with)", file=sys.stderr)
+        return 2
+    try:
+        result = differential(options, allow)
+    except RulekitError as error:
+        print(error.render(), file=sys.stderr)
+        return 1
+    names = ", ".join(Path(v).stem for v in options.variants)
+    summary = f"  {result.games} games, {result.actions} actions side by side in {result.seconds:.1f}s"
+    if result.allowed_seen:
+        summary += f"; the declared changes showed in {', '.join(sorted(result.allowed_seen))}"
+    elif allow:
+        summary += f"; the declared changes ({', '.join(allow)}) never showed"
+    if result.divergence is not None:
+        print(result.divergence.render(options.ruleset, names))
+        print(summary)
+        return 1
+    print(f"differential: {names} changes nothing but what it declares in these games")
+    print(summary)
     return 0
 
 
