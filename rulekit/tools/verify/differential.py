@@ -21,8 +21,10 @@ from typing import Any
 from attrs import define, field
 
 from rulekit.compiler.program import Program
+from rulekit.dsl import types as t
+from rulekit.dsl.types import parse_type
 from rulekit.engine.game import Game, State
-from rulekit.engine.values import to_json
+from rulekit.engine.values import format_value, to_json
 from rulekit.errors import RulekitError
 from rulekit.load import load_program
 from rulekit.tools.verify.options import MAX_SEED, VerifyOptions
@@ -46,7 +48,7 @@ class Divergence:
     def render(self, base: str, variant: str) -> str:
         lines = [f"differential: {variant} changes more than declared", f"  {self.what}"]
         for name, left, right in self.fields[:8]:
-            lines.append(f"    {name}: base {_short(left)}, variant {_short(right)}")
+            lines.append(f"    {name}: base {left}, variant {right}")
         lines.append(f"  after {len(self.actions)} action(s) ({self.players} players, seed {self.seed}):")
         if not self.actions:
             lines.append("    (right after setup)")
@@ -102,6 +104,12 @@ class _Matcher:
 
     def __init__(self, program: Program, allow: Sequence[str]) -> None:
         self.allow = set(allow)
+        kinds = set(program.rules.kinds)
+        self.types = {
+            (scope, name): parse_type(decl.type_text, kinds) or t.ANY
+            for scope, fields in program.rules.fields.items()
+            for name, decl in fields.items()
+        }
         self.scope_of: dict[Any, str] = {"game": "game", "turn": "turn"}
         for kind, ids in program.collections.items():
             for ident in ids:
@@ -118,6 +126,15 @@ class _Matcher:
         if isinstance(owner, int) and not isinstance(owner, bool):
             return f"P{owner + 1}.{name}"
         return f"{owner}.{name}"
+
+    def show(self, key: tuple[Any, str], value: Any) -> str:
+        """A value as the rules write it (players as P1, P2...)."""
+        scope = self.name(key).split(".", 1)[0]
+        if isinstance(value, dict):
+            text = repr(to_json(value))
+        else:
+            text = format_value(value, self.types.get((scope, key[1]), t.ANY))
+        return text if len(text) <= 120 else text[:117] + "..."
 
     def allowed(self, key: tuple[Any, str]) -> bool:
         return key[0] == "_" or self.name(key) in self.allow
@@ -218,7 +235,7 @@ def _compare(
             if key[0] != "_":  # the engine's own bookkeeping (the bank's ledger)
                 result.allowed_seen.add(matcher.name(key))
             continue
-        differing.append((matcher.label(key), a, b))
+        differing.append((matcher.label(key), matcher.show(key, a), matcher.show(key, b)))
     if not differing:
         return None
     return Divergence(
@@ -252,8 +269,3 @@ def _shorten(
                 best, changed = again, True
                 break
     return best
-
-
-def _short(value: Any) -> str:
-    text = repr(to_json(value)) if isinstance(value, dict) else repr(value)
-    return text if len(text) <= 120 else text[:117] + "..."
