@@ -166,3 +166,31 @@ def test_verify_leaves_no_example_database(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.chdir(tmp_path)
     assert main([str(PLANTED / "ttt_double_mark"), "--quiet", "--out", "out"]) == 1
     assert sorted(os.listdir(tmp_path)) == ["out"]
+
+
+def test_all_combinations_verifies_each_allowed_set_of_modules(
+    write_ruleset: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = (
+        "module: broken\ninvariants:\n  never:\n    holds: game.n < 0\n    message: a module that breaks\n"
+    )
+    directory = write_ruleset(
+        COUNTER.replace("game.broken = true", "pass"), modules={"extra": "module: extra\n", "broken": broken}
+    )
+    code = main(
+        [
+            str(directory),
+            "--all-combinations",
+            "--examples",
+            "5",
+            "--quiet",
+            "--cut-off",
+            "--out",
+            str(directory / "out"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "verify counter: OK" in out  # the combination without modules comes first
+    assert "with broken: FAILED" in out and "invariant 'never' violated" in out
+    assert main([str(directory), "--all-combinations", "--with", "extra", "--quiet"]) == 2

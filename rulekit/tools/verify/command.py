@@ -216,6 +216,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="FIELDS",
         help="with --differential: fields the variant is meant to change (player.money,game.round)",
     )
+    parser.add_argument(
+        "--all-combinations",
+        action="store_true",
+        help="verify every allowed combination of the ruleset's modules (each with --examples games)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument(
         "--progress", action="store_true", help="a progress line even when stderr is not a terminal"
@@ -257,6 +262,18 @@ def run(args: argparse.Namespace) -> int:
         return _run_mutants(options, args.mutants, say)
     if args.differential:
         return _run_differential(options, [f for f in args.allow.split(",") if f])
+    if args.all_combinations:
+        if modules:
+            print(
+                "rulekit verify: error: --all-combinations chooses the modules itself; drop --with",
+                file=sys.stderr,
+            )
+            return 2
+        return _run_all_combinations(options, say)
+    return _run_one(options, say)
+
+
+def _run_one(options: VerifyOptions, say: Callable[[str], None]) -> int:
     try:
         result = verify(options, say=say)
     except UsageError as error:
@@ -266,6 +283,7 @@ def run(args: argparse.Namespace) -> int:
         print(error.render(), file=sys.stderr)
         return 1
     program = result.program
+    modules = options.modules
     title = program.name + (f" with {', '.join(modules)}" if modules else "")
     if result.counterexample is not None:
         print(f"verify {title}: FAILED")
@@ -281,6 +299,25 @@ def run(args: argparse.Namespace) -> int:
     if result.coverage is not None:
         print(result.coverage.report())
     return 0 if result.ok else 1
+
+
+def _run_all_combinations(options: VerifyOptions, say: Callable[[str], None]) -> int:
+    """Verify every allowed combination of modules (each with the player counts it allows);
+    stop at the first that fails."""
+    from rulekit.tools.combinations import allowed_combinations
+
+    try:
+        combinations = allowed_combinations(options.ruleset, options.variants)
+    except RulekitError as error:
+        print(error.render(), file=sys.stderr)
+        return 1
+    for combination in combinations:
+        say(f"verifying {', '.join(combination.modules) or '(no modules)'}")
+        status = _run_one(attrs.evolve(options, modules=combination.modules), say)
+        if status != 0:
+            return status
+    print(f"verify {options.ruleset}: all {len(combinations)} combinations of modules held")
+    return 0
 
 
 def _run_mutants(options: VerifyOptions, count: int, say: Callable[[str], None]) -> int:
