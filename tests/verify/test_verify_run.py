@@ -194,3 +194,13 @@ def test_all_combinations_verifies_each_allowed_set_of_modules(
     assert "verify counter: OK" in out  # the combination without modules comes first
     assert "with broken: FAILED" in out and "invariant 'never' violated" in out
     assert main([str(directory), "--all-combinations", "--with", "extra", "--quiet"]) == 2
+
+
+def test_workers_split_the_games_and_sum_statistics_and_coverage(tmp_path: Path) -> None:
+    one = verify(_options("tic_tac_toe", None, examples=40))
+    two = verify(_options("tic_tac_toe", None, examples=40, workers=2))
+    assert two.ok and two.stats.games == one.stats.games == 40
+    assert two.coverage is not None and two.coverage.fired["action:place"] >= two.stats.actions > 0
+    found = verify(_options(PLANTED / "ttt_double_mark", tmp_path, workers=2))
+    assert found.counterexample is not None and found.counterexample.key == "invariant:marks_balanced"
+    assert len(found.counterexample.actions) == 2

@@ -69,7 +69,12 @@ def verify(options: VerifyOptions, say: Callable[[str], None] = lambda text: Non
     stats.started = time.perf_counter()
     explorer = Explorer(options, checker, counts, coverage, progress or no_progress)
     try:
-        failure = explorer.run(range(options.examples))
+        if options.workers > 1:
+            from rulekit.tools.verify.workers import explore_in_workers
+
+            failure = explore_in_workers(options, options.workers, stats, coverage)
+        else:
+            failure = explorer.run(range(options.examples))
     finally:
         if progress is not None:
             progress.done()
@@ -221,6 +226,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="verify every allowed combination of the ruleset's modules (each with --examples games)",
     )
+    parser.add_argument(
+        "--workers", type=int, default=1, metavar="N", help="explore with N processes (default 1)"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument(
         "--progress", action="store_true", help="a progress line even when stderr is not a terminal"
@@ -256,6 +264,7 @@ def run(args: argparse.Namespace) -> int:
         shrink_seconds=args.shrink_seconds,
         progress=progress,
         must_end=not args.cut_off,
+        workers=max(1, args.workers),
     )
     say = _say if not args.quiet else lambda text: None
     if args.mutants > 0:

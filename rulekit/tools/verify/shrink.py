@@ -20,6 +20,7 @@ runs out.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Sequence
 
@@ -29,7 +30,7 @@ from rulekit.engine.game import State
 from rulekit.errors import RulekitError
 from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.failures import NotReplayable, PropertyFailure
-from rulekit.tools.verify.options import MAX_PAIR_SEARCH
+from rulekit.tools.verify.options import MAX_PAIR_SEARCH, MAX_SEED
 
 #: Other chance seeds tried per pass.
 RESEEDS = 8
@@ -55,6 +56,8 @@ class Shrinker:
         self.deadline = time.perf_counter() + self.seconds
         best = self._try(failure.players, failure.seed, _texts(failure), failure.key) or failure
         best = self._by_choices(best)
+        if len(best.history) > MAX_PAIR_SEARCH:
+            best = self._by_choices(self._search_shorter(best))
         while not self._out_of_time():
             before = len(best.history)
             best = self._pass(best)
@@ -111,6 +114,30 @@ class Shrinker:
                     i -= 1
             if not improved:
                 size //= 2
+        return best
+
+    def _search_shorter(self, best: PropertyFailure) -> PropertyFailure:
+        """Still long: play new random games cut off before the best length, for up to a third
+        of the time left; the shortest that fails the same way. (With a checker focused on the
+        failure, a game costs little, and other games often reach the bug sooner.)"""
+        rng = random.Random(len(best.history))
+        stop = time.perf_counter() + (self.deadline - time.perf_counter()) / 3
+        checker = self.checker
+        while time.perf_counter() < stop and not self._out_of_time():
+            self.candidates += 1
+            players = rng.randint(self.min_players, best.players)
+            try:
+                state = checker.start(players, rng.randrange(MAX_SEED))
+                for _ in range(len(best.history) - 1):
+                    if state.is_terminal():
+                        break
+                    legal = state.legal_actions()
+                    checker.step(state, legal[rng.randrange(len(legal))])
+            except PropertyFailure as failure:
+                if failure.key == best.key and len(failure.history) < len(best.history):
+                    best = failure
+                    self.improvements += 1
+                    self.on_better(failure)
         return best
 
     def _choices_of(self, failure: PropertyFailure) -> list[int] | None:
