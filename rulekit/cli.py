@@ -14,22 +14,28 @@ from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
-from rulekit.engine.game import Game, State
-from rulekit.errors import Diagnostic, IllegalActionError, RulekitError, UsageError, printable
+from rulekit.engine.game import Game
+from rulekit.errors import Diagnostic, RulekitError, UsageError, printable
 from rulekit.limits import LIMITS
 from rulekit.load import load_program
 from rulekit.rules.compose import find_ruleset
 from rulekit.tools import bench as bench_tool
 from rulekit.tools.bots import make_bots, play_game
-from rulekit.tools.log import GameRecorder, replay
+from rulekit.tools.human import play_human
+from rulekit.tools.log import replay
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names
 from rulekit.tools.render import compile_display, describe_rules, render_standings, render_state
 from rulekit.tools.scenario import run_paths
+from rulekit.tools.view import compile_view
 
 #: Subcommands written in their own modules: each has add_parser(subparsers) and run(args) -> int.
-PLUGIN_COMMANDS = ("rulekit.tools.verify", "rulekit.tools.diff", "rulekit.tools.simulate")
+PLUGIN_COMMANDS = (
+    "rulekit.tools.verify",
+    "rulekit.tools.diff",
+    "rulekit.tools.simulate",
+    "rulekit.tools.view_cli",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -136,12 +142,20 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
         "--ruleset", metavar="RULESET", help="load the rules from here instead of the log's ruleset"
     )
     p.add_argument("--show", action="store_true", help="print the final state")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replay even if the rules changed; report the first action whose outcome differs",
+    )
+    p.add_argument(
+        "--html", metavar="FILE", help="also write a self-contained HTML page stepping through the game"
+    )
     add_rules_options(p, modules=False)
     p.set_defaults(handler=cmd_replay)
 
     p = sub.add_parser("scenario", help="run scenario files or directories of them")
     p.add_argument("paths", nargs="+", metavar="PATH")
-    add_rules_options(p, modules=False)
+    add_rules_options(p)
     p.set_defaults(handler=cmd_scenario)
 
     p = sub.add_parser("rules", help="list a ruleset's actions, triggers, modules and constants")
@@ -189,6 +203,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         return run_all_combinations(args.ruleset, args.variants)
     program = load_program(args.ruleset, module_names(args.modules), args.variants)
     compile_display(program)
+    compile_view(program)
     rules = program.rules
     parts = [
         f"{len(rules.actions)} actions",
@@ -229,7 +244,15 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(Diagnostic("--max-actions must not be negative"))
     source = _source_of(args.ruleset)
     if args.human is not None:
-        return _play_human(game, args, _seat(args.human, game.num_players), source)
+        return play_human(
+            game,
+            _seat(args.human, game.num_players),
+            make_bots(game, args.bot, args.seed),
+            seed=args.seed,
+            max_actions=args.max_actions,
+            source=source,
+            log=args.log,
+        )
     played = play_game(game, args.seed, make_bots(game, args.bot, args.seed), args.max_actions, source=source)
     state = played.state
     if not args.quiet:
@@ -254,90 +277,18 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
-def _help_text(example: str | None) -> str:
-    """How to answer, with an action of the game being played as the example of the notation."""
-    shown = f" (e.g. {example})" if example else ""
-    return f"type the number of an action or the action itself{shown}; 's' shows the state, 'q' quits"
-
-
-def _play_human(game: Game, args: argparse.Namespace, human: int, source: str | None) -> int:
-    recorder = GameRecorder(game.new_initial_state(args.seed), args.seed, source)
-    state = recorder.state
-    bots = make_bots(game, args.bot, args.seed)
-    example = state.legal_action_strings()[:1]
-    print(f"{game.program.rules.title}: you are P{human + 1}. {_help_text(example[0] if example else None)}")
-    quit_ = False
-    while not state.is_terminal() and len(recorder.actions) < args.max_actions:
-        player = state.current_player()
-        if player != human:
-            action = bots[player].choose(state)
-            print(f"P{player + 1} plays {game.action_to_string(action)}")
-            recorder.apply_action(action)
-            continue
-        chosen = _ask_human(state, human)
-        if chosen is None:
-            quit_ = True
-            break
-        recorder.apply_action(chosen)
-    if args.log:
-        recorder.write(args.log)
-    print()
-    print(render_state(state, human))
-    print()
-    if quit_:
-        print("you quit the game")
-        return 0
-    if not state.is_terminal():
-        raise RulekitError(Diagnostic(f"the game did not end within {args.max_actions} actions"))
-    print(f"final standings after {len(recorder.actions)} actions:")
-    print(render_standings(state))
-    return 0
-
-
-def _ask_human(state: State, human: int) -> Any:
-    """Show the state and the numbered legal actions; return the chosen action, or None to quit."""
-    game = state.game
-    print()
-    print(render_state(state, human))
-    legal = state.legal_actions()
-
-    def options() -> None:
-        print("your options:")
-        for number, action in enumerate(legal, start=1):
-            print(f"  {number:>3}. {game.action_to_string(action)}")
-
-    options()
-    while True:
-        try:
-            answer = input(f"P{human + 1}> ").strip()
-        except EOFError:
-            return None
-        if answer in ("q", "quit", "exit"):
-            return None
-        if answer in ("", "?", "h", "help"):
-            print(_help_text(game.action_to_string(legal[0]) if legal else None))
-            options()
-            continue
-        if answer in ("s", "state"):
-            print(render_state(state, human))
-            continue
-        if answer.isdigit():
-            index = int(answer)
-            if 1 <= index <= len(legal):
-                return legal[index - 1]
-            print(f"choose a number from 1 to {len(legal)}")
-            continue
-        try:
-            action = game.parse_action(answer)
-        except IllegalActionError as error:
-            print(error.render())
-            continue
-        if action in legal:
-            return action
-        print(IllegalActionError(state.explain(action)).render())
-
-
 def cmd_replay(args: argparse.Namespace) -> int:
+    if args.force and args.html:
+        raise UsageError(Diagnostic("--html draws a game that replays exactly; drop --force"))
+    if args.force:
+        from rulekit.tools.force import force_replay
+
+        forced = force_replay(args.log, ruleset=args.ruleset, variants=args.variants or None)
+        if args.show:
+            print(render_state(forced.state))
+        for line in forced.report():
+            print(line)
+        return 0 if forced.same else 1
     state = replay(args.log, ruleset=args.ruleset, variants=args.variants or None)
     program = state.game.program
     if args.show:
@@ -348,11 +299,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
     )
     if state.is_terminal():
         print(render_standings(state))
+    if args.html:
+        from rulekit.tools.replay_html import write_replay_html
+
+        steps = write_replay_html(args.log, args.html, ruleset=args.ruleset, variants=args.variants or None)
+        print(f"wrote {args.html} ({steps} steps)")
     return 0
 
 
 def cmd_scenario(args: argparse.Namespace) -> int:
-    return run_paths(args.paths, variants=args.variants)
+    return run_paths(args.paths, variants=args.variants, modules=module_names(args.modules))
 
 
 def cmd_rules(args: argparse.Namespace) -> int:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import attrs
+
 from rulekit.compiler.program import Program, compile_rules
 from rulekit.engine.game import Game
 from rulekit.rules.compose import compose, fingerprint, load_source, module_order
+from rulekit.rules.fingerprint import semantic_fingerprint
 from rulekit.rules.loader import build_model
 
 _CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...], str], Program] = {}
@@ -18,12 +21,13 @@ def load_program(
     variants: Sequence[str] = (),
     *,
     players: int | None = None,
-    before_compile: Callable[[str, tuple[tuple[str, str], ...]], None] | None = None,
+    before_compile: Callable[[str, tuple[tuple[str, str], ...], str], None] | None = None,
 ) -> Program:
     """Load, check and compile a ruleset (a bundled name or a directory).
 
-    ``before_compile`` is called with the composed rules' fingerprint and the variants'
-    (path, fingerprint) pairs before anything is compiled (replay refuses changed rules there).
+    ``before_compile`` is called with the composed rules' fingerprint, the variants'
+    (path, fingerprint) pairs and the semantic fingerprint before anything is compiled
+    (replay refuses changed rules there).
 
     Raises:
         RulesetError: anything wrong in the files, all of it, with positions.
@@ -40,7 +44,8 @@ def load_program(
     key = (str(source.directory.resolve()), tuple(m.name for m in chosen), variant_key, content)
     if key in _CACHE:
         if before_compile is not None:
-            before_compile(_CACHE[key].fingerprint, _CACHE[key].rules.variants)
+            cached = _CACHE[key]
+            before_compile(cached.fingerprint, cached.rules.variants, cached.semantic_fingerprint)
         return _CACHE[key]
     data = compose(source, chosen)
     variant_names: list[tuple[str, str]] = []
@@ -48,13 +53,11 @@ def load_program(
         from rulekit.rules.variants import apply_variants
 
         data, variant_names = apply_variants(data, source, list(variants), chosen, players=players)
+    semantics = semantic_fingerprint(data)
     if before_compile is not None:
-        before_compile(fingerprint(data), tuple(variant_names))
+        before_compile(fingerprint(data), tuple(variant_names), semantics)
     model = build_model(data, fingerprint(data), tuple(m.name for m in chosen))
-    if variant_names:
-        import attrs
-
-        model = attrs.evolve(model, variants=tuple(variant_names))
+    model = attrs.evolve(model, variants=tuple(variant_names), semantic_fingerprint=semantics)
     program = compile_rules(model)
     _CACHE[key] = program
     return program

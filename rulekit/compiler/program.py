@@ -188,6 +188,11 @@ class Program:
     def fingerprint(self) -> str:
         return self.rules.fingerprint
 
+    @property
+    def semantic_fingerprint(self) -> str:
+        """The fingerprint of what decides play (see rulekit.rules.fingerprint)."""
+        return self.rules.semantic_fingerprint or self.rules.fingerprint
+
 
 class _Compiler:
     def __init__(self, rules: m.RulesModel) -> None:

@@ -18,6 +18,7 @@ from attrs import frozen
 
 from rulekit.compiler.program import CompiledAction, Program
 from rulekit.dsl import types as t
+from rulekit.dsl.printer import print_expr
 from rulekit.engine import flow
 from rulekit.engine.guard import rule_error as _rule_error
 from rulekit.engine.values import NotationError, coerce, format_value, from_json, parse_action_text, to_json
@@ -82,8 +83,13 @@ class Game:
             self._plans[compiled.name] = plan
         return plan[1]
 
-    def new_initial_state(self, seed: int = 0) -> State:
+    def new_initial_state(
+        self, seed: int = 0, *, before_setup: Callable[[dict[Any, Any]], None] | None = None
+    ) -> State:
         """The state after setup, waiting for the first decision.
+
+        ``before_setup`` (tools: scenarios) may change the fields after their initial
+        values and before the ruleset's ``setup`` runs.
 
         Raises:
             RuleEvaluationError: the setup rules failed.
@@ -121,6 +127,8 @@ class Game:
                         F[(owner, name)] = fn(F, runtime, -1)
                     else:
                         F[(owner, name)] = fn(F, runtime, -1, owner)
+            if before_setup is not None:
+                before_setup(F)
             if program.setup is not None:
                 program.setup(F, runtime, -1)
             state = State(self, F)
@@ -592,9 +600,12 @@ class State:
                     shown = ", ".join(format_value(v, compiled.param_types[i]) for v in values[:12])
                     if len(values) > 12:
                         shown += ", ..."
+                    cite = f" [{compiled.decl.cite}]" if compiled.decl.cite else ""
+                    domain = print_expr(compiled.decl.params[i].domain)
                     return Diagnostic(
                         f"{text} is not legal: {format_value(action.args[i], compiled.param_types[i])} "
-                        f"is not a possible '{param}' now (possible: {shown or 'none'})",
+                        f"is not a possible '{param}' now (possible: {shown or 'none'}); the rule: "
+                        f"{action.name}'s '{param}' is one of {domain}{cite}",
                         compiled.decl.params[i].span,
                     )
         except Exception as error:  # a rule that fails while explaining still gets a message

@@ -29,8 +29,9 @@ def format_value(value: Any, type_: Type = t.ANY) -> str:
     if isinstance(value, str):
         return value if is_name(value) and value not in ("none", "true", "false", "bank") else _quote(value)
     if isinstance(value, tuple):
-        inner = t.element_type(type_) if type_.is_list else t.ANY
-        return "(" + ", ".join(format_value(v, inner) for v in value) + ("," if len(value) == 1 else "") + ")"
+        if type_.is_list:  # a list reads back as written: [11] (a tuple is (11,))
+            return "[" + ", ".join(format_value(v, t.element_type(type_)) for v in value) + "]"
+        return "(" + ", ".join(format_value(v) for v in value) + ("," if len(value) == 1 else "") + ")"
     return _quote(str(value))
 
 
@@ -39,7 +40,7 @@ def _quote(text: str) -> str:
 
 
 _TOKEN = re.compile(
-    r'\s*(?:(?P<num>-?\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<str>"(?:[^"\\]|\\.)*")|(?P<punct>[(),]))'
+    r'\s*(?:(?P<num>-?\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<str>"(?:[^"\\]|\\.)*")|(?P<punct>[(),\[\]]))'
 )
 
 
@@ -95,19 +96,20 @@ def _parse_value(tokens: list[tuple[str, str]], i: int) -> tuple[Any, int]:
         return _unquote(text), i + 1
     if kind == "name":
         return {"true": True, "false": False, "none": None}.get(text, text), i + 1
-    if text != "(":
+    if text not in ("(", "["):
         raise NotationError(f"unexpected {text!r}")
+    close = ")" if text == "(" else "]"
     items = []
     i += 1
-    while i < len(tokens) and tokens[i][1] != ")":
+    while i < len(tokens) and tokens[i][1] != close:
         value, i = _parse_value(tokens, i)
         items.append(value)
         if i < len(tokens) and tokens[i][1] == ",":
             i += 1
-        elif i < len(tokens) and tokens[i][1] != ")":
-            raise NotationError(f"expected ',' or ')' but found {tokens[i][1]!r}")
+        elif i < len(tokens) and tokens[i][1] != close:
+            raise NotationError(f"expected ',' or '{close}' but found {tokens[i][1]!r}")
     if i >= len(tokens):
-        raise NotationError("a '(' is never closed")
+        raise NotationError(f"a '{text}' is never closed")
     return tuple(items), i + 1
 
 

@@ -32,7 +32,7 @@ NAMED_SECTIONS = (
     "properties",
 )
 #: Sections holding one value; a module may only override them.
-SINGLE_SECTIONS = ("setup", "flow", "scoring", "players", "money", "display", "bots")
+SINGLE_SECTIONS = ("setup", "flow", "scoring", "players", "money", "display", "bots", "view")
 RULESET_KEYS = (
     "ruleset",
     "title",
@@ -424,6 +424,21 @@ def apply_module(base: LocDict, module: ModuleSource, bag: DiagnosticBag) -> Non
         remove_entry(base, path, bag)
 
 
+def _extend_view(base: LocDict, entries: Any, where: Span | None, bag: DiagnosticBag) -> None:
+    """``extend: {view: {layers: [...]}}``: a module draws its own pieces on top of the base view."""
+    view = base.get("view")
+    layers = entries.get("layers") if isinstance(entries, LocDict) else None
+    if not isinstance(entries, LocDict) or set(entries) != {"layers"} or not isinstance(layers, list):
+        bag.error("extend of 'view' takes {layers: [...]}: layers drawn after the base view's", where)
+        return
+    if not isinstance(view, LocDict):
+        bag.error("cannot extend 'view': the ruleset has none", where)
+        return
+    merged = LocList([*(view.get("layers") or []), *layers])
+    merged.span = span_of(layers) or view.span
+    view["layers"] = merged
+
+
 def extend_entries(base: LocDict, extend: Any, bag: DiagnosticBag) -> None:
     """A module's ``extend:``: append to list-valued keys of existing entries.
 
@@ -440,6 +455,9 @@ def extend_entries(base: LocDict, extend: Any, bag: DiagnosticBag) -> None:
         bag.error("'extend' must be a mapping of sections", span_of(extend))
         return
     for section, entries in extend.items():
+        if section == "view":
+            _extend_view(base, entries, extend.key_spans.get(section), bag)
+            continue
         keys = EXTENDABLE.get(str(section))
         if keys is None:
             bag.error(

@@ -14,6 +14,7 @@ from rulekit.dsl.names import is_name
 from rulekit.errors import DiagnosticBag, DslSyntaxError, Span, did_you_mean
 from rulekit.rules import model as m
 from rulekit.rules.compose import check_keys
+from rulekit.rules.view import parse_view
 from rulekit.rules.yaml_source import LocDict, LocList, LocStr, span_of
 
 RESERVED_SCOPES = ("game", "turn", "player")
@@ -175,6 +176,7 @@ class _Builder:
             display=dict(display) if isinstance(display, dict) else {},
             bot_weights=bot_weights,
             properties=properties,
+            view=parse_view(data.get("view"), self.bag, data.span),
             modules=modules,
             fingerprint=fingerprint,
         )

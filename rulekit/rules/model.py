@@ -12,6 +12,7 @@ from attrs import field, frozen
 
 from rulekit.dsl import ast
 from rulekit.errors import Span
+from rulekit.rules.view import ViewDecl
 
 
 @frozen
@@ -255,3 +256,6 @@ class RulesModel:
     modules: tuple[str, ...] = ()
     fingerprint: str = ""
     variants: tuple[tuple[str, str], ...] = field(default=())
+    #: What decides play only (no docs, messages, panels): logs replay while it stays the same.
+    semantic_fingerprint: str = ""
+    view: ViewDecl | None = None  # the picture of a state (rules/view.py)

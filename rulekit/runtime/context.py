@@ -62,6 +62,7 @@ class Runtime:
         self.money_field = money_field
         self.triggers: dict[tuple[str, str], list[Trigger]] = {}
         self.fired: Callable[[str], None] | None = None  # coverage hook
+        self.keep_order = False  # tools (scenarios): shuffles keep the order given
         self._depth = 0
         self.max_steps = LIMITS.max_steps
         self._left = self.max_steps
@@ -118,6 +119,8 @@ class Runtime:
         return value % n
 
     def shuffled(self, F: dict[Any, Any], items: Sequence[Any]) -> tuple[Any, ...]:
+        if self.keep_order:
+            return tuple(items)
         result = list(items)
         for i in range(len(result) - 1, 0, -1):
             j = self.random_below(F, i + 1)

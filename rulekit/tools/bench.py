@@ -64,8 +64,8 @@ def _random_playouts(
 def load_openspiel() -> Any | None:
     """OpenSpiel's pure-Python tic-tac-toe, or None when OpenSpiel is not installed."""
     try:
-        import open_spiel.python.games  # type: ignore[import-not-found]  # noqa: F401 - registers the Python games
-        import pyspiel  # type: ignore[import-not-found]
+        import open_spiel.python.games  # noqa: F401 - registers the Python games
+        import pyspiel
     except ImportError:
         return None
     return pyspiel.load_game(OPENSPIEL_GAME)

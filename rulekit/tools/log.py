@@ -51,6 +51,7 @@ def make_header(game: Game, seed: int, *, source: str | None = None) -> dict[str
         "modules": list(rules.modules),
         "variants": [{"path": path, "fingerprint": print_} for path, print_ in rules.variants],
         "fingerprint": game.program.fingerprint,
+        "semantics": game.program.semantic_fingerprint,
         "players": game.num_players,
         "seed": seed,
     }
@@ -231,6 +232,7 @@ def _is_variant_list(value: Any) -> bool:
 _HEADER_TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "ruleset": ("a string", lambda v: isinstance(v, str)),
     "fingerprint": ("a string", lambda v: isinstance(v, str)),
+    "semantics": ("a string", lambda v: isinstance(v, str)),
     "players": ("an integer", _is_int),
     "seed": ("an integer", _is_int),
     "source": ("a string", lambda v: isinstance(v, str)),
@@ -247,11 +249,19 @@ def _check_header(header: dict[str, Any], where: Span) -> None:
             raise ReplayError(Diagnostic(f"the log header's {key!r} must be {expected}, not {shown}", where))
 
 
-def load_game_for(log: GameLog, ruleset: str | None = None, variants: Sequence[str] | None = None) -> Game:
-    """The game a log was recorded with, refusing if the composed rules changed.
+def load_game_for(
+    log: GameLog,
+    ruleset: str | None = None,
+    variants: Sequence[str] | None = None,
+    *,
+    force: bool = False,
+) -> Game:
+    """The game a log was recorded with, refusing if the rules changed in what decides play.
 
     ``ruleset`` overrides where the rules are looked up (a name or directory),
-    ``variants`` the variant files named in the log.
+    ``variants`` the variant files named in the log.  Rules changed only in wording
+    (docs, messages, panels: the log's ``semantics`` fingerprint still matches)
+    are accepted; ``force`` accepts any change.
 
     Raises:
         ReplayError: the rules' fingerprint differs from the one in the log.
@@ -268,9 +278,9 @@ def load_game_for(log: GameLog, ruleset: str | None = None, variants: Sequence[s
         raise ReplayError(Diagnostic(f"the log header's 'players' is out of range: {players}", head))
     shown_modules = f" with modules {', '.join(modules)}" if modules else ""
 
-    def same_rules(fingerprint: str, variant_prints: tuple[tuple[str, str], ...]) -> None:
+    def same_rules(fingerprint: str, variant_prints: tuple[tuple[str, str], ...], semantics: str) -> None:
         # Checked before anything is compiled: a log for other rules never reaches the compiler.
-        if fingerprint == header["fingerprint"]:
+        if force or rules_match(header, fingerprint, semantics):
             return
         recorded = [v for v in header.get("variants") or () if isinstance(v, dict)]
         changed = [
@@ -284,12 +294,20 @@ def load_game_for(log: GameLog, ruleset: str | None = None, variants: Sequence[s
                 f"{header['fingerprint']}, but {header['ruleset']}{shown_modules} now has fingerprint "
                 f"{fingerprint}" + "".join(f"; {c}" for c in changed),
                 head,
-                hint="replay with the rules the game was played with (e.g. the same rulekit/ruleset version)",
+                hint="replay with the rules the game was played with (e.g. the same rulekit/ruleset "
+                "version), or replay --force to find the first action whose outcome differs",
             )
         )
 
     program = load_program(where, modules, variants, players=players, before_compile=same_rules)
     return Game(program, players)
+
+
+def rules_match(header: dict[str, Any], fingerprint: str, semantics: str) -> bool:
+    """The log's rules and these play the same: equal fingerprints, or equal semantic ones."""
+    if fingerprint == header["fingerprint"]:
+        return True
+    return "semantics" in header and semantics == header["semantics"]
 
 
 def _bundled(header: dict[str, Any], head: Span) -> str:

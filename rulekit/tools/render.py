@@ -243,7 +243,7 @@ def render_panels(state: State, viewer: int | None = None) -> list[str]:
     except RulekitError as error:
         return [f"(display section has errors: {error.diagnostics[0].message})"]
     out = []
-    me = viewer if viewer is not None else (-1 if state.is_terminal() else state.current_player())
+    me = viewer  # a spectator (None) is nobody: a panel's `if me != none` guard holds for players only
     for panel in panels:
         if panel.title:
             out.append(f"-- {panel.title} --")

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rulekit.rules import view as view_decl
 from rulekit.rules.compose import EXTENDABLE, MODULE_KEYS, NAMED_SECTIONS, RULESET_KEYS, SINGLE_SECTIONS
 from rulekit.rules.variants import VARIANT_KEYS
 
@@ -284,6 +285,7 @@ def definitions() -> dict[str, Any]:
             "Final standings.",
         ),
         "display": {"type": "object", "description": "How `rulekit play` draws the state (panels)."},
+        "view": _view_schema(),
         "bots": _obj(
             {
                 "weights": {
@@ -322,7 +324,45 @@ def section_properties() -> dict[str, Any]:
         "money": _text("The player field used by costs and transfers."),
         "display": {"$ref": "#/$defs/display"},
         "bots": {"$ref": "#/$defs/bots"},
+        "view": {"$ref": "#/$defs/view"},
     }
+
+
+def _view_schema() -> dict[str, Any]:
+    """The ``view`` section: canvas, colours and layers of shapes (rules/view.py checks the rest)."""
+    value = {
+        "description": "A literal or a DSL expression.",
+        "type": ["string", "integer", "number", "boolean", "array"],
+    }
+    shapes = {
+        kind: _obj(dict.fromkeys(attrs, value) | {"doc": _text("A description.")}, f"A {kind}.")
+        for kind, attrs in view_decl.SHAPES.items()
+    }
+    layer = _obj(
+        {
+            "name": _text("The layer's name (the SVG group id layer-NAME)."),
+            "each": _expr("Draw the shape once per element of this list."),
+            "as": _text("The name of the element in the shape's expressions."),
+            "when": _expr("Draw only when this holds."),
+            "seat": {"type": "boolean", "description": "Only in a seat's own picture (me = that seat)."},
+            "doc": _text("A description."),
+            **shapes,
+        },
+        "One layer: exactly one shape, drawn once or once per element.",
+    )
+    colours = {"type": "object", "additionalProperties": {"type": "string"}, "description": "Named colours."}
+    return _obj(
+        {
+            "width": _expr("Canvas width in pixels."),
+            "height": _expr("Canvas height in pixels."),
+            "background": _text("The background colour."),
+            "players": {"type": "array", "items": {"type": "string"}, "description": "A colour per seat."},
+            "palette": colours,
+            "layers": {"type": "array", "items": layer, "description": "Drawn in order."},
+            "doc": _text("A description."),
+        },
+        "How a state is drawn as a picture (rulekit render, replay --html, serve).",
+    )
 
 
 def _extend() -> dict[str, Any]:
@@ -336,6 +376,10 @@ def _extend() -> dict[str, Any]:
         }
         for section, keys in EXTENDABLE.items()
     }
+    properties["view"] = _obj(
+        {"layers": {"type": "array", "description": "Layers drawn after the base view's."}},
+        "Layers a module draws on top of the ruleset's view.",
+    )
     return _obj(properties, "Append to list-valued keys of existing entries, e.g. an action's require.")
 
 
@@ -409,6 +453,27 @@ def build_schemas() -> dict[str, dict[str, Any]]:
         "add": _obj(named, "New entries (and items/fields added to existing component kinds/state scopes)."),
         "extend": _extend(),
     }
+    expectation = {
+        "anyOf": [
+            _text("A DSL condition."),
+            _obj(
+                {
+                    "expr": _text("A DSL expression."),
+                    "equals": {"description": "Its expected value (P1.. are players, none is none)."},
+                },
+                required=["expr"],
+            ),
+        ]
+    }
+    expect = {
+        "description": "DSL conditions on the state, or {expr, equals}.",
+        "anyOf": [expectation, {"type": "array", "items": expectation}],
+    }
+    checks = {
+        "expect": expect,
+        "expect_legal": _names_list("Actions that must be legal now."),
+        "expect_not_legal": _names_list("Actions that must not be legal now."),
+    }
     action_entry = {
         "anyOf": [
             _text("An action in the log notation, e.g. place(b2)."),
@@ -417,11 +482,25 @@ def build_schemas() -> dict[str, dict[str, Any]]:
                     "action": _text("The action, e.g. buy(card_3)."),
                     "reject": _text("Expect a rejection whose message contains this text."),
                     "by": _text("The player who must be deciding, e.g. P2."),
+                    **checks,
                 },
+                "An action, then expectations checked right after it (a checkpoint).",
                 required=["action"],
             ),
+            _obj(
+                {"event": _text("An event fired now, e.g. payday() or built(city=lyon)."), **checks},
+                "An event fired between actions; its triggers run.",
+                required=["event"],
+            ),
+            _obj(
+                {"effect": _block("DSL statements run now, as a rule's effect would."), **checks},
+                "An effect run between actions.",
+                required=["effect"],
+            ),
+            _obj(checks, "A checkpoint: expectations on the state at this point.", minProperties=1),
         ]
     }
+    player = {"type": "string", "pattern": "^P[1-9][0-9]*$", "description": "A player: P1, P2..."}
     scenario_props = {
         "scenario": _text("What the scenario shows."),
         "cite": _text("The rule or example it comes from."),
@@ -437,24 +516,37 @@ def build_schemas() -> dict[str, dict[str, Any]]:
         },
         "setup_effect": _block("A DSL effect run after setup."),
         "actions": {"type": "array", "items": action_entry, "description": "Actions, in order."},
-        "expect": {
-            "type": "array",
-            "description": "DSL conditions on the final state, or {expr, equals}.",
-            "items": {
-                "anyOf": [
-                    _text("A DSL condition."),
-                    _obj(
-                        {
-                            "expr": _text("A DSL expression."),
-                            "equals": {"description": "Its expected value."},
-                        },
-                        required=["expr"],
-                    ),
-                ]
-            },
-        },
+        "expect": {**expect, "description": "DSL conditions on the final state, or {expr, equals}."},
         "expect_legal": _names_list("Actions that must be legal at the end."),
         "expect_not_legal": _names_list("Actions that must not be legal at the end."),
+        "before_setup": {
+            "type": "object",
+            "description": "State by path set before the ruleset's own setup runs (e.g. a deck's order).",
+        },
+        "keep_order": {"type": "boolean", "description": "Shuffles keep the order given (default false)."},
+        "start": {
+            "type": "object",
+            "description": "Who decides first (player: P2) and where the flow's counters stand (round: 3).",
+            "properties": {"player": player},
+            "additionalProperties": {"type": "integer", "minimum": 1},
+        },
+        "check_invariants": {
+            "type": "boolean",
+            "description": "Check the rules' invariants after the set-up and every step (default true).",
+        },
+        "skip_invariants": _names_list("Invariants not checked (the set-up leaves their world on purpose)."),
+        "expect_terminal": {"type": "boolean", "description": "The game is over at the end (or not)."},
+        "expect_winners": {
+            "description": "The players tied for first at the end.",
+            "anyOf": [player, {"type": "array", "items": player}],
+        },
+        "expect_standings": {"type": "array", "items": player, "description": "All players, first to last."},
+        "expect_scores": {
+            "type": "object",
+            "description": "Final scores: P1: 30, P2: 12.",
+            "propertyNames": {"pattern": "^P[1-9][0-9]*$"},
+            "additionalProperties": {"type": "integer"},
+        },
     }
     schemas = {
         "ruleset": _schema(

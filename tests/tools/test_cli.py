@@ -130,15 +130,19 @@ def test_play_that_does_not_end_within_max_actions_is_an_error(run: Run) -> None
 
 
 def test_a_person_can_play_a_whole_game_through_stdin(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
-    # P1 answers by number, by notation, and recovers from a taken cell and a bad number.
-    answers = "5\nplace(b2)\n42\nplace(c3)\n1\n1\n1\n1\n1\n"
+    # P1 answers by number, by notation, and recovers from a taken cell and bad numbers; an option
+    # keeps its number for the whole game (1 stays place(a1) after P2 took a1).
+    answers = "5\nplace(b2)\n42\nplace(c3)\n1\n3\n7\n"
     monkeypatch.setattr(sys, "stdin", io.StringIO(answers))
     status, out, _ = run("play", "tic_tac_toe", "--human", "1", "--bot", "first", "--seed", "1")
     assert status == 0
     assert "    5. place(b2)" in out
     assert "P2 plays place(a1)" in out
     assert "b2 is not a possible 'cell' now" in out
-    assert "choose a number from 1 to 7" in out
+    assert "there is no option 42" in out
+    assert "option 1 (place(a1)) is not possible now" in out
+    assert "    3. place(c1)" in out and "-> place(a3)" in out
+    assert "winner: P1" in out
     assert "-- Board --" in out
     assert "final standings" in out
 
@@ -167,6 +171,7 @@ def test_replay_refuses_changed_rules_with_exit_1(run: Run, tmp_path: Path) -> N
     lines = log.read_text().splitlines()
     header = json.loads(lines[0])
     header["fingerprint"] = "0123456789abcdef"
+    header["semantics"] = "fedcba9876543210"  # changed in what decides play, not only in wording
     log.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     status, _, err = run("replay", str(log))
     assert status == 1

@@ -21,6 +21,9 @@ ALLOWED: dict[str, set[str]] = {
     "tools": {*_CORE, "load", "tools", "schema"},
     "cli": {*_CORE, "load", "tools", "schema"},
     "__main__": {"cli"},
+    # The optional integrations (extras) sit on the front door; the core never imports them.
+    "openspiel": {*_CORE, "load"},
+    "pettingzoo": {*_CORE, "load", "tools"},
     "__init__": {*_CORE, "load"},
 }
 MODULES = sorted(p for p in PACKAGE.rglob("*.py"))
@@ -70,3 +73,17 @@ def test_only_one_module_imports_each_parsing_library(library: str, owner: str) 
         if any(name == library or name.startswith(library + ".") for name in _imports(path))
     )
     assert importers == [owner]
+
+
+_OPTIONAL = ("pyspiel", "open_spiel", "pettingzoo", "gymnasium", "numpy")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in MODULES if _layer(p) in _CORE | {"load"}],
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
+def test_core_never_imports_an_optional_integration(path: Path) -> None:
+    """OpenSpiel, PettingZoo and their libraries are extras: the core runs without them."""
+    found = [n for n in _imports(path) if n.split(".")[0] in _OPTIONAL]
+    assert found == [], f"{path.name} imports {found}"

@@ -100,7 +100,11 @@ def test_written_scenario_reproduces_the_violation(
     path = next(p for p in result.counterexample.files if p.suffix == ".yaml")
     outcome = scenario.run_scenario(path)
     assert not outcome.passed
-    assert any("expectation failed" in failure for failure in outcome.failures), outcome.failures
+    name = key.split(":", 1)[1]
+    assert any(
+        "expectation failed" in failure or f"invariant '{name}' fails" in failure
+        for failure in outcome.failures
+    ), outcome.failures
     # with the rules fixed (the real tic_tac_toe) the same scenario passes: its last action is
     # played if legal (the invariant then holds) or skipped if refused (ttt_double_mark's second mark)
     fixed = path.read_text(encoding="utf-8").replace(f"ruleset: {PLANTED / fixture}", "ruleset: tic_tac_toe")

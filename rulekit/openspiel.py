@@ -1,0 +1,416 @@
+"""Every ruleset as an OpenSpiel game (the ``openspiel`` extra: ``pip install rulekit[openspiel]``).
+
+``register("el_capitan", players=4, modules=["porto"])`` registers the Python game
+``rulekit_el_capitan`` with :mod:`pyspiel` and returns it loaded; afterwards
+``pyspiel.load_game("rulekit_el_capitan(players=3,modules=porto+lisboa)")`` works too.
+
+Game parameters: ``players``; ``modules`` and ``variants`` (names joined by ``+``);
+``seeds`` (how many RNG seeds the chance node draws from); ``bound`` (the box of open
+action parameters, see :mod:`rulekit.engine.spaces`); ``max_moves`` (the horizon,
+0 = :data:`DEFAULT_MAX_MOVES`).
+
+What the game declares, and why it holds:
+
+* dynamics ``SEQUENTIAL``: one player decides at a time.
+* chance: rules never declare outcome probabilities; their random events (shuffles,
+  rolls) draw from the state's seeded RNG, whose state is part of the game state.  So
+  when the rules use the RNG at all, the game is ``EXPLICIT_STOCHASTIC`` with one
+  chance node, at the start, that picks the seed uniformly among ``seeds`` outcomes
+  (``max_chance_outcomes``); every later random event follows from it, hidden in the
+  RNG state like a shuffled deck.  Otherwise the game is ``DETERMINISTIC`` and starts
+  from seed 0.  Clones and serialized states carry the RNG state, so they replay alike.
+* information ``IMPERFECT_INFORMATION`` when a field is declared ``hidden`` or
+  ``owner``-visible, else ``PERFECT_INFORMATION``.
+* utility: returns are +1 for each winner, -1 for the others, 0 for all on a full tie,
+  so ``min_utility=-1``, ``max_utility=1``; with two players they sum to 0
+  (``ZERO_SUM``), with more ``GENERAL_SUM``.  Reward model ``TERMINAL``.
+* ``num_distinct_actions``: the size of the :class:`~rulekit.engine.spaces.ActionSpace`.
+* ``max_game_length``: the horizon ``max_moves``.  The rules give no bound on a game's
+  length (flows repeat until a condition), so the adapter imposes one: a game that
+  reaches it ends there as a draw (all returns 0).  The default is far beyond the
+  longest random games of the shipped rulesets.
+
+Observations are :func:`~rulekit.engine.spaces.observation_text` and the
+:class:`~rulekit.engine.spaces.ObservationEncoder` vector.  The information state
+string is the player's observation plus the whole action history: actions are public
+in rulekit (logs and views show them), so with the current observation it is what the
+player has seen, as long as no ruleset shows a player something and hides it later
+(no shipped ruleset does).  The information-state tensor is the observation tensor
+followed by one number per move up to the horizon: the action's integer + 1 (0 for
+moves not made yet).
+``resample_from_infostate`` (for IS-MCTS) shuffles each list the player may not see
+(hidden fields, other players' owner-only fields) and reseeds the RNG: the sample keeps
+every observation and the information state.  It is a determinization, not a draw from
+the exact posterior: hidden values other than lists (an opponent's secret number) are
+kept, so with such rules a sample knows more than the player.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from rulekit.compiler.program import Program
+from rulekit.engine.game import Game, State
+from rulekit.engine.spaces import (
+    DEFAULT_BOUND,
+    ActionSpace,
+    ObservationEncoder,
+    observation_text,
+    uses_randomness,
+)
+from rulekit.errors import Diagnostic, RulekitError
+from rulekit.load import load_game, load_program
+from rulekit.rules.compose import find_ruleset
+
+PREFIX = "rulekit_"
+DEFAULT_MAX_MOVES = 5000
+DEFAULT_SEEDS = 4096
+
+_RULESETS: dict[str, str] = {}
+
+
+def short_name(ruleset: str) -> str:
+    """The OpenSpiel name of a ruleset (``rulekit_`` + its name)."""
+    return PREFIX + load_program(ruleset).name
+
+
+def register(
+    ruleset: str,
+    players: int | None = None,
+    modules: Sequence[str] = (),
+    variants: Sequence[str] = (),
+    *,
+    seeds: int = DEFAULT_SEEDS,
+    bound: int = DEFAULT_BOUND,
+    max_moves: int = 0,
+) -> Any:
+    """Register ``ruleset`` (a bundled name or a directory) with pyspiel; return the loaded game.
+
+    Raises:
+        RulesetError: the rules, modules or variants are wrong.
+        RulekitError: another ruleset directory was registered under the same name.
+    """
+    program = load_program(ruleset, modules, variants, players=players)
+    rules = program.rules
+    name = PREFIX + program.name
+    if players is None:
+        players = rules.min_players
+    directory = find_ruleset(ruleset).resolve()
+    known = _RULESETS.get(name)
+    if known is not None and find_ruleset(known).resolve() != directory:
+        raise RulekitError(
+            Diagnostic(
+                f"OpenSpiel already knows {name} from {find_ruleset(known)}, not {directory}",
+                hint="a process can register one ruleset of each name",
+            )
+        )
+    if known is None:
+        _RULESETS[name] = str(ruleset)
+        defaults = {
+            "players": players,
+            "modules": "",
+            "variants": "",
+            "seeds": DEFAULT_SEEDS,
+            "bound": bound,
+            "max_moves": 0,
+        }
+        game_class = type(f"RulekitGame_{program.name}", (RulekitGame,), {"registered_name": name})
+        pyspiel.register_game(_game_type(name, program, players, defaults), game_class)
+    params = {
+        "players": players,
+        "modules": "+".join(modules),
+        "variants": "+".join(variants),
+        "seeds": seeds,
+        "bound": bound,
+        "max_moves": max_moves,
+    }
+    return pyspiel.load_game(name, params)
+
+
+def _game_type(name: str, program: Program, players: int, params: dict[str, Any]) -> Any:
+    """The GameType of ``program`` played by ``players`` (see the module doc for why)."""
+    rules = program.rules
+    kind = pyspiel.GameType
+    hidden = any(d.visibility != "public" for fields in rules.fields.values() for d in fields.values())
+    return kind(
+        short_name=name,
+        long_name=f"rulekit {rules.title}",
+        dynamics=kind.Dynamics.SEQUENTIAL,
+        chance_mode=kind.ChanceMode.EXPLICIT_STOCHASTIC
+        if uses_randomness(program)
+        else kind.ChanceMode.DETERMINISTIC,
+        information=kind.Information.IMPERFECT_INFORMATION
+        if hidden
+        else kind.Information.PERFECT_INFORMATION,
+        utility=kind.Utility.ZERO_SUM if players == 2 else kind.Utility.GENERAL_SUM,
+        reward_model=kind.RewardModel.TERMINAL,
+        max_num_players=rules.max_players,
+        min_num_players=rules.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=params,
+    )
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(part for part in text.split("+") if part)
+
+
+class RulekitGame(pyspiel.Game):
+    """A rulekit game seen by OpenSpiel (one subclass is registered per ruleset)."""
+
+    registered_name = ""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = params or {}
+        name = self.registered_name
+        ruleset = _RULESETS[name]
+        self.spec = (
+            str(ruleset),
+            int(params["players"]),
+            _names(str(params.get("modules", ""))),
+            _names(str(params.get("variants", ""))),
+        )
+        self.engine = _engine(self.spec)
+        self.random = uses_randomness(self.engine.program)
+        self.seeds = max(1, int(params.get("seeds", DEFAULT_SEEDS))) if self.random else 1
+        bound = int(params.get("bound", DEFAULT_BOUND))
+        space = _SPACES.get((self.spec, bound))
+        if space is None:
+            space = _SPACES[(self.spec, bound)] = ActionSpace(self.engine, bound)
+        self.space = space
+        self.encoder = ObservationEncoder.of(self.engine)
+        self.max_moves = int(params.get("max_moves", 0)) or DEFAULT_MAX_MOVES
+        self._initial: dict[int, State] = {}
+        players = self.engine.num_players
+        game_type = _game_type(name, self.engine.program, players, dict(params))
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.space.size,
+            max_chance_outcomes=self.seeds if self.random else 0,
+            num_players=players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0 if players == 2 else None,
+            max_game_length=self.max_moves,
+        )
+        super().__init__(game_type, info, dict(params))
+
+    def new_initial_state(self) -> RulekitState:
+        return RulekitState(self, None if self.random else self.initial_state(0))
+
+    def initial_state(self, seed: int) -> State:
+        """A fresh engine state after setup with ``seed`` (set up once per seed, then cloned)."""
+        state = self._initial.get(seed)
+        if state is None:
+            state = self._initial[seed] = self.engine.new_initial_state(seed)
+        return state.clone()
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Any:
+        if params:
+            raise ValueError(f"observation parameters are not supported: {params}")
+        perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        return _InfoStateObserver(self) if perfect_recall else _Observer(self)
+
+
+class _Inner:
+    """The engine state inside an OpenSpiel state: deep-copied as a clone and
+    pickled as its exact JSON (what OpenSpiel's clone and serialization use)."""
+
+    __slots__ = ("spec", "state")
+
+    def __init__(self, spec: tuple[str, int, tuple[str, ...], tuple[str, ...]], state: State | None) -> None:
+        self.spec = spec
+        self.state = state
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Inner:
+        return _Inner(self.spec, None if self.state is None else self.state.clone())
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # JSON text: plain str and int only (ids read from YAML are str subclasses).
+        text = None if self.state is None else json.dumps(self.state.to_json())
+        return (_restore, (self.spec, text))
+
+
+def _restore(spec: tuple[str, int, tuple[str, ...], tuple[str, ...]], text: str | None) -> _Inner:
+    if text is None:
+        return _Inner(spec, None)
+    return _Inner(spec, State.from_json(_engine(spec), json.loads(text)))
+
+
+_ENGINES: dict[tuple[str, int, tuple[str, ...], tuple[str, ...]], Game] = {}
+_SPACES: dict[tuple[tuple[str, int, tuple[str, ...], tuple[str, ...]], int], ActionSpace] = {}
+
+
+def _engine(spec: tuple[str, int, tuple[str, ...], tuple[str, ...]]) -> Game:
+    """The rulekit game of a parameter set, loaded once per process."""
+    game = _ENGINES.get(spec)
+    if game is None:
+        game = _ENGINES[spec] = load_game(spec[0], spec[1], spec[2], spec[3])
+    return game
+
+
+class RulekitState(pyspiel.State):
+    """A game in progress, seen by OpenSpiel; before the chance node, no engine state yet."""
+
+    def __init__(self, game: RulekitGame, state: State | None) -> None:
+        super().__init__(game)
+        self._inner = _Inner(game.spec, state)
+        self._moves = 0
+        self._legal: list[int] | None = None
+
+    @property
+    def engine_state(self) -> State:
+        """The rulekit :class:`~rulekit.engine.game.State` (to read; do not apply to it).
+
+        Raises:
+            ValueError: at the chance node, before the seed is drawn.
+        """
+        state = self._inner.state
+        if state is None:
+            raise ValueError("the seed is not drawn yet (chance node)")
+        return state
+
+    def _game(self) -> RulekitGame:
+        game: RulekitGame = self.get_game()
+        return game
+
+    def current_player(self) -> int:
+        state = self._inner.state
+        if state is None:
+            return int(pyspiel.PlayerId.CHANCE)
+        if state.is_terminal() or self._moves >= self._game().max_moves:
+            return int(pyspiel.PlayerId.TERMINAL)
+        return state.current_player()
+
+    def is_terminal(self) -> bool:
+        state = self._inner.state
+        return state is not None and (state.is_terminal() or self._moves >= self._game().max_moves)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        seeds = self._game().seeds
+        return [(seed, 1.0 / seeds) for seed in range(seeds)]
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self._inner.state is None:
+            return list(range(self._game().seeds))
+        if self._legal is None:
+            self._legal = self._game().space.legal_ids(self._inner.state)
+        return list(self._legal)
+
+    def _apply_action(self, action: int) -> None:
+        game = self._game()
+        if self._inner.state is None:
+            self._inner.state = game.initial_state(action)
+            return
+        self._inner.state.apply_action(game.space.decode(action))
+        self._moves += 1
+        self._legal = None
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        game = self._game()
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"seed {action}"
+        return game.engine.action_to_string(game.space.decode(action))
+
+    def returns(self) -> list[float]:
+        state = self._inner.state
+        if state is None or not state.is_terminal():
+            return [0.0] * self._game().num_players()
+        return state.returns()
+
+    def resample_from_infostate(self, player: int, sampler: Any = None) -> RulekitState:
+        """A state the player cannot tell from this one: hidden fields shuffled, RNG reseeded."""
+        rng = random.Random(int(sampler() * 2**32) if callable(sampler) else None)
+        copy: RulekitState = self.clone()
+        inner = copy._inner.state
+        if inner is None:
+            return copy
+        hidden = {
+            (scope, name)
+            for scope, fields in inner.game.program.rules.fields.items()
+            for name, decl in fields.items()
+            if decl.visibility == "hidden" or (decl.visibility == "owner" and scope == "player")
+        }
+        for scope, name in sorted(hidden):
+            for owner in inner.game.owners(scope):
+                if scope == "player" and owner == player:
+                    continue
+                value = inner.fields[(owner, name)]
+                if isinstance(value, tuple):
+                    inner.fields[(owner, name)] = tuple(rng.sample(value, len(value)))
+        inner.fields[("_", "rng")] = rng.getrandbits(64)
+        inner.refresh()
+        copy._legal = None
+        return copy
+
+    def __str__(self) -> str:
+        state = self._inner.state
+        if state is None:
+            return "chance: the seed is drawn"
+        # What a spectator sees, and a digest of everything (hidden fields and the RNG
+        # included), so that the states OpenSpiel compares are equal only when they are.
+        digest = hashlib.sha256(repr(state.fields).encode("utf-8")).hexdigest()[:16]
+        return f"{observation_text(state, None)}\nstate={digest}"
+
+
+class _Observer:
+    """Observation string and tensor of one player (OpenSpiel's PyObserver interface)."""
+
+    def __init__(self, game: RulekitGame) -> None:
+        self.encoder = game.encoder
+        self.tensor = np.zeros(self.encoder.size, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: RulekitState, player: int) -> None:
+        view = self.dict["observation"]
+        inner = state._inner.state
+        if inner is None:  # the chance node: nothing to see yet
+            view.fill(0.0)
+            view[player] = 1.0
+            return
+        view[:] = self.encoder.encode(inner, player)
+
+    def string_from(self, state: RulekitState, player: int) -> str:
+        inner = state._inner.state
+        return "chance" if inner is None else observation_text(inner, player)
+
+
+class _InfoStateObserver(_Observer):
+    """The information state: the observation and the players' (public) action history.
+
+    The tensor is the observation tensor, then one number per move up to the horizon:
+    the action's integer + 1 (0 for moves not made yet)."""
+
+    def __init__(self, game: RulekitGame) -> None:
+        super().__init__(game)
+        self.observation_size = self.encoder.size
+        self.tensor = np.zeros(self.observation_size + game.max_moves, np.float32)
+        self.dict = {
+            "observation": self.tensor[: self.observation_size],
+            "history": self.tensor[self.observation_size :],
+        }
+
+    def set_from(self, state: RulekitState, player: int) -> None:
+        super().set_from(state, player)
+        history = self.dict["history"]
+        history.fill(0.0)
+        moves = _moves(state)
+        history[: len(moves)] = np.asarray(moves, np.float32) + 1.0
+
+    def string_from(self, state: RulekitState, player: int) -> str:
+        history = " ".join(str(action) for action in _moves(state))
+        return f"P{player + 1}\n{super().string_from(state, player)}\nhistory={history}"
+
+
+def _moves(state: RulekitState) -> list[int]:
+    """The players' actions so far; the chance outcome (the seed) stays hidden."""
+    return [item.action for item in state.full_history() if item.player >= 0]

@@ -1,0 +1,156 @@
+"""Replays survive cosmetic edits: a semantic fingerprint beside the full one, and replay --force."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rulekit.cli import main
+from rulekit.errors import ReplayError
+from rulekit.load import load_program
+from rulekit.tools.force import force_replay
+from rulekit.tools.log import replay
+
+ROOT = Path(__file__).resolve().parents[2]
+
+COSMETIC = [
+    ("title: Tic-tac-toe", "title: Noughts and crosses"),
+    ("doc: Mark an empty cell.", "doc: Put your mark in an empty cell."),
+    ('cite: "Rules: a turn"', 'cite: "Rules, section 2"'),
+    ("- title: Board", "- title: The grid"),
+]
+SEMANTIC = [
+    ("effect: game.winner = me", "effect: game.winner = next_player(me)"),
+    (
+        'cell: "[c for c in cells if c.mark == none]"',
+        "cell: \"[c for c in cells if c.mark == none and c.id != 'a1']\"",
+    ),
+]
+
+
+@pytest.fixture
+def rules(tmp_path: Path) -> Path:
+    directory = tmp_path / "ttt"
+    shutil.copytree(ROOT / "rulesets" / "tic_tac_toe", directory)
+    return directory
+
+
+def _edit(directory: Path, old: str, new: str) -> None:
+    path = directory / "ruleset.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _log(rules: Path, tmp_path: Path) -> Path:
+    log = tmp_path / "game.jsonl"
+    assert main(["play", str(rules), "--quiet", "--bot", "first", "--log", str(log)]) == 0
+    return log
+
+
+@pytest.mark.parametrize(("old", "new"), COSMETIC)
+def test_a_cosmetic_edit_keeps_the_semantic_fingerprint(rules: Path, old: str, new: str) -> None:
+    before = load_program(str(rules))
+    _edit(rules, old, new)
+    after = load_program(str(rules))
+    assert after.fingerprint != before.fingerprint
+    assert after.semantic_fingerprint == before.semantic_fingerprint
+
+
+@pytest.mark.parametrize(("old", "new"), SEMANTIC)
+def test_a_change_of_play_changes_the_semantic_fingerprint(rules: Path, old: str, new: str) -> None:
+    before = load_program(str(rules))
+    _edit(rules, old, new)
+    assert load_program(str(rules)).semantic_fingerprint != before.semantic_fingerprint
+
+
+def test_requirement_and_invariant_messages_are_cosmetic(write_ruleset: object, tmp_path: Path) -> None:
+    text = """\
+ruleset: r
+title: R
+players: {min: 2, max: 2}
+state:
+  game:
+    n: int
+actions:
+  go:
+    require:
+      - {if: game.n < 3, else: MESSAGE, cite: "§1"}
+    effect: game.n += 1
+    ends_turn: true
+invariants:
+  small: {holds: game.n <= 3, message: MESSAGE}
+flow:
+  - repeat:
+      times: 2
+      steps:
+        - turn: player_at(1)
+"""
+    prints = []
+    for message in ("too many", "no more than three"):
+        directory = tmp_path / message.replace(" ", "_")
+        directory.mkdir()
+        (directory / "ruleset.yaml").write_text(text.replace("MESSAGE", message), encoding="utf-8")
+        program = load_program(str(directory))
+        prints.append((program.fingerprint, program.semantic_fingerprint))
+    assert prints[0][0] != prints[1][0] and prints[0][1] == prints[1][1]
+
+
+def test_a_log_replays_after_a_cosmetic_edit(rules: Path, tmp_path: Path) -> None:
+    log = _log(rules, tmp_path)
+    for old, new in COSMETIC:
+        _edit(rules, old, new)
+    assert replay(log, ruleset=str(rules)).is_terminal()
+
+
+def test_an_old_log_replays_while_the_rules_are_unchanged(rules: Path, tmp_path: Path) -> None:
+    log = _log(rules, tmp_path)
+    lines = log.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    del header["semantics"]  # a log written before the semantic fingerprint existed
+    log.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    assert replay(log, ruleset=str(rules)).is_terminal()
+    _edit(rules, *COSMETIC[1])  # it cannot tell a cosmetic edit apart: refused, with the way out
+    with pytest.raises(ReplayError, match="replay --force"):
+        replay(log, ruleset=str(rules))
+
+
+def test_a_change_of_play_is_refused_and_force_finds_the_first_differing_action(
+    rules: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = _log(rules, tmp_path)  # first-action bots: P1 takes a1 first
+    _edit(rules, *SEMANTIC[1])  # a1 can no longer be marked
+    with pytest.raises(ReplayError, match="the rules changed"):
+        replay(log, ruleset=str(rules))
+    forced = force_replay(log, ruleset=str(rules))
+    assert not forced.same and forced.replayed == 0
+    assert forced.difference is not None and forced.difference.startswith("action 1 (line 2) P1 place(a1)")
+    assert main(["replay", str(log), "--ruleset", str(rules), "--force"]) == 1
+    out = capsys.readouterr().out
+    assert "the rules changed since the game was logged; replaying anyway" in out
+    assert "replayed 0 of 7 actions; first difference: action 1 (line 2) P1 place(a1)" in out
+
+
+def test_force_reports_a_different_ending_when_every_action_still_replays(
+    rules: Path, tmp_path: Path
+) -> None:
+    log = _log(rules, tmp_path)
+    _edit(rules, *SEMANTIC[0])  # the winner is now the other player: same moves, another end
+    forced = force_replay(log, ruleset=str(rules))
+    assert forced.replayed == forced.total == 7
+    assert (
+        forced.difference is not None
+        and "every action replays, but the game ends in state" in forced.difference
+    )
+
+
+def test_force_on_unchanged_rules_says_so(
+    rules: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = _log(rules, tmp_path)
+    capsys.readouterr()
+    assert main(["replay", str(log), "--ruleset", str(rules), "--force"]) == 0
+    assert capsys.readouterr().out == "ok: all 7 actions replay and the game ends in the logged state\n"
