@@ -206,3 +206,23 @@ def test_workers_split_the_games_and_sum_statistics_and_coverage(tmp_path: Path)
     found = verify(_options(PLANTED / "ttt_double_mark", tmp_path, workers=2))
     assert found.counterexample is not None and found.counterexample.key == "invariant:marks_balanced"
     assert len(found.counterexample.actions) == 2
+
+
+def test_bots_play_a_share_of_the_games_as_explorers(
+    write_ruleset: Callable[..., Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rulekit.tools.verify import explore
+
+    directory = write_ruleset(COUNTER.replace("game.broken = true", "pass"))
+    chosen: list[str] = []
+    real = explore.make_explorer_bot
+
+    def spy(spec: str, seed: int) -> object:
+        chosen.append(spec)
+        return real(spec, seed)
+
+    monkeypatch.setattr(explore, "make_explorer_bot", spy)
+    result = verify(_options(directory, None, examples=30, bots=("first",)))
+    assert result.ok and 0 < len(chosen) < 30 and set(chosen) == {"first"}
+    assert main([str(directory), "--bots", "nonsense", "--quiet"]) == 2
+    assert "unknown bot kind 'nonsense'" in capsys.readouterr().err

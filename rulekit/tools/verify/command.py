@@ -227,6 +227,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="verify every allowed combination of the ruleset's modules (each with --examples games)",
     )
     parser.add_argument(
+        "--bots",
+        default="",
+        metavar="SPECS",
+        help="bots (tools/bots.py kinds, comma-separated) that play a third of the games as explorers",
+    )
+    parser.add_argument(
         "--workers", type=int, default=1, metavar="N", help="explore with N processes (default 1)"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress line")
@@ -265,6 +271,7 @@ def run(args: argparse.Namespace) -> int:
         progress=progress,
         must_end=not args.cut_off,
         workers=max(1, args.workers),
+        bots=tuple(b for b in args.bots.split(",") if b),
     )
     say = _say if not args.quiet else lambda text: None
     if args.mutants > 0:

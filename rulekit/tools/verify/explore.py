@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from typing import Any
 
 from attrs import define, field
 
@@ -44,6 +45,8 @@ DISABLED = 0.05
 FROM_CORPUS = 0.5
 #: Games kept in the corpus (the newest ones).
 CORPUS_SIZE = 64
+#: Share of games played by the --bots explorers (when given).
+BOT_SHARE = 1 / 3
 
 
 @define
@@ -52,6 +55,7 @@ class Plan:
 
     weighted: bool = False
     disabled: frozenset[str] = frozenset()
+    bot: Any = None  # a tools/bots.py bot choosing this game's actions (with the floor kept)
 
 
 @define
@@ -103,6 +107,9 @@ class Explorer:
             players = rng.choice(self.counts)
             game_seed = rng.randrange(MAX_SEED)
         plan = _plan(rng, program, weighted=self.options.weighted)
+        if self.options.bots and rng.random() < BOT_SHARE:
+            spec = self.options.bots[rng.randrange(len(self.options.bots))]
+            plan = Plan(bot=make_explorer_bot(spec, rng.randrange(MAX_SEED)))
         checker = self.checker
         state = checker.start(players, game_seed)
         played: list[Action] = []
@@ -134,6 +141,8 @@ class Explorer:
 
     def choose(self, rng: random.Random, state: State, legal: list[Action], plan: Plan) -> Action:
         """Draw one of several legal actions (see the module's docstring)."""
+        if plan.bot is not None and rng.random() >= FLOOR:
+            return plan.bot.choose(state)
         fired = self.coverage.fired if self.coverage is not None else {}
         weights = []
         for action in legal:
@@ -151,6 +160,20 @@ class Explorer:
             if draw < 0:
                 return action
         return legal[-1]
+
+
+def make_explorer_bot(spec: str, seed: int) -> Any:
+    """A bot from a ``--bots`` specification: tools/bots.py's ``parse_bot_spec`` when it has one
+    (heuristic and MCTS bots with their settings), else one of its kinds by name."""
+    from rulekit.tools import bots
+
+    parse = getattr(bots, "parse_bot_spec", None)
+    if parse is not None:
+        return parse(spec, seed)
+    try:
+        return bots.make_bot(spec, seed)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
 
 
 def _plan(rng: random.Random, program: Program, *, weighted: bool) -> Plan:

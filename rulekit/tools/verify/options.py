@@ -41,6 +41,8 @@ class VerifyOptions:
     must_end: bool = True
     #: Processes exploring games side by side.
     workers: int = 1
+    #: Bot specifications (tools/bots.py) that play a share of the games as explorers.
+    bots: tuple[str, ...] = ()
 
 
 @define
