@@ -42,6 +42,8 @@ class Bug:
     #: The longest acceptable counterexample: MAX_ACTIONS, unless the header says why a
     #: shorter game cannot reach the bug (``# at most: N actions (reason)``).
     longest: int = MAX_ACTIONS
+    #: Why this bug is not yet caught as the corpus asks (``# known weakness: ...``), if it is not.
+    weakness: str = ""
 
     @property
     def name(self) -> str:
@@ -76,6 +78,7 @@ def corpus(pattern: str = "") -> list[Bug]:
             tuple(data.get("requires") or ()),
             found.group(1) if found else "",
             int(declared.group(1)) if declared else MAX_ACTIONS,
+            weak.group(1) if (weak := re.search(r"^# known weakness: (.*)$", text, re.MULTILINE)) else "",
         )
         if pattern in bug.name:
             bugs.append(bug)
