@@ -117,3 +117,16 @@ def test_a_property_that_does_not_type_check_is_a_located_error(write_ruleset: C
     with pytest.raises(RulesetError) as caught:
         compile_properties(load_program(str(directory)))
     assert "ruleset.yaml:" in caught.value.render() and "nn" in caught.value.render()
+
+
+def test_two_turns_of_one_player_in_a_row_are_two_turns(write_ruleset: Callable[..., Path]) -> None:
+    solo = (
+        PAYING.replace("players: {min: 2, max: 2}", "players: {min: 1, max: 1}")
+        .replace("me.money -= amount", "me.money -= amount\n      me.money += 0")
+        .replace(
+            'holds: "all(after(p.money) <= before(p.money) for p in players)"',
+            'holds: "before(game.n) + 1 >= after(game.n)"',
+        )
+    )
+    result = verify(VerifyOptions(str(write_ruleset(solo)), examples=20, out=None))
+    assert result.ok, format_counterexample(result.counterexample)  # type: ignore[arg-type]

@@ -47,6 +47,8 @@ class Checker:
         self.focus_properties = bool(focus and focus.startswith("property:"))
         self.turn_start: dict[Any, Any] | None = None
         self.turn_player: int | None = None
+        self.turn_context: Any = None
+        self.turn_ended = False
         self.games: dict[int, Game] = {}
         self.hidden_cache: dict[tuple[int, int | None], list[tuple[Any, str]]] = {}
         self.fired: Callable[[str], None] | None = None
@@ -77,7 +79,7 @@ class Checker:
         except Exception as error:
             raise self._failure("engine:setup", f"setup failed: {describe_error(error)}") from None
         self.stats.games += 1
-        self.turn_start, self.turn_player = None, None
+        self.turn_start, self.turn_player, self.turn_context, self.turn_ended = None, None, None, False
         if self.focus_properties:
             pass
         elif self.focus:
@@ -92,10 +94,8 @@ class Checker:
         text = str(game.action_to_string(action))  # a plain str: it is written to YAML
         player = state.current_player()
         properties = self.properties
-        if properties.over_turn and player != self.turn_player:
-            if self.turn_start is not None:
-                self.check_turn(self.turn_start, state)
-            self.turn_start, self.turn_player = dict(state.fields), player
+        if properties.over_turn:
+            self._turn_boundary(state, player)
         before_fields = dict(state.fields) if properties else None
         if self.focus_properties:
             self.history.append((player, text))
@@ -336,14 +336,27 @@ class Checker:
         the properties over its last turn."""
         if before is None:
             return
-        R, after = state.game.runtime, state.fields
+        self.turn_ended = self.program.actions[action.name].decl.ends_turn
         for prop in self.properties.over_action:
             self._check_property(prop, before, state, -1, ())
         for prop in self.properties.ensures.get(action.name, ()):
             self._check_property(prop, before, state, player, action.args)
         if state.is_terminal() and self.properties.over_turn and self.turn_start is not None:
             self.check_turn(self.turn_start, state)
-        del R, after
+
+    def _turn_boundary(self, state: State, player: int) -> None:
+        """Before an action: if a new turn begins, check the properties over the turn that ended.
+
+        A turn ends when another player decides, after an action that ends the turn, or when
+        the flow moved on above the turn step (another iteration of a ``repeat`` or
+        ``for_each``), so two turns of one player in a row are two turns."""
+        frames = state.fields.get((_ENGINE, "flow")) or ()
+        context = frames[:-1]
+        if player == self.turn_player and not self.turn_ended and context == self.turn_context:
+            return
+        if self.turn_start is not None:
+            self.check_turn(self.turn_start, state)
+        self.turn_start, self.turn_player, self.turn_context = dict(state.fields), player, context
 
     def check_turn(self, start: dict[Any, Any], state: State) -> None:
         for prop in self.properties.over_turn:

@@ -1,8 +1,9 @@
 """Properties over two states: the ruleset's ``properties:`` and its actions' ``ensures:``.
 
 An invariant sees one state; a property compares the state *before* and *after*
-an action (``over: action``, the default) or a turn (``over: turn``: the
-consecutive decisions of one player). In its condition ``before(EXPR)`` and
+an action (``over: action``, the default) or a turn (``over: turn``; where a turn
+ends is decided by the checker: another player decides, an action that ends the
+turn, or the flow moving on). In its condition ``before(EXPR)`` and
 ``after(EXPR)`` evaluate ``EXPR`` in the state before and after; ``before.x.y``
 is short for ``before(x.y)``; anything outside them reads the state after::
 
