@@ -23,7 +23,7 @@ from rulekit.rules.compose import find_ruleset
 from rulekit.tools import bench as bench_tool
 from rulekit.tools.bots import make_bots, play_game
 from rulekit.tools.human import play_human
-from rulekit.tools.log import replay
+from rulekit.tools.log import load_game_for, read_log, replay_actions
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names
 from rulekit.tools.render import compile_display, describe_rules, render_standings, render_state
 from rulekit.tools.scenario import run_paths
@@ -230,7 +230,7 @@ def _source_of(ruleset: str) -> str | None:
 
 def _seat(text: str, players: int) -> int:
     raw = text[1:] if text[:1] in ("P", "p") else text
-    if not raw.isdigit() or not 1 <= int(raw) <= players:
+    if not (raw.isascii() and raw.isdigit() and len(raw) < 10) or not 1 <= int(raw) <= players:
         raise UsageError(
             Diagnostic(f"--human takes a seat from 1 to {players} (or P1..P{players}), not {text!r}")
         )
@@ -253,7 +253,10 @@ def cmd_play(args: argparse.Namespace) -> int:
             source=source,
             log=args.log,
         )
-    played = play_game(game, args.seed, make_bots(game, args.bot, args.seed), args.max_actions, source=source)
+    played = play_game(
+        game, args.seed, make_bots(game, args.bot, args.seed), args.max_actions, source=source, log=args.log
+    )
+    played.log.close()
     state = played.state
     if not args.quiet:
         print(f"{game.program.rules.title}: {game.num_players} players, seed {args.seed}, {args.bot} bots")
@@ -262,8 +265,6 @@ def cmd_play(args: argparse.Namespace) -> int:
         print()
         print(render_state(state))
         print()
-    if args.log:
-        played.log.write(args.log)
     if not played.finished:
         print(render_standings(state))
         raise RulekitError(
@@ -289,7 +290,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for line in forced.report():
             print(line)
         return 0 if forced.same else 1
-    state = replay(args.log, ruleset=args.ruleset, variants=args.variants or None)
+    log = read_log(args.log)
+    state = replay_actions(load_game_for(log, args.ruleset, args.variants or None), log)
+    if log.truncated is not None:
+        print(
+            f"note: {log.truncated}: the log breaks off in this line (a game cut short); "
+            f"replayed the {len(log.actions)} complete actions before it",
+            file=sys.stderr,
+        )
     program = state.game.program
     if args.show:
         print(render_state(state))

@@ -1,8 +1,8 @@
 """Every ruleset as an OpenSpiel game (the ``openspiel`` extra: ``pip install rulekit[openspiel]``).
 
-``register("el_capitan", players=4, modules=["porto"])`` registers the Python game
-``rulekit_el_capitan`` with :mod:`pyspiel` and returns it loaded; afterwards
-``pyspiel.load_game("rulekit_el_capitan(players=3,modules=porto+lisboa)")`` works too.
+``register("my_game", players=4, modules=["harbor"])`` registers the Python game
+``rulekit_my_game`` with :mod:`pyspiel` and returns it loaded; afterwards
+``pyspiel.load_game("rulekit_my_game(players=3,modules=harbor+market)")`` works too.
 
 Game parameters: ``players``; ``modules`` and ``variants`` (names joined by ``+``);
 ``seeds`` (how many RNG seeds the chance node draws from); ``bound`` (the box of open

@@ -612,7 +612,7 @@ def _compiled(source: str, filename: str, rules: m.RulesModel) -> Any:
     try:
         emit.audit(source)
         return compile(source, filename, "exec")
-    except (SyntaxError, RecursionError, MemoryError) as error:
+    except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
         raise RulesetError(
             Diagnostic(
                 f"the rules are too deeply nested to compile ({type(error).__name__}: {error})",

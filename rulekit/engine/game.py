@@ -481,13 +481,15 @@ class State:
         for name in names:
             compiled = program.actions[name]
             try:
-                for action in self._enumerate_action(compiled, me):
-                    listed += 1
-                    if listed > LIMITS.max_candidates:
-                        raise RuleFailure(
-                            f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
-                        )
-                    yield action
+                # A whole action's instances at once (their number is bounded by the step budget,
+                # which its parameter domains are charged to), then the cap on the listing.
+                found = list(self._enumerate_action(compiled, me))
+                listed += len(found)
+                if listed > LIMITS.max_candidates:
+                    raise RuleFailure(
+                        f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
+                    )
+                yield from found
             except RuleFailure as failure:
                 raise RuleEvaluationError(
                     Diagnostic(

@@ -192,19 +192,29 @@ def load_source(name_or_path: str) -> RulesetSource:
     return RulesetSource(name, directory, data, modules)
 
 
-def _includes(data: LocDict, directory: Path, bag: DiagnosticBag) -> list[LocDict]:
+def _includes(data: LocDict, directory: Path, bag: DiagnosticBag, root: Path | None = None) -> list[LocDict]:
+    """The files named by ``include:`` (relative to ``directory``, inside ``root``: the ruleset)."""
+    inside = (root or directory).resolve()
     result = []
     includes = data.pop("include", None) or []
     if isinstance(includes, str):
         includes = [includes]
     for entry in includes:
         path = directory / str(entry)
+        if not path.resolve().is_relative_to(inside):
+            # a rules file names only files of its own ruleset (never /etc/passwd, ../../secret)
+            bag.error(f"included file '{entry}' is outside the ruleset's directory", span_of(entry))
+            continue
         if not path.is_file():
             bag.error(f"included file '{entry}' does not exist", span_of(entry))
             continue
         included = load_file(path, _display(path))
         if not isinstance(included, LocDict):
-            bag.error("an included file must be a mapping of sections", span_of(included))
+            what = "empty" if included is None else "not a mapping"
+            bag.error(
+                f"an included file must be a mapping of sections ('{entry}' is {what})",
+                span_of(included) or span_of(entry),
+            )
             continue
         check_keys(included, (*NAMED_SECTIONS, *SINGLE_SECTIONS), "section", bag)
         result.append(included)
@@ -222,7 +232,7 @@ def load_module_file(path: Path, bag: DiagnosticBag) -> ModuleSource | None:
         bag.error("a module file must be a mapping", span_of(data, Span(_display(path), 1, 1)))
         return None
     check_keys(data, MODULE_KEYS, "module", bag)
-    for included in _includes(data, path.parent, bag):
+    for included in _includes(data, path.parent, bag, root=path.parent.parent):
         _merge_into(data, included, bag, allow_override=False)
     name = str(data.get("module") or path.stem)
     players = data.get("players")
@@ -285,6 +295,11 @@ def add_entries(base: LocDict, section: str, entries: Any, bag: DiagnosticBag) -
         bag.error(f"section '{section}' must be a mapping of names", span_of(entries))
         return
     target = _section(base, section, entries)
+    if not isinstance(target, LocDict):  # the ruleset's own section is not a mapping
+        bag.error(
+            f"section '{section}' must be a mapping of names", span_of(target) or base.key_spans.get(section)
+        )
+        return
     for name, entry in entries.items():
         existing = target.get(name)
         if existing is None:

@@ -155,6 +155,12 @@ class _Builder:
             money = None
         display = data.get("display") or {}
         bot_weights = self.bots(actions)
+        for key in ("ruleset", "title"):
+            text = data.get(key)
+            if isinstance(text, str) and (not text.isprintable() or len(text) > 200):
+                self.bag.error(
+                    f"the {key} must be printable text of at most 200 characters", self.where(text, data, key)
+                )
         return m.RulesModel(
             name=str(data.get("ruleset") or "ruleset"),
             title=str(data.get("title") or data.get("ruleset") or "ruleset"),

@@ -615,7 +615,7 @@ def _step(current: Any, segment: str, trail: list[str]) -> tuple[Any, Any]:
             return _step(current["value"], segment, [*trail, "value"])
         return current, _MISSING
     if isinstance(current, list):
-        if segment.isdigit() and int(segment) < len(current):
+        if segment.isascii() and segment.isdigit() and len(segment) < 10 and int(segment) < len(current):
             return current, int(segment)
         for index, item in enumerate(current):
             if isinstance(item, dict) and str(item.get("id")) == segment:

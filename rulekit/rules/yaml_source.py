@@ -158,6 +158,9 @@ def _convert(
         return seq
     assert isinstance(node, yaml.ScalarNode)
     value = yaml.SafeLoader.construct_scalar(_CONSTRUCTOR, node)
+    if node.style == '"' and any("\ud800" <= c <= "\udfff" for c in str(value)):
+        # only a \u escape can make one; it is not a character and cannot be written as UTF-8
+        raise RulesetError(Diagnostic("a lone surrogate (\\ud800-\\udfff) is not text", _span(file, node)))
     tag = node.tag
     if tag == "tag:yaml.org,2002:str" or node.style in ("'", '"', "|", ">"):
         return LocStr(str(value), _span(file, node), _scalar_origin(file, node, lines))

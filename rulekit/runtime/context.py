@@ -90,10 +90,16 @@ class Runtime:
         return items
 
     def _over_budget(self) -> None:
-        self._left = 0
+        self._left = self.max_steps  # the evaluation that ran out ends here; the next one starts afresh
         raise StepBudgetExceeded(
             f"the rules ran more than {self.max_steps} steps in one evaluation (an endless or huge loop?)"
         )
+
+    def number(self, value: Any) -> Any:
+        """``value``, unless it is a whole number beyond the integer limit."""
+        if type(value) is int and value.bit_length() > LIMITS.max_int_bits:
+            raise RuleFailure(f"a number grew beyond {LIMITS.max_int_bits} bits (the limit max_int_bits)")
+        return value
 
     def mul(self, left: Any, right: Any) -> Any:
         """``left * right`` for whole numbers, refusing results beyond the integer limit."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Protocol
 
 from attrs import frozen
@@ -82,16 +83,22 @@ def play_game(
     max_actions: int = 10_000,
     *,
     source: str | None = None,
+    log: str | Path | None = None,
 ) -> PlayedGame:
     """Play from a fresh state until the game ends or ``max_actions`` were taken.
 
-    ``bots`` gives a bot per seat (index 0 is P1).
+    ``bots`` gives a bot per seat (index 0 is P1).  With ``log``, the log is streamed there
+    action by action; the caller finishes it with ``played.log.close()``.
     """
-    recorder = GameRecorder(game.new_initial_state(seed), seed, source)
+    recorder = GameRecorder(game.new_initial_state(seed), seed, source, log_path=log)
     state = recorder.state
     taken = 0
-    while not state.is_terminal() and taken < max_actions:
-        bot = bots[state.current_player()]
-        recorder.apply_action(bot.choose(state))
-        taken += 1
+    try:
+        while not state.is_terminal() and taken < max_actions:
+            bot = bots[state.current_player()]
+            recorder.apply_action(bot.choose(state))
+            taken += 1
+    except BaseException:
+        recorder.close()  # keep the actions played so far (the state is as after the last of them)
+        raise
     return PlayedGame(state, recorder, state.is_terminal())

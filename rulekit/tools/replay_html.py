@@ -21,7 +21,7 @@ from rulekit.errors import Diagnostic, IllegalActionError, ReplayError, RuleEval
 from rulekit.tools.log import load_game_for, player_text, read_log
 from rulekit.tools.render import describe_decision
 from rulekit.tools.svg import svg_parts
-from rulekit.tools.view import Picture, compile_view, draw
+from rulekit.tools.view import Picture, caption, compile_view, draw
 
 CHART_W, CHART_H = 360, 170
 
@@ -135,7 +135,7 @@ def _step(
 ) -> dict[str, Any]:
     picture = draw(state, None)
     return {
-        "frame": chunks.frame(picture, f"after {state.moves()} actions"),
+        "frame": chunks.frame(picture, caption(state)),
         "action": action,
         "fired": fired,
         "notes": notes,

@@ -520,6 +520,12 @@ def _place(path: str, index: int, count: int, across: int) -> tuple[int, int]:
     return 0, 0  # stack: offsets are applied by the caller
 
 
+def caption(state: State, seat: int | None = None) -> str:
+    """The line under a picture: how far the game is, whose view it is."""
+    text = f"after {state.moves()} actions" + (" · game over" if state.is_terminal() else "")
+    return text + ("" if seat is None else f" · as seen by P{seat + 1}")
+
+
 def draw(state: State, seat: int | None = None) -> Picture:
     """The picture of ``state`` as ``seat`` may see it (``None``: a spectator).
 

@@ -14,7 +14,7 @@ from rulekit.tools.bots import make_bots
 from rulekit.tools.log import load_game_for, player_text, read_log
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names
 from rulekit.tools.svg import to_svg
-from rulekit.tools.view import compile_view, draw
+from rulekit.tools.view import caption, compile_view, draw
 
 
 def add_parser(subparsers: Any) -> None:
@@ -140,10 +140,10 @@ def cmd_render(args: argparse.Namespace) -> int:
             state.apply_action(bots[state.current_player()].choose(state))
     seat = None if args.seat is None else parse_seat(args.seat, state.game.num_players)
     picture = draw(state, seat)
-    caption = f"after {state.moves()} actions" + ("" if seat is None else f", as seen by P{seat + 1}")
-    write_text(args.out, to_svg(picture, caption=caption))
+    line = caption(state, seat)
+    write_text(args.out, to_svg(picture, caption=line))
     if args.out != "-":
-        print(f"wrote {args.out} ({len(picture.shapes)} shapes; {caption})")
+        print(f"wrote {args.out} ({len(picture.shapes)} shapes; {line})")
     for error in picture.errors:
         print(f"warning: {error}")
     return 0

@@ -15,7 +15,7 @@ from rulekit.engine.game import State
 from rulekit.load import load_game
 from rulekit.tools.bots import FirstLegalBot
 from rulekit.tools.svg import to_svg
-from rulekit.tools.view import draw
+from rulekit.tools.view import caption, draw
 
 GOLDEN = Path(__file__).parent / "golden"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -48,7 +48,7 @@ CASES = {
 
 def _svg(case: str) -> str:
     state, seat = CASES[case]()
-    return to_svg(draw(state, seat), caption=f"after {state.moves()} actions")
+    return to_svg(draw(state, seat), caption=caption(state, seat))
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

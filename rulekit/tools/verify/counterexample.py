@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +78,7 @@ def write_counterexample(options: VerifyOptions, program: Program, example: Coun
     reader (or an interrupted run) sees the previous counterexample or the new
     one, never half of one: verify rewrites them while shrinking.
     """
+    from rulekit.tools.files import atomic_write_text
     from rulekit.tools.log import make_header, write_actions
 
     assert options.out is not None
@@ -96,24 +93,9 @@ def write_counterexample(options: VerifyOptions, program: Program, example: Coun
     header = make_header(game, example.seed, source=source)
     log_path = directory / f"{stem}.jsonl"
     scenario_path = directory / f"{stem}.yaml"
-    with _replacing(log_path) as temporary:
-        write_actions(temporary, header, example.actions)
-    with _replacing(scenario_path) as temporary:
-        temporary.write_text(scenario_text(options, program, example, source), encoding="utf-8")
+    write_actions(log_path, header, example.actions)  # atomic: a temporary file renamed over it
+    atomic_write_text(scenario_path, scenario_text(options, program, example, source))
     return [log_path, scenario_path]
-
-
-@contextmanager
-def _replacing(path: Path) -> Iterator[Path]:
-    """A temporary path in ``path``'s directory, renamed to ``path`` when the block succeeds."""
-    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(handle)
-    temporary = Path(name)
-    try:
-        yield temporary
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 def _ruleset_dir(ruleset: str) -> Path | None:
