@@ -29,6 +29,7 @@ NAMED_SECTIONS = (
     "actions",
     "triggers",
     "invariants",
+    "properties",
 )
 #: Sections holding one value; a module may only override them.
 SINGLE_SECTIONS = ("setup", "flow", "scoring", "players", "money", "display", "bots", "view")

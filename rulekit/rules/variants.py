@@ -77,11 +77,12 @@ _OPTIONAL_KEYS = {
     "actions": ("params", "require", "cost", "effect", "ends_turn", "prompt", "cite", "doc"),
     "triggers": ("when", "cite", "doc"),
     "invariants": ("message", "cite"),
+    "properties": ("message", "cite", "over"),
     "functions": ("params", "doc"),
     "scoring": ("score", "tiebreak", "end_when"),
 }
 #: Sections whose values are DSL text, where an int literal and an expression are interchangeable.
-_DSL_SECTIONS = ("actions", "triggers", "functions", "invariants", "scoring", "flow", "setup")
+_DSL_SECTIONS = ("actions", "triggers", "functions", "invariants", "properties", "scoring", "flow", "setup")
 _COMPONENT_KEYS = ("collection", "attributes", "items", "doc")
 
 

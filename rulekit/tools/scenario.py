@@ -63,7 +63,7 @@ SCENARIO_KEYS = (
 _CHECK_KEYS = ("expect", "expect_legal", "expect_not_legal")
 #: What a step of ``actions:`` may say: one of action / event / effect (or none: a checkpoint)
 #: and expectations checked right after it.
-_ACTION_KEYS = ("action", "reject", "by", "event", "effect", *_CHECK_KEYS)
+_ACTION_KEYS = ("action", "reject", "by", "may_reject", "event", "effect", *_CHECK_KEYS)
 _EXPECT_KEYS = ("expr", "equals")
 _PLAYER = re.compile(r"P([0-9]{1,9})\Z")
 _COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">=", "in", "not in"})
@@ -594,7 +594,12 @@ class _Runner:
                 where = self.span(text)
                 if kinds[0] == "action":
                     reject, by = entry.get("reject"), entry.get("by")
-                    self.apply(state, str(text), where, None if reject is None else str(reject), by)
+                    if entry.get("may_reject") is True and reject is None:
+                        # may_reject: true -- played if legal, else skipped (the state stays unchanged)
+                        if not state.is_terminal() and text in state.legal_action_strings():
+                            self.apply(state, str(text), where, None, by)
+                    else:
+                        self.apply(state, str(text), where, None if reject is None else str(reject), by)
                 else:
                     self.run_effect(state, text, kinds[0], where)
                 self.check_invariants(state, f"after {text}", where)

@@ -177,6 +177,10 @@ def definitions() -> dict[str, Any]:
                 "effect": _block("What the action does."),
                 "ends_turn": {"type": "boolean", "description": "The action ends the player's turn."},
                 "prompt": {"type": "boolean", "description": "Only when asked (ask) or listed in a turn."},
+                "ensures": _list_or_one(
+                    {"$ref": "#/$defs/property"},
+                    "Postconditions checked by verify after the action (before(...) and after(...)).",
+                ),
                 "offered_with": _list_or_one(
                     {"$ref": "#/$defs/name"},
                     "Also offered in every turn whose explicit actions list names one of these actions.",
@@ -205,6 +209,22 @@ def definitions() -> dict[str, Any]:
                         "holds": _expr("The condition."),
                         "message": _text("What it means when it fails."),
                         "cite": _text("The rule it comes from."),
+                    }
+                ),
+            ]
+        },
+        "property": {
+            "anyOf": [
+                _text("A condition over the states before and after (before(...), after(...))."),
+                _obj(
+                    {
+                        "holds": _expr("The condition."),
+                        "message": _text("What it means when it fails."),
+                        "cite": _text("The rule it comes from."),
+                        "over": {
+                            "enum": ["action", "turn"],
+                            "description": "Compare across an action or a turn.",
+                        },
                     }
                 ),
             ]
@@ -296,6 +316,7 @@ def section_properties() -> dict[str, Any]:
         "actions": _names_of("#/$defs/action", "What players may do."),
         "triggers": _names_of("#/$defs/trigger", "Effects that run before/after actions and events."),
         "invariants": _names_of("#/$defs/invariant", "Conditions true in every reachable state."),
+        "properties": _names_of("#/$defs/property", "Conditions over the states before and after."),
         "setup": _block("Run once after the fields get their initial values."),
         "flow": {"$ref": "#/$defs/flow"},
         "scoring": {"$ref": "#/$defs/scoring"},
