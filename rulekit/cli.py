@@ -23,10 +23,11 @@ from rulekit.rules.compose import find_ruleset
 from rulekit.tools import bench as bench_tool
 from rulekit.tools.bots import describe_bots, make_bots, play_game
 from rulekit.tools.human import play_human
-from rulekit.tools.log import replay
+from rulekit.tools.log import load_game_for, read_log, replay_actions
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names
 from rulekit.tools.render import compile_display, describe_rules, render_standings, render_state
 from rulekit.tools.scenario import run_paths
+from rulekit.tools.view import compile_view
 
 #: Subcommands written in their own modules: each has add_parser(subparsers) and run(args) -> int.
 PLUGIN_COMMANDS = (
@@ -34,6 +35,7 @@ PLUGIN_COMMANDS = (
     "rulekit.tools.diff",
     "rulekit.tools.simulate",
     "rulekit.tools.balance",
+    "rulekit.tools.view_cli",
 )
 
 
@@ -146,6 +148,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
         action="store_true",
         help="replay even if the rules changed; report the first action whose outcome differs",
     )
+    p.add_argument(
+        "--html", metavar="FILE", help="also write a self-contained HTML page stepping through the game"
+    )
     add_rules_options(p, modules=False)
     p.set_defaults(handler=cmd_replay)
 
@@ -159,11 +164,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
     add_rules_options(p)
     p.set_defaults(handler=cmd_rules)
 
-    p = sub.add_parser("bench", help="random playouts per second (and OpenSpiel's, if installed)")
-    p.add_argument("ruleset", metavar="RULESET")
-    p.add_argument("--players", type=int, metavar="N", help="number of players (default: the minimum)")
-    p.add_argument("--seconds", type=float, default=3.0, metavar="S", help="how long to run each (default 3)")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="first seed (default 0)")
+    p = sub.add_parser("bench", help="random playouts per CPU second, cost per action (and OpenSpiel's)")
+    bench_tool.add_arguments(p)
     add_rules_options(p)
     p.set_defaults(handler=cmd_bench)
 
@@ -199,6 +201,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         return run_all_combinations(args.ruleset, args.variants)
     program = load_program(args.ruleset, module_names(args.modules), args.variants)
     compile_display(program)
+    compile_view(program)
     rules = program.rules
     parts = [
         f"{len(rules.actions)} actions",
@@ -225,7 +228,7 @@ def _source_of(ruleset: str) -> str | None:
 
 def _seat(text: str, players: int) -> int:
     raw = text[1:] if text[:1] in ("P", "p") else text
-    if not raw.isdigit() or not 1 <= int(raw) <= players:
+    if not (raw.isascii() and raw.isdigit() and len(raw) < 10) or not 1 <= int(raw) <= players:
         raise UsageError(
             Diagnostic(f"--human takes a seat from 1 to {players} (or P1..P{players}), not {text!r}")
         )
@@ -248,7 +251,10 @@ def cmd_play(args: argparse.Namespace) -> int:
             source=source,
             log=args.log,
         )
-    played = play_game(game, args.seed, make_bots(game, args.bot, args.seed), args.max_actions, source=source)
+    played = play_game(
+        game, args.seed, make_bots(game, args.bot, args.seed), args.max_actions, source=source, log=args.log
+    )
+    played.log.close()
     state = played.state
     if not args.quiet:
         bots = describe_bots(args.bot, game.num_players)
@@ -258,8 +264,6 @@ def cmd_play(args: argparse.Namespace) -> int:
         print()
         print(render_state(state))
         print()
-    if args.log:
-        played.log.write(args.log)
     if not played.finished:
         print(render_standings(state))
         raise RulekitError(
@@ -274,6 +278,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    if args.force and args.html:
+        raise UsageError(Diagnostic("--html draws a game that replays exactly; drop --force"))
     if args.force:
         from rulekit.tools.force import force_replay
 
@@ -283,7 +289,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for line in forced.report():
             print(line)
         return 0 if forced.same else 1
-    state = replay(args.log, ruleset=args.ruleset, variants=args.variants or None)
+    log = read_log(args.log)
+    state = replay_actions(load_game_for(log, args.ruleset, args.variants or None), log)
+    if log.truncated is not None:
+        print(
+            f"note: {log.truncated}: the log breaks off in this line (a game cut short); "
+            f"replayed the {len(log.actions)} complete actions before it",
+            file=sys.stderr,
+        )
     program = state.game.program
     if args.show:
         print(render_state(state))
@@ -293,6 +306,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
     )
     if state.is_terminal():
         print(render_standings(state))
+    if args.html:
+        from rulekit.tools.replay_html import write_replay_html
+
+        steps = write_replay_html(args.log, args.html, ruleset=args.ruleset, variants=args.variants or None)
+        print(f"wrote {args.html} ({steps} steps)")
     return 0
 
 
@@ -306,9 +324,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    game = _load_game(args, args.players)
-    if args.seconds <= 0:
-        raise UsageError(Diagnostic("--seconds must be positive"))
-    for line in bench_tool.run(game, args.seconds, args.seed):
-        print(line)
+    bench_tool.check_arguments(args)
+    game = None if args.all else _load_game(args, args.players)
+    for line in bench_tool.run_command(args, game):
+        print(line, flush=True)
     return 0

@@ -1,8 +1,8 @@
 """Every ruleset as an OpenSpiel game (the ``openspiel`` extra: ``pip install rulekit[openspiel]``).
 
-``register("el_capitan", players=4, modules=["porto"])`` registers the Python game
-``rulekit_el_capitan`` with :mod:`pyspiel` and returns it loaded; afterwards
-``pyspiel.load_game("rulekit_el_capitan(players=3,modules=porto+lisboa)")`` works too.
+``register("my_game", players=4, modules=["harbor"])`` registers the Python game
+``rulekit_my_game`` with :mod:`pyspiel` and returns it loaded; afterwards
+``pyspiel.load_game("rulekit_my_game(players=3,modules=harbor+market)")`` works too.
 
 Game parameters: ``players``; ``modules`` and ``variants`` (names joined by ``+``);
 ``seeds`` (how many RNG seeds the chance node draws from); ``bound`` (the box of open
@@ -38,8 +38,11 @@ player has seen, as long as no ruleset shows a player something and hides it lat
 (no shipped ruleset does).  The information-state tensor is the observation tensor
 followed by one number per move up to the horizon: the action's integer + 1 (0 for
 moves not made yet).
-``resample_from_infostate`` (for IS-MCTS) shuffles each hidden field and reseeds the
-RNG: the sample keeps every observation and the information state.
+``resample_from_infostate`` (for IS-MCTS) shuffles each list the player may not see
+(hidden fields, other players' owner-only fields) and reseeds the RNG: the sample keeps
+every observation and the information state.  It is a determinization, not a draw from
+the exact posterior: hidden values other than lists (an opponent's secret number) are
+kept, so with such rules a sample knows more than the player.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Every ruleset as a PettingZoo AEC environment (the ``pettingzoo`` extra).
 
-``rulekit.pettingzoo.env("el_caballero", players=3)`` is a turn-based
+``rulekit.pettingzoo.env("my_game", players=3)`` is a turn-based
 :class:`pettingzoo.AECEnv` with agents ``player_0..player_{n-1}`` (P1 is ``player_0``):
 
 * action space ``Discrete(n)`` over the stable integers of

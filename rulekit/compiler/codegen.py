@@ -597,13 +597,15 @@ class CodeGen:
                 return []
             if node.op == "=":
                 self.expect(ftype, vtype, node.value, f"the value of {_describe(node.target)}")
+                if t.INT in (ftype, vtype):  # numbers kept in the state stay writable (logs, hashes)
+                    value = emit.checked_number(value)
                 return [f"{pad}F[{key}] = {value}"]
             if not (ftype.is_list and node.op == "+="):
                 self.expect(t.INT, ftype, node.target, f"'{node.op}' target")
                 self.expect(t.INT, vtype, node.value, f"the value added to {_describe(node.target)}")
             elif node.op == "+=":
                 return [f"{pad}F[{key}] = {emit.step_iter(f'tuple(F[{key}]) + tuple({value})')}"]
-            return [f"{pad}F[{key}] {node.op} {value}"]
+            return [f"{pad}F[{key}] = {emit.checked_number(f'F[{key}] {node.op[0]} {value}')}"]
         if isinstance(node, ast.Let):
             value, vtype = self.expr(node.value, ctx)
             py = ctx.bind(node.name, vtype)

@@ -8,7 +8,8 @@ or a dunder.  Every value goes through :func:`literal`, which writes ``repr`` of
 plain data only.  :func:`audit` re-reads the generated module and refuses anything
 the generator never writes (defaults, dunders, imports, ...), as a second line of
 defence; :func:`step_iter` and :func:`step_entry` are the one hook that charges
-the step budget (see :mod:`rulekit.runtime.context`).
+the step budget, and :func:`checked_number` bounds numbers stored in the state
+(see :mod:`rulekit.runtime.context`).
 """
 
 from __future__ import annotations
@@ -59,6 +60,11 @@ def step_iter(code: str) -> str:
     return f"R.steps({code})"
 
 
+def checked_number(code: str) -> str:
+    """A number about to be stored in the state, refused if it exceeds the integer limit."""
+    return f"R.number({code})"
+
+
 def step_entry() -> str:
     """The statement that charges one step when a generated rule function is entered."""
     return "R.tick()"
@@ -87,8 +93,8 @@ def audit(source: str) -> None:
     """Refuse generated source that does what the code generator never does.
 
     No imports, classes, ``global``, default arguments, decorators or annotations,
-    no name, attribute or keyword with a double underscore or (attributes) a leading
-    underscore, and only plain constants.
+    no name or keyword starting with ``__``, no attribute starting with ``_``, and only
+    plain constants.
 
     Raises:
         UnsafeCode: naming the first offending construct.
@@ -122,5 +128,7 @@ def audit(source: str) -> None:
 
 
 def _check_name(text: str) -> None:
-    if "__" in text or not is_name(text):
+    # Emitted names carry a prefix (v_, fn_, ...), so none starts with "__"; a dunder inside
+    # one (v_x__y) is harmless: only attribute access could reach Python's internals.
+    if text.startswith("__") or not is_name(text):
         raise UnsafeCode(f"generated code uses name {text!r}")

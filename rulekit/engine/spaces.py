@@ -48,6 +48,7 @@ from rulekit.engine.game import Action, Game, State
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, RulekitError
 from rulekit.runtime.builtins import BUILTINS
+from rulekit.runtime.errors import RuleFailure
 
 #: The default half-width of the box that open parameters' values must lie in.
 DEFAULT_BOUND = 12
@@ -91,6 +92,8 @@ class ActionSpace:
     """Every move of a game as a stable integer ``0 <= id < size``."""
 
     def __init__(self, game: Game, bound: int = DEFAULT_BOUND) -> None:
+        if bound < 0:
+            raise ValueError(f"bound must be 0 or more, not {bound}")
         self.game = game
         self.bound = bound
         program = game.program
@@ -180,9 +183,13 @@ class ActionSpace:
                 print_expr(domain),
                 params=tuple(zip(compiled.params[:i], compiled.param_types[:i], strict=True)),
             )
-            values = fn(probe.fields, game.runtime, 0, *([None] * i))
-            unique = list(dict.fromkeys(v for v in values if v is not None))
-            return ParamUniverse(name, unique, "constant")
+            try:
+                values = fn(probe.fields, game.runtime, 0, *([None] * i))
+            except (RuleFailure, ArithmeticError, LookupError, TypeError, ValueError):
+                values = None  # it fails in every state, so no move uses it; still, stay open
+            if values is not None:
+                unique = list(dict.fromkeys(v for v in values if v is not None))
+                return ParamUniverse(name, unique, "constant")
         ints = list(range(-self.bound, self.bound + 1))
         pairs = list(itertools.product(ints, ints))
         if type_ == t.INT:

@@ -14,6 +14,7 @@ from typing import Any
 from rulekit.dsl import types as t
 from rulekit.dsl.names import is_name
 from rulekit.dsl.types import Type
+from rulekit.limits import LIMITS
 
 
 def format_value(value: Any, type_: Type = t.ANY) -> str:
@@ -40,8 +41,12 @@ def _quote(text: str) -> str:
 
 
 _TOKEN = re.compile(
-    r'\s*(?:(?P<num>-?\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<str>"(?:[^"\\]|\\.)*")|(?P<punct>[(),\[\]]))'
+    r'\s*(?:(?P<num>-?[0-9]+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<str>"(?:[^"\\]|\\.)*")|(?P<punct>[(),\[\]]))'
 )
+
+
+#: Digits of a number in action text (Python refuses to convert beyond ~4300).
+_MAX_DIGITS = 100
 
 
 class NotationError(ValueError):
@@ -86,11 +91,15 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
     return tokens
 
 
-def _parse_value(tokens: list[tuple[str, str]], i: int) -> tuple[Any, int]:
+def _parse_value(tokens: list[tuple[str, str]], i: int, depth: int = 0) -> tuple[Any, int]:
     if i >= len(tokens):
         raise NotationError("unexpected end of action text")
+    if depth > LIMITS.max_depth:
+        raise NotationError(f"values nested more than {LIMITS.max_depth} levels deep")
     kind, text = tokens[i]
     if kind == "num":
+        if len(text) > _MAX_DIGITS:
+            raise NotationError(f"a number with more than {_MAX_DIGITS} digits")
         return int(text), i + 1
     if kind == "str":
         return _unquote(text), i + 1
@@ -102,7 +111,7 @@ def _parse_value(tokens: list[tuple[str, str]], i: int) -> tuple[Any, int]:
     items = []
     i += 1
     while i < len(tokens) and tokens[i][1] != close:
-        value, i = _parse_value(tokens, i)
+        value, i = _parse_value(tokens, i, depth + 1)
         items.append(value)
         if i < len(tokens) and tokens[i][1] == ",":
             i += 1
@@ -122,7 +131,7 @@ def coerce(value: Any, type_: Type) -> Any:
     if type_ in (t.PLAYER, t.OWNER) and isinstance(value, str):
         if value == "bank":
             return -1
-        match = re.fullmatch(r"P(\d+)", value)
+        match = re.fullmatch(r"P([0-9]{1,9})", value)
         if match:
             return int(match.group(1)) - 1
     if isinstance(value, tuple) and type_.is_list:

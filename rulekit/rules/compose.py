@@ -29,9 +29,10 @@ NAMED_SECTIONS = (
     "actions",
     "triggers",
     "invariants",
+    "properties",
 )
 #: Sections holding one value; a module may only override them.
-SINGLE_SECTIONS = ("setup", "flow", "scoring", "players", "money", "display", "bots")
+SINGLE_SECTIONS = ("setup", "flow", "scoring", "players", "money", "display", "bots", "view")
 RULESET_KEYS = (
     "ruleset",
     "title",
@@ -191,19 +192,29 @@ def load_source(name_or_path: str) -> RulesetSource:
     return RulesetSource(name, directory, data, modules)
 
 
-def _includes(data: LocDict, directory: Path, bag: DiagnosticBag) -> list[LocDict]:
+def _includes(data: LocDict, directory: Path, bag: DiagnosticBag, root: Path | None = None) -> list[LocDict]:
+    """The files named by ``include:`` (relative to ``directory``, inside ``root``: the ruleset)."""
+    inside = (root or directory).resolve()
     result = []
     includes = data.pop("include", None) or []
     if isinstance(includes, str):
         includes = [includes]
     for entry in includes:
         path = directory / str(entry)
+        if not path.resolve().is_relative_to(inside):
+            # a rules file names only files of its own ruleset (never /etc/passwd, ../../secret)
+            bag.error(f"included file '{entry}' is outside the ruleset's directory", span_of(entry))
+            continue
         if not path.is_file():
             bag.error(f"included file '{entry}' does not exist", span_of(entry))
             continue
         included = load_file(path, _display(path))
         if not isinstance(included, LocDict):
-            bag.error("an included file must be a mapping of sections", span_of(included))
+            what = "empty" if included is None else "not a mapping"
+            bag.error(
+                f"an included file must be a mapping of sections ('{entry}' is {what})",
+                span_of(included) or span_of(entry),
+            )
             continue
         check_keys(included, (*NAMED_SECTIONS, *SINGLE_SECTIONS), "section", bag)
         result.append(included)
@@ -221,7 +232,7 @@ def load_module_file(path: Path, bag: DiagnosticBag) -> ModuleSource | None:
         bag.error("a module file must be a mapping", span_of(data, Span(_display(path), 1, 1)))
         return None
     check_keys(data, MODULE_KEYS, "module", bag)
-    for included in _includes(data, path.parent, bag):
+    for included in _includes(data, path.parent, bag, root=path.parent.parent):
         _merge_into(data, included, bag, allow_override=False)
     name = str(data.get("module") or path.stem)
     players = data.get("players")
@@ -284,6 +295,11 @@ def add_entries(base: LocDict, section: str, entries: Any, bag: DiagnosticBag) -
         bag.error(f"section '{section}' must be a mapping of names", span_of(entries))
         return
     target = _section(base, section, entries)
+    if not isinstance(target, LocDict):  # the ruleset's own section is not a mapping
+        bag.error(
+            f"section '{section}' must be a mapping of names", span_of(target) or base.key_spans.get(section)
+        )
+        return
     for name, entry in entries.items():
         existing = target.get(name)
         if existing is None:
@@ -423,6 +439,21 @@ def apply_module(base: LocDict, module: ModuleSource, bag: DiagnosticBag) -> Non
         remove_entry(base, path, bag)
 
 
+def _extend_view(base: LocDict, entries: Any, where: Span | None, bag: DiagnosticBag) -> None:
+    """``extend: {view: {layers: [...]}}``: a module draws its own pieces on top of the base view."""
+    view = base.get("view")
+    layers = entries.get("layers") if isinstance(entries, LocDict) else None
+    if not isinstance(entries, LocDict) or set(entries) != {"layers"} or not isinstance(layers, list):
+        bag.error("extend of 'view' takes {layers: [...]}: layers drawn after the base view's", where)
+        return
+    if not isinstance(view, LocDict):
+        bag.error("cannot extend 'view': the ruleset has none", where)
+        return
+    merged = LocList([*(view.get("layers") or []), *layers])
+    merged.span = span_of(layers) or view.span
+    view["layers"] = merged
+
+
 def extend_entries(base: LocDict, extend: Any, bag: DiagnosticBag) -> None:
     """A module's ``extend:``: append to list-valued keys of existing entries.
 
@@ -439,6 +470,9 @@ def extend_entries(base: LocDict, extend: Any, bag: DiagnosticBag) -> None:
         bag.error("'extend' must be a mapping of sections", span_of(extend))
         return
     for section, entries in extend.items():
+        if section == "view":
+            _extend_view(base, entries, extend.key_spans.get(section), bag)
+            continue
         keys = EXTENDABLE.get(str(section))
         if keys is None:
             bag.error(

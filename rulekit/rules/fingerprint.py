@@ -4,7 +4,7 @@ The full fingerprint (:func:`rulekit.rules.compose.fingerprint`) changes with ev
 edit.  The semantic one leaves out what cannot change a game's course: titles,
 descriptions and versions, ``doc`` and ``cite`` entries, the messages of
 requirements (``else``) and invariants, the invariants themselves, the display
-panels and the bots' hints.  A log whose semantic fingerprint still matches
+panels, the view (the pictures) and the bots' hints.  A log whose semantic fingerprint still matches
 replays to the same states (``rulekit replay`` accepts it).
 
 Everything else counts, also text that reaches the state: a ``note(...)`` in an
@@ -20,7 +20,9 @@ from typing import Any
 from rulekit.rules.compose import plain_data
 
 #: Top-level keys that never decide play.
-COSMETIC_TOP = frozenset({"title", "description", "version", "doc", "cite", "display", "bots", "invariants"})
+COSMETIC_TOP = frozenset(
+    {"title", "description", "version", "doc", "cite", "display", "view", "bots", "invariants"}
+)
 #: Keys of a section's entry (an action, trigger, function, field, kind...) that never decide play.
 COSMETIC_ENTRY = frozenset({"doc", "cite"})
 #: Keys of an action's requirement that never decide play (the message shown when it fails).

@@ -14,6 +14,7 @@ from rulekit.dsl.names import is_name
 from rulekit.errors import DiagnosticBag, DslSyntaxError, Span, did_you_mean
 from rulekit.rules import model as m
 from rulekit.rules.compose import check_keys
+from rulekit.rules.view import parse_view
 from rulekit.rules.yaml_source import LocDict, LocList, LocStr, span_of
 
 RESERVED_SCOPES = ("game", "turn", "player")
@@ -32,7 +33,18 @@ RESERVED_NAMES = frozenset(
         "_",
     }
 )
-_ACTION_KEYS = ("params", "require", "cost", "effect", "ends_turn", "prompt", "offered_with", "cite", "doc")
+_ACTION_KEYS = (
+    "params",
+    "require",
+    "cost",
+    "effect",
+    "ends_turn",
+    "prompt",
+    "offered_with",
+    "cite",
+    "doc",
+    "ensures",
+)
 _TRIGGER_KEYS = ("after", "before", "when", "effect", "cite", "doc")
 _FIELD_KEYS = ("type", "initial", "visibility", "doc")
 _STEP_KEYS = ("do", "repeat", "for_each", "turn", "if")
@@ -129,6 +141,7 @@ class _Builder:
         actions = self.actions()
         triggers = self.triggers()
         invariants = self.invariants()
+        properties = self.properties()
         setup = None
         if data.get("setup") is not None:
             setup = self.block(data["setup"], "setup", data, "setup")
@@ -142,6 +155,12 @@ class _Builder:
             money = None
         display = data.get("display") or {}
         bot_weights = self.bots(actions)
+        for key in ("ruleset", "title"):
+            text = data.get(key)
+            if isinstance(text, str) and (not text.isprintable() or len(text) > 200):
+                self.bag.error(
+                    f"the {key} must be printable text of at most 200 characters", self.where(text, data, key)
+                )
         return m.RulesModel(
             name=str(data.get("ruleset") or "ruleset"),
             title=str(data.get("title") or data.get("ruleset") or "ruleset"),
@@ -162,6 +181,8 @@ class _Builder:
             money=str(money) if money else None,
             display=dict(display) if isinstance(display, dict) else {},
             bot_weights=bot_weights,
+            properties=properties,
+            view=parse_view(data.get("view"), self.bag, data.span),
             bot_evaluate=self.bot_evaluate(),
             modules=modules,
             fingerprint=fingerprint,
@@ -387,8 +408,57 @@ class _Builder:
                 span=span,
                 cost_span=self.where(spec.get("cost"), spec, "cost"),
                 offered_with=_names(spec.get("offered_with")),
+                ensures=self.ensures(str(name), spec),
             )
         return result
+
+    def properties(self) -> dict[str, m.PropertyDecl]:
+        """The ``properties:`` section: conditions over the states before and after an action or turn."""
+        section = self.mapping(self.data.get("properties"), "properties", self.data, "properties")
+        result = {}
+        for name, spec in section.items():
+            span = section.key_spans.get(name)
+            if not self.ident(name, "property", span):
+                continue
+            decl = self.property(str(name), spec, section, name, ("holds", "message", "cite", "over"))
+            if decl is not None:
+                result[str(name)] = decl
+        return result
+
+    def ensures(self, action: str, spec: LocDict) -> tuple[m.PropertyDecl, ...]:
+        """An action's ``ensures:`` list (its postconditions)."""
+        raw = spec.get("ensures")
+        if raw is None:
+            return ()
+        if not isinstance(raw, list):
+            raw = [raw]
+        found = []
+        for i, item in enumerate(raw):
+            decl = self.property(
+                f"{action}.ensures[{i + 1}]", item, spec, "ensures", ("holds", "message", "cite")
+            )
+            if decl is not None:
+                found.append(decl)
+        return tuple(found)
+
+    def property(
+        self, name: str, spec: Any, parent: LocDict, key: Any, keys: tuple[str, ...]
+    ) -> m.PropertyDecl | None:
+        if isinstance(spec, str):
+            cond = self.expr(spec, "property", parent, key)
+            if cond is None:
+                return None
+            return m.PropertyDecl(name, cond, f"property '{name}' does not hold", None, span_of(spec))
+        spec = self.mapping(spec, f"property '{name}'", parent, key)
+        self.keys(spec, keys, "property")
+        cond = self.expr(spec.get("holds"), "property", spec, "holds")
+        over = str(spec.get("over") or "action")
+        if over not in ("action", "turn"):
+            self.bag.error("over is 'action' or 'turn'", self.where(spec.get("over"), spec, "over"))
+        if cond is None:
+            return None
+        message = str(spec.get("message") or f"property '{name}' does not hold")
+        return m.PropertyDecl(name, cond, message, _opt_str(spec.get("cite")), span_of(spec), over)
 
     def requirements(self, raw: Any, parent: LocDict) -> tuple[m.Requirement, ...]:
         if raw is None:

@@ -12,6 +12,7 @@ from attrs import field, frozen
 
 from rulekit.dsl import ast
 from rulekit.errors import Span
+from rulekit.rules.view import ViewDecl
 
 
 @frozen
@@ -120,6 +121,7 @@ class ActionDecl:
     span: Span | None
     cost_span: Span | None = None
     offered_with: tuple[str, ...] = ()
+    ensures: tuple[PropertyDecl, ...] = ()
 
 
 @frozen
@@ -133,6 +135,21 @@ class TriggerDecl:
     effect: ast.Block
     cite: str | None
     span: Span | None
+
+
+@frozen
+class PropertyDecl:
+    """A condition over two states: ``before(...)`` and ``after(...)`` (or ``before.x``,
+    ``after.x``) read the state before and after an action (``over: action``) or a turn
+    (``over: turn``); an action's ``ensures:`` are properties of that action only, with
+    ``me`` and its parameters bound. Checked by ``rulekit verify``."""
+
+    name: str
+    condition: ast.Expr
+    message: str
+    cite: str | None
+    span: Span | None
+    over: str = "action"
 
 
 @frozen
@@ -235,6 +252,7 @@ class RulesModel:
     money: str | None
     display: dict[str, Any]
     bot_weights: dict[str, ast.Expr] = field(factory=dict)
+    properties: dict[str, PropertyDecl] = field(factory=dict)
     #: ``bots.evaluate``: how good a state is for ``me`` (heuristic and MCTS bots).
     bot_evaluate: ast.Expr | None = None
     modules: tuple[str, ...] = ()
@@ -242,3 +260,4 @@ class RulesModel:
     variants: tuple[tuple[str, str], ...] = field(default=())
     #: What decides play only (no docs, messages, panels): logs replay while it stays the same.
     semantic_fingerprint: str = ""
+    view: ViewDecl | None = None  # the picture of a state (rules/view.py)

@@ -77,11 +77,12 @@ _OPTIONAL_KEYS = {
     "actions": ("params", "require", "cost", "effect", "ends_turn", "prompt", "cite", "doc"),
     "triggers": ("when", "cite", "doc"),
     "invariants": ("message", "cite"),
+    "properties": ("message", "cite", "over"),
     "functions": ("params", "doc"),
     "scoring": ("score", "tiebreak", "end_when"),
 }
 #: Sections whose values are DSL text, where an int literal and an expression are interchangeable.
-_DSL_SECTIONS = ("actions", "triggers", "functions", "invariants", "scoring", "flow", "setup")
+_DSL_SECTIONS = ("actions", "triggers", "functions", "invariants", "properties", "scoring", "flow", "setup")
 _COMPONENT_KEYS = ("collection", "attributes", "items", "doc")
 
 
@@ -614,7 +615,7 @@ def _step(current: Any, segment: str, trail: list[str]) -> tuple[Any, Any]:
             return _step(current["value"], segment, [*trail, "value"])
         return current, _MISSING
     if isinstance(current, list):
-        if segment.isdigit() and int(segment) < len(current):
+        if segment.isascii() and segment.isdigit() and len(segment) < 10 and int(segment) < len(current):
             return current, int(segment)
         for index, item in enumerate(current):
             if isinstance(item, dict) and str(item.get("id")) == segment:

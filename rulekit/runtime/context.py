@@ -62,6 +62,8 @@ class Runtime:
         self.money_field = money_field
         self.triggers: dict[tuple[str, str], list[Trigger]] = {}
         self.fired: Callable[[str], None] | None = None  # coverage hook
+        #: Results of rules functions while legal actions are listed (None: not listing).
+        self.memo: dict[Any, Any] | None = None
         self.keep_order = False  # tools (scenarios): shuffles keep the order given
         self._depth = 0
         self.max_steps = LIMITS.max_steps
@@ -90,10 +92,16 @@ class Runtime:
         return items
 
     def _over_budget(self) -> None:
-        self._left = 0
+        self._left = self.max_steps  # the evaluation that ran out ends here; the next one starts afresh
         raise StepBudgetExceeded(
             f"the rules ran more than {self.max_steps} steps in one evaluation (an endless or huge loop?)"
         )
+
+    def number(self, value: Any) -> Any:
+        """``value``, unless it is a whole number beyond the integer limit."""
+        if type(value) is int and value.bit_length() > LIMITS.max_int_bits:
+            raise RuleFailure(f"a number grew beyond {LIMITS.max_int_bits} bits (the limit max_int_bits)")
+        return value
 
     def mul(self, left: Any, right: Any) -> Any:
         """``left * right`` for whole numbers, refusing results beyond the integer limit."""

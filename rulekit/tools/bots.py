@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Protocol
 
 from attrs import frozen
@@ -352,28 +353,35 @@ def play_game(
     *,
     source: str | None = None,
     fired: Callable[[str], None] | None = None,
+    log: str | Path | None = None,
 ) -> PlayedGame:
     """Play from a fresh state until the game ends or ``max_actions`` were taken.
 
     ``bots`` gives a bot per seat (index 0 is P1).  ``fired`` (the runtime's hook) hears
     every action and trigger of the game itself, not those a bot tries while it searches.
+    With ``log``, the log is streamed there action by action; the caller finishes it with
+    ``played.log.close()``.
     """
     runtime = game.runtime
     previous = runtime.fired
     runtime.fired = fired
     try:
-        recorder = GameRecorder(game.new_initial_state(seed), seed, source)
+        recorder = GameRecorder(game.new_initial_state(seed), seed, source, log_path=log)
     finally:
         runtime.fired = previous
     state = recorder.state
     taken = 0
-    while not state.is_terminal() and taken < max_actions:
-        bot = bots[state.current_player()]
-        action = bot.choose(state)
-        runtime.fired = fired
-        try:
-            recorder.apply_action(action)
-        finally:
-            runtime.fired = previous
-        taken += 1
+    try:
+        while not state.is_terminal() and taken < max_actions:
+            bot = bots[state.current_player()]
+            action = bot.choose(state)
+            runtime.fired = fired
+            try:
+                recorder.apply_action(action)
+            finally:
+                runtime.fired = previous
+            taken += 1
+    except BaseException:
+        recorder.close()  # keep the actions played so far (the state is as after the last of them)
+        raise
     return PlayedGame(state, recorder, state.is_terminal())

@@ -76,7 +76,7 @@ class HumanSeat:
                 return action
 
     def read_answer(self, state: State, answer: str, options: dict[int, Action]) -> Action | None:
-        if answer.isdigit():
+        if answer.isascii() and answer.isdigit() and len(answer) < 10:
             number = int(answer)
             if number in options:
                 return options[number]
@@ -110,7 +110,22 @@ def play_human(
     write: Callable[[str], None] = print,
 ) -> int:
     """Play a game with a person in ``seat`` and bots elsewhere; 0 when it ended or she quit."""
-    recorder = GameRecorder(game.new_initial_state(seed), seed, source)
+    recorder = GameRecorder(game.new_initial_state(seed), seed, source, log_path=log)
+    try:
+        return _play(game, seat, bots, recorder, max_actions, read, write)
+    finally:
+        recorder.close()  # also after a rule error or Ctrl-C: the actions so far are kept
+
+
+def _play(
+    game: Game,
+    seat: int,
+    bots: list[Bot],
+    recorder: GameRecorder,
+    max_actions: int,
+    read: Callable[[str], str],
+    write: Callable[[str], None],
+) -> int:
     state = recorder.state
     human = HumanSeat(game, seat, read, write)
     # No example here: the first legal action may be another seat's, and show its hidden hand.
@@ -128,8 +143,6 @@ def play_human(
             quit_ = True
             break
         recorder.apply_action(chosen)
-    if log:
-        recorder.write(log)
     write("")
     write(render_state(state, seat))
     write("")

@@ -29,6 +29,7 @@ from rulekit.limits import LIMITS
 from rulekit.load import load_program
 from rulekit.rules.compose import available_rulesets, bundled_ruleset_dirs, load_source
 from rulekit.rules.variants import shipped_variants
+from rulekit.tools.files import LineSink, atomic_write_text
 
 LOG_VERSION = 1
 
@@ -62,12 +63,23 @@ def make_header(game: Game, seed: int, *, source: str | None = None) -> dict[str
 
 @define
 class GameRecorder:
-    """Wraps a :class:`State` and records every action applied through it."""
+    """Wraps a :class:`State` and records every action applied through it.
+
+    With ``log_path``, the log is also streamed to a file as the game goes (see
+    :class:`~rulekit.tools.files.LineSink`); :meth:`close` finishes it.
+    """
 
     state: State
     seed: int
     source: str | None = None
     actions: list[tuple[int, str]] = field(factory=list)
+    log_path: str | Path | None = None
+    _sink: LineSink | None = field(default=None, init=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        if self.log_path is not None:
+            self._sink = LineSink(self.log_path)
+            self._sink.write_line(json.dumps(self.header()))
 
     @property
     def game(self) -> Game:
@@ -82,6 +94,18 @@ class GameRecorder:
         text = state.game.action_to_string(action)
         state.apply_action(action)
         self.actions.append((player, text))
+        if self._sink is not None:
+            self._sink.write_line(json.dumps({"player": player_text(player), "action": text}))
+
+    def close(self, *, final_hash: bool = True) -> None:
+        """Finish the streamed log (with the final hash unless the game was cut short)."""
+        sink, self._sink = self._sink, None
+        if sink is not None:
+            try:
+                if final_hash:
+                    sink.write_line(json.dumps({"final_hash": self.state.state_hash()}))
+            finally:
+                sink.close()
 
     def header(self) -> dict[str, Any]:
         return make_header(self.game, self.seed, source=self.source)
@@ -95,9 +119,7 @@ class GameRecorder:
             yield json.dumps({"final_hash": self.state.state_hash()})
 
     def write(self, path: str | Path, *, final_hash: bool = True) -> None:
-        Path(path).write_text(
-            "".join(line + "\n" for line in self.lines(final_hash=final_hash)), encoding="utf-8"
-        )
+        atomic_write_text(path, "".join(line + "\n" for line in self.lines(final_hash=final_hash)))
 
 
 @define
@@ -393,4 +415,4 @@ def write_actions(path: str | Path, header: dict[str, Any], actions: Sequence[tu
     """Write a log from a header and (player, action text) pairs, without a final hash."""
     lines = [json.dumps(header)]
     lines.extend(json.dumps({"player": player_text(p), "action": a}) for p, a in actions)
-    Path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    atomic_write_text(path, "".join(line + "\n" for line in lines))

@@ -63,9 +63,9 @@ SCENARIO_KEYS = (
 _CHECK_KEYS = ("expect", "expect_legal", "expect_not_legal")
 #: What a step of ``actions:`` may say: one of action / event / effect (or none: a checkpoint)
 #: and expectations checked right after it.
-_ACTION_KEYS = ("action", "reject", "by", "event", "effect", *_CHECK_KEYS)
+_ACTION_KEYS = ("action", "reject", "by", "may_reject", "event", "effect", *_CHECK_KEYS)
 _EXPECT_KEYS = ("expr", "equals")
-_PLAYER = re.compile(r"^P(\d+)$")
+_PLAYER = re.compile(r"P([0-9]{1,9})\Z")
 _COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">=", "in", "not in"})
 
 
@@ -329,12 +329,14 @@ class _Runner:
         if node is None or node.kind != "turn" or F[("_", "asks")]:
             raise RulesetError(Diagnostic("start.player: the game does not begin with a turn", where))
         # A turn whose player is a game field (turn: game.current, or a for_each's `as` field)
-        # gets the field set too, so the rules go on from the new seat.
+        # gets the field set too, so the rules go on from the new seat; a for_each going
+        # through the players is turned to continue from her (P2, P3, P1 instead of P1, P2, P3).
         step = _turn_step(self.program.rules.flow, node.span)
         if step is not None and isinstance(step.player, ast.Attribute):
             subject = step.player.subject
             if isinstance(subject, ast.Name) and subject.id == "game":
                 F[("game", step.player.name)] = player
+                frames = _rotate_for_each(self.program.flow, frames, step.player.name, player)
         F[("_", "flow")] = (*frames[:-1], (frames[-1][0], player, False))
         F[("_", "turn")] = player
         for name, decl in self.program.rules.fields["turn"].items():
@@ -592,7 +594,12 @@ class _Runner:
                 where = self.span(text)
                 if kinds[0] == "action":
                     reject, by = entry.get("reject"), entry.get("by")
-                    self.apply(state, str(text), where, None if reject is None else str(reject), by)
+                    if entry.get("may_reject") is True and reject is None:
+                        # may_reject: true -- played if legal, else skipped (the state stays unchanged)
+                        if not state.is_terminal() and text in state.legal_action_strings():
+                            self.apply(state, str(text), where, None, by)
+                    else:
+                        self.apply(state, str(text), where, None if reject is None else str(reject), by)
                 else:
                     self.run_effect(state, text, kinds[0], where)
                 self.check_invariants(state, f"after {text}", where)
@@ -827,7 +834,7 @@ class _Runner:
                 visit(node.operand)
             elif isinstance(node, ast.Binary) and node.op in _COMPARISONS:
                 for side in (node.left, node.right):
-                    if not isinstance(side, ast.Literal):
+                    if not _literal(side):
                         show(side)
 
         def show(node: Any) -> None:
@@ -879,6 +886,30 @@ def _as_list(value: Any) -> list[Any]:
     if isinstance(value, list):
         return list(value)
     return [value]
+
+
+def _rotate_for_each(nodes: Sequence[Any], frames: tuple[Any, ...], var: str, player: int) -> tuple[Any, ...]:
+    """The flow frames with the innermost ``for_each`` over ``var`` continuing from ``player``."""
+    for index in range(len(frames) - 1, -1, -1):
+        frame = frames[index]
+        node = nodes[frame[0]]
+        if node.kind != "for_each" or node.data.get("var") != var:
+            continue
+        _, items, position = frame
+        rest = list(items[position - 1 :])
+        if player not in rest:
+            return frames
+        at = rest.index(player)
+        items = (*items[: position - 1], *rest[at:], *rest[:at])
+        return (*frames[:index], (frame[0], items, position), *frames[index + 1 :])
+    return frames
+
+
+def _literal(node: Any) -> bool:
+    """A literal, or a list or tuple of literals: its value is already in the text."""
+    if isinstance(node, ast.ListExpr | ast.TupleExpr):
+        return all(_literal(item) for item in node.items)
+    return isinstance(node, ast.Literal)
 
 
 def _turn_step(steps: Iterable[Any], span: Span | None) -> Any:

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rulekit.rules import view as view_decl
 from rulekit.rules.compose import EXTENDABLE, MODULE_KEYS, NAMED_SECTIONS, RULESET_KEYS, SINGLE_SECTIONS
 from rulekit.rules.variants import VARIANT_KEYS
 
@@ -176,6 +177,10 @@ def definitions() -> dict[str, Any]:
                 "effect": _block("What the action does."),
                 "ends_turn": {"type": "boolean", "description": "The action ends the player's turn."},
                 "prompt": {"type": "boolean", "description": "Only when asked (ask) or listed in a turn."},
+                "ensures": _list_or_one(
+                    {"$ref": "#/$defs/property"},
+                    "Postconditions checked by verify after the action (before(...) and after(...)).",
+                ),
                 "offered_with": _list_or_one(
                     {"$ref": "#/$defs/name"},
                     "Also offered in every turn whose explicit actions list names one of these actions.",
@@ -204,6 +209,22 @@ def definitions() -> dict[str, Any]:
                         "holds": _expr("The condition."),
                         "message": _text("What it means when it fails."),
                         "cite": _text("The rule it comes from."),
+                    }
+                ),
+            ]
+        },
+        "property": {
+            "anyOf": [
+                _text("A condition over the states before and after (before(...), after(...))."),
+                _obj(
+                    {
+                        "holds": _expr("The condition."),
+                        "message": _text("What it means when it fails."),
+                        "cite": _text("The rule it comes from."),
+                        "over": {
+                            "enum": ["action", "turn"],
+                            "description": "Compare across an action or a turn.",
+                        },
                     }
                 ),
             ]
@@ -264,6 +285,7 @@ def definitions() -> dict[str, Any]:
             "Final standings.",
         ),
         "display": {"type": "object", "description": "How `rulekit play` draws the state (panels)."},
+        "view": _view_schema(),
         "bots": _obj(
             {
                 "weights": {
@@ -298,6 +320,7 @@ def section_properties() -> dict[str, Any]:
         "actions": _names_of("#/$defs/action", "What players may do."),
         "triggers": _names_of("#/$defs/trigger", "Effects that run before/after actions and events."),
         "invariants": _names_of("#/$defs/invariant", "Conditions true in every reachable state."),
+        "properties": _names_of("#/$defs/property", "Conditions over the states before and after."),
         "setup": _block("Run once after the fields get their initial values."),
         "flow": {"$ref": "#/$defs/flow"},
         "scoring": {"$ref": "#/$defs/scoring"},
@@ -305,7 +328,45 @@ def section_properties() -> dict[str, Any]:
         "money": _text("The player field used by costs and transfers."),
         "display": {"$ref": "#/$defs/display"},
         "bots": {"$ref": "#/$defs/bots"},
+        "view": {"$ref": "#/$defs/view"},
     }
+
+
+def _view_schema() -> dict[str, Any]:
+    """The ``view`` section: canvas, colours and layers of shapes (rules/view.py checks the rest)."""
+    value = {
+        "description": "A literal or a DSL expression.",
+        "type": ["string", "integer", "number", "boolean", "array"],
+    }
+    shapes = {
+        kind: _obj(dict.fromkeys(attrs, value) | {"doc": _text("A description.")}, f"A {kind}.")
+        for kind, attrs in view_decl.SHAPES.items()
+    }
+    layer = _obj(
+        {
+            "name": _text("The layer's name (the SVG group id layer-NAME)."),
+            "each": _expr("Draw the shape once per element of this list."),
+            "as": _text("The name of the element in the shape's expressions."),
+            "when": _expr("Draw only when this holds."),
+            "seat": {"type": "boolean", "description": "Only in a seat's own picture (me = that seat)."},
+            "doc": _text("A description."),
+            **shapes,
+        },
+        "One layer: exactly one shape, drawn once or once per element.",
+    )
+    colours = {"type": "object", "additionalProperties": {"type": "string"}, "description": "Named colours."}
+    return _obj(
+        {
+            "width": _expr("Canvas width in pixels."),
+            "height": _expr("Canvas height in pixels."),
+            "background": _text("The background colour."),
+            "players": {"type": "array", "items": {"type": "string"}, "description": "A colour per seat."},
+            "palette": colours,
+            "layers": {"type": "array", "items": layer, "description": "Drawn in order."},
+            "doc": _text("A description."),
+        },
+        "How a state is drawn as a picture (rulekit render, replay --html, serve).",
+    )
 
 
 def _extend() -> dict[str, Any]:
@@ -319,6 +380,10 @@ def _extend() -> dict[str, Any]:
         }
         for section, keys in EXTENDABLE.items()
     }
+    properties["view"] = _obj(
+        {"layers": {"type": "array", "description": "Layers drawn after the base view's."}},
+        "Layers a module draws on top of the ruleset's view.",
+    )
     return _obj(properties, "Append to list-valued keys of existing entries, e.g. an action's require.")
 
 

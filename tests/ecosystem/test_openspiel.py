@@ -328,3 +328,12 @@ def test_the_information_state_tensor_is_the_observation_then_the_moves() -> Non
     assert len(tensor) == game.information_state_tensor_size() == size + 9
     assert tensor[:size] == state.observation_tensor(1)
     assert tensor[size:] == [5.0, 1.0, 9.0] + [0.0] * 6
+
+
+def test_a_bad_parameter_in_a_game_string_is_a_rulekit_error() -> None:
+    """pyspiel.load_game with a wrong player count or module raises rulekit's own error."""
+    rk.register("tic_tac_toe")
+    with pytest.raises(RulekitError, match="for 2-2 players, not 3"):
+        pyspiel.load_game("rulekit_tic_tac_toe(players=3)")
+    with pytest.raises(RulesetError, match="unknown module 'atlantis'"):
+        pyspiel.load_game("rulekit_tic_tac_toe(modules=atlantis)")

@@ -6,11 +6,16 @@ import ast
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rulekit.compiler import emit
+from rulekit.errors import RulekitError
 from rulekit.load import load_program
+from rulekit.rules.yaml_source import dump_text
 from tests.hostile.conftest import Run, assert_refused, shell_payload
 
 
@@ -219,3 +224,84 @@ def test_literals_round_trip_through_python() -> None:
     """What the emitter writes reads back as the same value."""
     value = (1, "a'\"\n", None, True, {"k": (2.5, -3)})
     assert ast.literal_eval(emit.literal(value)) == value
+
+
+_SLOTS = [
+    "function_param",
+    "event_field",
+    "action",
+    "action_param",
+    "field",
+    "constant",
+    "kind",
+    "trigger",
+    "function",
+]
+_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
+_VALUES = st.one_of(
+    _TEXT,
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.none(),
+    st.lists(st.one_of(st.integers(), _TEXT, st.floats()), max_size=3),
+)
+
+
+def _rules_with(slot: str, key: str, value: object) -> dict[str, Any]:
+    rules: dict[str, Any] = {
+        "ruleset": "prop",
+        "players": {"min": 2, "max": 2},
+        "state": {"game": {"n": {"type": "int", "initial": 0}}},
+        "actions": {"go": {"effect": "game.n += 1", "ends_turn": True}},
+        "flow": [{"turn": "player_at(1)"}],
+    }
+    if slot == "function_param":
+        rules["functions"] = {"f": {"params": {key: "int"}, "body": "1"}}
+    elif slot == "event_field":
+        rules["events"] = {"e": {key: "int"}}
+        rules["triggers"] = {"t": {"after": "e", "effect": "game.n += 1"}}
+    elif slot == "action":
+        rules["actions"][key] = {"effect": "game.n += 1"}
+    elif slot == "action_param":
+        rules["actions"]["go"]["params"] = {key: "range(1, 2)"}
+    elif slot == "field":
+        rules["state"]["game"][key] = {"type": "any", "initial": value}
+    elif slot == "constant":
+        rules["constants"] = {key: value}
+    elif slot == "kind":
+        rules["components"] = {key: {"items": [{"id": "a1"}]}}
+    elif slot == "trigger":
+        rules["triggers"] = {key: {"after": "go", "effect": "game.n += 1"}}
+    else:
+        rules["functions"] = {key: "1"}
+    return rules
+
+
+_KEYS = st.one_of(
+    _TEXT,
+    st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,10}", fullmatch=True),
+    st.sampled_from(
+        ["x=1", "x\n", "__class__", "__import__", "_", "me", "x)", "v_x", "def", "lambda", "None"]
+    ),
+)
+
+
+@given(slot=st.sampled_from(_SLOTS), key=_KEYS, value=_VALUES)
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_any_yaml_key_or_value_is_refused_at_a_position_or_compiles_to_audited_code(
+    tmp_path: Path, slot: str, key: str, value: object
+) -> None:
+    """For arbitrary names and values anywhere a rules file has them: a located refusal, or
+    generated code whose AST has no default argument, no dunder and no unchecked name."""
+    directory = tmp_path / "prop"
+    directory.mkdir(exist_ok=True)
+    (directory / "ruleset.yaml").write_text(dump_text(_rules_with(slot, key, value)), encoding="utf-8")
+    try:
+        program = load_program(str(directory))
+    except RulekitError as error:
+        assert all(d.span is not None for d in error.diagnostics), error.render()
+        return
+    emit.audit(program.source)
+    tree = ast.parse(program.source)
+    assert all(not f.args.defaults for f in ast.walk(tree) if isinstance(f, ast.FunctionDef))

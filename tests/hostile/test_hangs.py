@@ -106,3 +106,11 @@ def test_an_unknown_limit_is_a_usage_error(run: Run) -> None:
     assert status == 2 and "max_steps" in err
     status, _, err = run("--limit", "max_steps=-1", "check", "tic_tac_toe")
     assert status == 2
+
+
+def test_a_number_doubled_in_a_loop_cannot_reach_the_state(run: Run, ruleset: Callable[[str], Path]) -> None:
+    """Numbers stored in the state stay within max_int_bits, so logs and hashes can always write them."""
+    rules = ruleset("setup: |\n  game.n = 1\n  for i in range(1, 20000):\n      game.n += game.n\n")
+    status, _, err = run("play", str(rules), "--quiet")
+    assert_refused(status, err)
+    assert "max_int_bits" in err

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from rulekit.cli import main
 from rulekit.engine.game import Game
 from rulekit.load import load_program
 from rulekit.tools.bots import make_bots
@@ -79,3 +84,29 @@ def test_a_spectator_is_nobody_for_the_display_panels(write_ruleset: Callable[..
 def test_the_seat_view_hides_the_other_hand(write_ruleset: Callable[..., Path]) -> None:
     state = _game(write_ruleset).new_initial_state(0)
     assert json.dumps(state.view(1)["P1.hand"]) == '{"hidden": 2}'
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_terminal_game_never_prints_the_other_hand(
+    write_ruleset: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    seed: int,
+) -> None:
+    """Through `rulekit play --human 2`: every line printed is checked against P2's view.
+
+    P1 (a random bot) plays one of her two cards in public; the other one is in no view
+    of P2's, so no line may show it (the old opening help used P1's first option as its example).
+    """
+    directory = write_ruleset(SECRETS, name="secrets")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("?\ns\nplay(three_of_p2)\n"))
+    status = main(["play", str(directory), "--human", "2", "--bot", "random", "--seed", str(seed)])
+    assert status == 0
+    lines = capsys.readouterr().out.splitlines()
+    played = next(line.split("(")[1].rstrip(")") for line in lines if line.startswith("P1 plays "))
+    state = Game(load_program(str(directory)), 2).new_initial_state(seed)
+    hidden = set(state.fields[(0, "hand")]) - {played}
+    assert hidden and not hidden & set(json.dumps(state.view(1)).split('"'))
+    for line in lines:
+        assert not any(card in line for card in hidden), line
+    assert any(line.endswith("-> play(three_of_p2)") for line in lines)

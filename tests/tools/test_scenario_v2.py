@@ -256,3 +256,43 @@ def test_scenario_command_adds_modules_with_with(
     assert main(["scenario", str(directory / "scenarios"), "--with", "gift"]) == 0
     assert main(["scenario", str(directory / "scenarios")]) == 1
     assert "unknown name 'GIFT'" in capsys.readouterr().out
+
+
+def test_a_failed_expectation_does_not_repeat_literal_lists(deck: Path) -> None:
+    failures = _run(deck, 'scenario: x\nexpect: ["game.drawn == [1, 2]"]\n')
+    assert "game.drawn = []" in failures[0] and "[1, 2] = [1, 2]" not in failures[0]
+
+
+def test_start_player_turns_a_round_of_the_players_to_begin_with_her(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    directory = write_ruleset(
+        """\
+ruleset: ring
+title: Ring
+players: {min: 3, max: 3}
+state:
+  game:
+    active: player
+    order: "list[player]"
+actions:
+  go:
+    effect: game.order = append(game.order, me)
+    ends_turn: true
+flow:
+  - for_each: {in: players, as: active, steps: [{turn: game.active}]}
+""",
+        name="ring",
+    )
+    failures = _run(
+        directory,
+        """\
+scenario: P2 starts the round
+players: 3
+start: {player: P2}
+actions: [go, go, go]
+expect_terminal: true
+expect: [{expr: game.order, equals: [P2, P3, P1]}]
+""",
+    )
+    assert failures == []

@@ -1,4 +1,4 @@
-"""Rule coverage for ``rulekit verify --coverage``: what the exploration never reached.
+"""Rule coverage for ``rulekit verify``: what the exploration reached and what it never did.
 
 Coverage is collected on an instrumented *copy* of a compiled program, so the
 normal path (and the cached program other callers share) is never slowed down
@@ -47,6 +47,9 @@ class Coverage:
     program: Program
     fired: dict[str, int] = field(factory=dict)
     conditions: dict[str, Condition] = field(factory=dict)
+    #: How many things (an action or trigger firing, a condition being true or false) happened
+    #: for the first time; the exploration watches it to keep games that reached something new.
+    novel: int = 0
 
     # ---------------------------------------------------------- instrument
     def instrument(self) -> Program:
@@ -98,8 +101,12 @@ class Coverage:
         def wrapped(*args: Any, **kwargs: Any) -> Any:
             result = fn(*args, **kwargs)
             if result:
+                if not condition.true:
+                    self.novel += 1
                 condition.true += 1
             else:
+                if not condition.false:
+                    self.novel += 1
                 condition.false += 1
             return result
 
@@ -107,7 +114,10 @@ class Coverage:
 
     def fire(self, what: str) -> None:
         """The runtime's ``fired`` hook: ``action:NAME`` or ``trigger:NAME``."""
-        self.fired[what] = self.fired.get(what, 0) + 1
+        count = self.fired.get(what, 0)
+        if not count:
+            self.novel += 1
+        self.fired[what] = count + 1
 
     # -------------------------------------------------------------- report
     def never_fired(self) -> list[tuple[str, Span | None]]:

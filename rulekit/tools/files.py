@@ -1,0 +1,58 @@
+"""Writing files so that nothing is lost: whole files appear at once, logs grow line by line.
+
+A final file (a rewritten log, a counterexample) is written to a temporary file in the same
+directory, synced and renamed over the target, so a full disk or a crash leaves the previous
+file intact.  A log being played is streamed to ``TARGET.partial``, flushed after every line
+(a killed game leaves a replayable prefix there), and renamed to the target when it closes.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import TextIO
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) all at once, or leave it as it was."""
+    target = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+class LineSink:
+    """A log file written line by line to ``TARGET.partial`` and renamed to ``TARGET`` on close."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.target = Path(path)
+        self.partial = self.target.with_name(self.target.name + ".partial")
+        try:
+            self._stream: TextIO | None = open(self.partial, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        except OSError as error:  # name the file the user asked for
+            raise OSError(error.errno, error.strerror, str(self.target)) from None
+
+    def write_line(self, line: str) -> None:
+        """Append one line and flush it to the operating system."""
+        if self._stream is not None:
+            self._stream.write(line + "\n")
+            self._stream.flush()
+
+    def close(self) -> None:
+        """Sync, close and move the finished log to its target name."""
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return
+        try:
+            os.fsync(stream.fileno())
+        finally:
+            stream.close()
+        os.replace(self.partial, self.target)

@@ -1,0 +1,227 @@
+"""``rulekit replay LOG --html FILE``: one self-contained HTML page that steps through a game.
+
+The page holds the picture of every state (pieces shared between steps are stored
+once), the action log with the rules each action set off (the action and every
+trigger that fired, with their citations), the notes the rules wrote, and the
+scores over time as a chart.  It needs no network: no fonts, scripts or styles
+are fetched.  Keys: left/right step, PageUp/PageDown ten steps, Home/End.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from rulekit.engine.game import Game, State
+from rulekit.errors import Diagnostic, IllegalActionError, ReplayError, RuleEvaluationError, Span
+from rulekit.tools.log import load_game_for, player_text, read_log
+from rulekit.tools.render import describe_decision
+from rulekit.tools.svg import svg_parts
+from rulekit.tools.view import Picture, caption, compile_view, draw
+
+CHART_W, CHART_H = 360, 170
+
+
+def rule_table(game: Game) -> dict[str, dict[str, str]]:
+    """What the page says about each action and trigger: kind, citation, description."""
+    rules = game.program.rules
+    table: dict[str, dict[str, str]] = {}
+    for name, action in rules.actions.items():
+        table[f"action:{name}"] = {
+            "kind": "action",
+            "name": name,
+            "cite": action.cite or "",
+            "doc": action.doc,
+        }
+    for name, trigger in rules.triggers.items():
+        table[f"trigger:{name}"] = {
+            "kind": "trigger",
+            "name": name,
+            "cite": trigger.cite or "",
+            "doc": f"{trigger.timing} {trigger.event}",
+        }
+    return table
+
+
+def _new_notes(before: Sequence[str], after: Sequence[str]) -> list[str]:
+    """The notes written by one action (the engine keeps only the latest ones)."""
+    for skip in range(len(before) + 1):
+        kept = list(before[skip:])
+        if list(after[: len(kept)]) == kept:
+            return list(after[len(kept) :])
+    return list(after)
+
+
+class _Chunks:
+    """Stores each distinct SVG piece once."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+        self.items: list[str] = []
+
+    def frame(self, picture: Picture, caption: str) -> list[int]:
+        refs = []
+        for part in svg_parts(picture, caption=caption):
+            if part not in self.index:
+                self.index[part] = len(self.items)
+                self.items.append(part)
+            refs.append(self.index[part])
+        return refs
+
+
+def collect(
+    path: str | Path, *, ruleset: str | None = None, variants: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """Replay a log and gather everything the page shows, as JSON-ready data.
+
+    Raises:
+        ReplayError: an action cannot be replayed (the line is named).
+        RulesetError: the ruleset has no view or its view does not compile.
+    """
+    log = read_log(path)
+    game = load_game_for(log, ruleset, variants)
+    compile_view(game.program)
+    state = game.new_initial_state(int(log.header["seed"]))
+    chunks = _Chunks()
+    steps: list[dict[str, Any]] = [_step(state, chunks, None, [], [])]
+    fired: list[str] = []
+    runtime = game.runtime
+    previous = runtime.fired
+    runtime.fired = fired.append
+    try:
+        for number, player, text in log.actions:
+            where = Span(log.path, number, 1)
+            if state.is_terminal():
+                raise ReplayError(Diagnostic(f"the game is already over before {text}", where))
+            deciding = player_text(state.current_player())
+            if player and player != deciding:
+                raise ReplayError(
+                    Diagnostic(f"the log says {player} plays {text}, but {deciding} decides now", where)
+                )
+            notes = state.notes()
+            fired.clear()
+            try:
+                state.apply_action(text)
+            except (IllegalActionError, RuleEvaluationError) as error:
+                reason = "; ".join(d.message for d in error.diagnostics)
+                raise ReplayError(Diagnostic(f"cannot replay {text}: {reason}", where)) from None
+            action = {"player": deciding, "text": text}
+            steps.append(_step(state, chunks, action, list(fired), _new_notes(notes, state.notes())))
+    finally:
+        runtime.fired = previous
+    view = game.program.rules.view
+    colours = list(view.players) if view is not None else []
+    palette = view.palette if view is not None else {}
+    return {
+        "title": game.program.rules.title,
+        "ruleset": game.program.name,
+        "modules": list(game.program.rules.modules),
+        "players": game.num_players,
+        "seed": int(log.header["seed"]),
+        "colours": [palette.get(c, c) for c in colours],
+        "rules": rule_table(game),
+        "chunks": chunks.items,
+        "steps": steps,
+        "final": _standings(state),
+    }
+
+
+def _step(
+    state: State, chunks: _Chunks, action: dict[str, str] | None, fired: list[str], notes: list[str]
+) -> dict[str, Any]:
+    picture = draw(state, None)
+    return {
+        "frame": chunks.frame(picture, caption(state)),
+        "action": action,
+        "fired": fired,
+        "notes": notes,
+        "scores": state.scores(),
+        "decision": describe_decision(state),
+        "errors": list(picture.errors),
+    }
+
+
+def _standings(state: State) -> str:
+    if not state.is_terminal():
+        return "the log ends before the game does"
+    standings = state.standings()
+    return "final standings: " + ", ".join(f"P{p + 1} {key[0]}" for p, key in standings)
+
+
+def score_chart(data: dict[str, Any]) -> str:
+    """The scores over time as an inline SVG line chart (one line per player)."""
+    steps = data["steps"]
+    count = max(1, len(steps) - 1)
+    scores = [s["scores"] for s in steps]
+    low = min(0, *(min(s) for s in scores if s))
+    high = max(1, *(max(s) for s in scores if s))
+    left, top, width, height = 40, 12, CHART_W - 52, CHART_H - 36
+
+    def x(i: int) -> float:
+        return left + width * i / count
+
+    def y(v: float) -> float:
+        return top + height * (1 - (v - low) / (high - low))
+
+    out = [
+        f'<svg id="chart" xmlns="http://www.w3.org/2000/svg" width="{CHART_W}" height="{CHART_H}" '
+        f'viewBox="0 0 {CHART_W} {CHART_H}" font-family="DejaVu Sans, Arial, sans-serif" font-size="10">',
+        f'<rect x="{left}" y="{top}" width="{width}" height="{height}" fill="#fff" stroke="#bbb"/>',
+        f'<text x="{left - 4}" y="{y(high) + 4:.1f}" text-anchor="end">{high}</text>',
+        f'<text x="{left - 4}" y="{y(low) + 4:.1f}" text-anchor="end">{low}</text>',
+        f'<text x="{left}" y="{CHART_H - 8}">0</text>',
+        f'<text x="{left + width}" y="{CHART_H - 8}" text-anchor="end">{len(steps) - 1} actions</text>',
+    ]
+    colours = data["colours"] or ["#333"]
+    for player in range(data["players"]):
+        points = " ".join(f"{x(i):.1f},{y(s[player]):.1f}" for i, s in enumerate(scores))
+        colour = colours[player % len(colours)]
+        out.append(
+            f'<polyline class="score-line" data-player="P{player + 1}" points="{points}" fill="none" '
+            f'stroke="{html.escape(colour)}" stroke-width="2"/>'
+        )
+        out.append(
+            f'<text x="{left + 4 + 34 * player}" y="{top + 12}" fill="{html.escape(colour)}" '
+            f'font-weight="bold">P{player + 1}</text>'
+        )
+    out.append(
+        f'<line id="cursor" x1="{left}" y1="{top}" x2="{left}" y2="{top + height}" '
+        'stroke="#555" stroke-dasharray="3,3"/>'
+    )
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _json_for_script(data: Any) -> str:
+    """JSON safe inside a <script> element."""
+    return json.dumps(data, separators=(",", ":")).replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+def render_page(data: dict[str, Any]) -> str:
+    """The self-contained HTML page."""
+    title = html.escape(f"{data['title']} · replay")
+    modules = f" with {', '.join(data['modules'])}" if data["modules"] else ""
+    subtitle = html.escape(f"{data['players']} players{modules}, seed {data['seed']} · {data['final']}")
+    page = (resources.files("rulekit.tools") / "assets" / "replay.html").read_text(encoding="utf-8")
+    return (
+        page.replace("%TITLE%", title)
+        .replace("%SUBTITLE%", subtitle)
+        .replace("%CHART%", score_chart(data))
+        .replace("%LAST%", str(len(data["steps"]) - 1))
+        .replace("%DATA%", _json_for_script(data))
+    )
+
+
+def write_replay_html(
+    log: str | Path, out: str, *, ruleset: str | None = None, variants: Sequence[str] | None = None
+) -> int:
+    """Write the replay page of ``log`` to ``out``; returns the number of steps."""
+    from rulekit.tools.view_cli import write_text
+
+    data = collect(log, ruleset=ruleset, variants=variants)
+    write_text(out, render_page(data))
+    return len(data["steps"]) - 1

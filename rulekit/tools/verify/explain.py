@@ -1,0 +1,210 @@
+"""Explaining a failed invariant: the values of its parts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+
+from rulekit.compiler.program import CompiledInvariant, Program
+from rulekit.dsl import ast
+from rulekit.dsl import types as t
+from rulekit.dsl.printer import print_expr
+from rulekit.dsl.types import Type
+from rulekit.engine.game import State
+from rulekit.engine.values import format_value, to_json
+from rulekit.errors import DiagnosticBag
+from rulekit.tools.verify.failures import (
+    describe_error,
+)
+
+# ------------------------------------------------------------------ explaining an invariant
+
+
+def explain_invariant(program: Program, invariant: CompiledInvariant, state: State) -> list[str]:
+    """The values of the parts of a failed invariant, e.g. both sides of its comparison."""
+    lines: list[str] = []
+    try:
+        _explain(program, invariant.decl.condition, state, [], lines, 0)
+    except Exception as error:
+        lines.clear()
+        lines.extend(explain_error(program, invariant.decl.condition, state, error))
+    return lines
+
+
+def explain_error(program: Program, expr: ast.Expr, state: State, error: Exception) -> list[str]:
+    """Why evaluating ``expr`` raised: the innermost part that raises, the values of the
+    parts around it that do evaluate, and the underlying error."""
+    lines: list[str] = []
+    failing = expr
+    while True:
+        inner = None
+        for part in _parts(failing):
+            if _constant(part):
+                continue
+            try:
+                _evaluate(program, part, state, [])
+            except Exception:
+                inner = part
+                break
+        if inner is None:
+            break
+        failing = inner
+    for part in _parts(failing):
+        if _constant(part):
+            continue
+        try:
+            value, type_ = _evaluate(program, part, state, [])
+        except Exception:  # pragma: no cover - failing was the innermost failing part
+            continue
+        lines.append(f"{unparse(part)} = {_show(value, type_)}")
+    lines.append(f"{unparse(failing)} cannot be evaluated: {describe_error(error)}")
+    return lines
+
+
+def _parts(expr: ast.Expr) -> list[ast.Expr]:
+    """The direct sub-expressions of ``expr`` that use no loop variable of its own."""
+    if isinstance(expr, ast.Aggregate | ast.ListComprehension | ast.Where):
+        return []  # their parts need the loop variable or the binding
+    parts = []
+    for name in attrs.fields_dict(type(expr)):
+        value = getattr(expr, name)
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, ast.Keyword):
+                item = item.value
+            if isinstance(item, _EXPRESSIONS):
+                parts.append(item)
+    return parts
+
+
+_EXPRESSIONS = (
+    ast.Literal,
+    ast.Name,
+    ast.Attribute,
+    ast.Index,
+    ast.Call,
+    ast.Aggregate,
+    ast.ListExpr,
+    ast.ListComprehension,
+    ast.TupleExpr,
+    ast.Unary,
+    ast.Binary,
+    ast.Conditional,
+    ast.Where,
+)
+
+
+Binding = tuple[str, Type, Any]
+
+
+def _evaluate(
+    program: Program, expr: ast.Expr, state: State, bindings: Sequence[Binding]
+) -> tuple[Any, Type]:
+    fn, type_ = compile_node(program, expr, [(n, ty) for n, ty, _ in bindings])
+    return fn(state.fields, state.game.runtime, -1, *(v for _, _, v in bindings)), type_
+
+
+def compile_node(
+    program: Program, expr: ast.Expr, params: Sequence[tuple[str, Type]]
+) -> tuple[Callable[..., Any], Type]:
+    """Compile an already parsed expression of the ruleset (``fn(F, R, me, *params)``)."""
+    from rulekit.compiler.codegen import Context
+
+    bag = DiagnosticBag()
+    gen = program._codegen(bag)
+    ctx = Context(me=False)
+    names = [ctx.bind(n, ty) for n, ty in params]
+    code, type_ = gen.expr(expr, ctx)
+    bag.raise_if_any()
+    source = f"def _snippet(F, R, me{''.join(', ' + n for n in names)}):\n    return {code}\n"
+    return program._define(source, gen), type_
+
+
+def _show(value: Any, type_: Type) -> str:
+    text = format_value(value, type_)
+    if isinstance(value, dict):
+        text = json.dumps(to_json(value))
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _explain(
+    program: Program, expr: ast.Expr, state: State, bindings: list[Binding], lines: list[str], depth: int
+) -> None:
+    indent = "  " * depth
+    where = "".join(f" [{n} = {_show(v, ty)}]" for n, ty, v in bindings) if depth == 0 else ""
+    if isinstance(expr, ast.Binary) and expr.op == "and":
+        for part in (expr.left, expr.right):
+            value, _ = _evaluate(program, part, state, bindings)
+            if not value:
+                lines.append(f"{indent}{unparse(part)} is false{where}")
+                _explain(program, part, state, bindings, lines, depth + 1)
+                return
+    if isinstance(expr, ast.Binary) and expr.op == "or":
+        for part in (expr.left, expr.right):
+            lines.append(f"{indent}{unparse(part)} is false")
+            _explain(program, part, state, bindings, lines, depth + 1)
+        return
+    if isinstance(expr, ast.Unary) and expr.op == "not":
+        value, type_ = _evaluate(program, expr.operand, state, bindings)
+        lines.append(f"{indent}{unparse(expr.operand)} = {_show(value, type_)}")
+        return
+    if isinstance(expr, ast.Binary) and expr.op in ("==", "!=", "<", "<=", ">", ">=", "in", "not in"):
+        for side in (expr.left, expr.right):
+            if _constant(side):
+                continue
+            value, type_ = _evaluate(program, side, state, bindings)
+            lines.append(f"{indent}{unparse(side)} = {_show(value, type_)}")
+        return
+    if isinstance(expr, ast.Where):
+        value, type_ = _evaluate(program, expr.value, state, bindings)
+        lines.append(f"{indent}{expr.name} = {_show(value, type_)}")
+        _explain(program, expr.body, state, [*bindings, (expr.name, type_, value)], lines, depth)
+        return
+    if isinstance(expr, ast.Conditional):
+        value, _ = _evaluate(program, expr.condition, state, bindings)
+        branch = expr.then if value else expr.otherwise
+        lines.append(f"{indent}{unparse(expr.condition)} is {'true' if value else 'false'}")
+        _explain(program, branch, state, bindings, lines, depth)
+        return
+    if isinstance(expr, ast.Aggregate) and expr.function == "all":
+        comp = expr.comprehension
+        loop_vars = [name for name, _ in comp.loops]
+        negated: ast.Expr = ast.Unary("not", comp.element)
+        if comp.condition is not None:
+            negated = ast.Binary("and", comp.condition, negated)
+        element: ast.Expr = (
+            ast.Name(loop_vars[0])
+            if len(loop_vars) == 1
+            else ast.TupleExpr(tuple(ast.Name(v) for v in loop_vars))
+        )
+        witnesses_expr = ast.ListComprehension(ast.Comprehension(element, comp.loops, negated))
+        witnesses, list_type = _evaluate(program, witnesses_expr, state, bindings)
+        element_type = t.element_type(list_type) if list_type.is_list else t.ANY
+        shown = ", ".join(_show(w, element_type) for w in witnesses[:5]) + (
+            ", ..." if len(witnesses) > 5 else ""
+        )
+        lines.append(f"{indent}fails for {' , '.join(loop_vars)} = {shown}")
+        if witnesses and len(loop_vars) == 1:
+            binding = (loop_vars[0], element_type, witnesses[0])
+            lines.append(f"{indent}  with {loop_vars[0]} = {_show(witnesses[0], element_type)}:")
+            _explain(program, comp.element, state, [*bindings, binding], lines, depth + 2)
+        return
+    if isinstance(expr, ast.Aggregate) and expr.function == "any":
+        lines.append(f"{indent}no element makes {unparse(expr.comprehension.element)} true")
+        return
+    value, type_ = _evaluate(program, expr, state, bindings)
+    lines.append(f"{indent}{unparse(expr)} = {_show(value, type_)}")
+
+
+def _constant(expr: ast.Expr) -> bool:
+    if isinstance(expr, ast.Literal):
+        return True
+    if isinstance(expr, ast.ListExpr | ast.TupleExpr):
+        return all(_constant(i) for i in expr.items)
+    return False
+
+
+#: DSL text of an expression (parses back to the same tree).
+unparse = print_expr

@@ -1,0 +1,216 @@
+"""Exploring games to find a violation: coverage-guided, swarm-tested random play.
+
+Every game is seeded from ``(--seed, game number)``, so an exploration is
+reproducible and its games can be split over worker processes. At every
+decision one legal action is drawn; how likely each one is depends on
+
+* the game's *plan* (swarm testing): most games disable a random subset of
+  action kinds (they become rare, never impossible) and some follow the
+  ruleset's ``bots.weights``, so games differ in kind, not only in luck;
+* coverage: an action kind that fired less often so far is preferred;
+* a floor: every legal action keeps at least ``FLOOR / len(legal)`` of the
+  probability, whatever its weight (a weight of 0 only makes it rare).
+
+A game that reached something new (an action, trigger or condition outcome
+not seen before) is kept in a corpus; later games often replay a prefix of a
+kept game and go on from there at random, so rare situations, once reached,
+are explored further.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from attrs import define, field
+
+from rulekit.compiler.program import Program
+from rulekit.engine.game import Action, State
+from rulekit.errors import RulesetError, UsageError
+from rulekit.load import load_program
+from rulekit.tools.verify.checker import Checker
+from rulekit.tools.verify.coverage import Coverage
+from rulekit.tools.verify.failures import PropertyFailure
+from rulekit.tools.verify.options import MAX_SEED, VerifyOptions
+
+#: Share of the probability spread evenly over all legal actions, whatever their weights.
+FLOOR = 0.1
+#: How strongly an action kind that rarely fired is preferred (1 + NOVELTY / (1 + times fired)).
+NOVELTY = 8.0
+#: Weight factor of an action kind a game's swarm plan disables.
+DISABLED = 0.05
+#: Share of games that start by replaying a prefix of a game that reached something new.
+FROM_CORPUS = 0.5
+#: Games kept in the corpus (the newest ones).
+CORPUS_SIZE = 64
+#: Share of games played by the --bots explorers (when given).
+BOT_SHARE = 1 / 3
+
+
+@define
+class Plan:
+    """How one game draws its actions."""
+
+    weighted: bool = False
+    disabled: frozenset[str] = frozenset()
+    bot: Any = None  # a tools/bots.py bot choosing this game's actions (with the floor kept)
+
+
+@define
+class Entry:
+    """A game prefix that reached something new."""
+
+    players: int
+    seed: int
+    actions: list[Action]
+    picked: int = 0
+
+
+@define
+class Explorer:
+    """Plays the games of an exploration with one checker (one process)."""
+
+    options: VerifyOptions
+    checker: Checker
+    counts: list[int]
+    coverage: Coverage | None = None
+    progress: Callable[[], None] = lambda: None
+    corpus: list[Entry] = field(factory=list)
+
+    def run(self, games: range, stop: Callable[[], bool] = lambda: False) -> PropertyFailure | None:
+        """Play ``games`` (their numbers); the first failure, or ``None``."""
+        stats = self.checker.stats
+        for number in games:
+            if stop():
+                return None
+            try:
+                self.play(number)
+            except PropertyFailure as failure:
+                stats.found_after_games = stats.games
+                stats.found_after_seconds = time.perf_counter() - stats.started
+                return failure
+        return None
+
+    def play(self, number: int) -> None:
+        """Play game ``number`` to its end (or the action limit), checking everything."""
+        rng = random.Random(f"{self.options.seed}:{number}")
+        program = self.checker.program
+        prefix: list[Action] = []
+        if self.corpus and rng.random() < FROM_CORPUS:
+            entry = min(rng.sample(self.corpus, min(3, len(self.corpus))), key=lambda e: e.picked)
+            entry.picked += 1
+            players, game_seed = entry.players, entry.seed
+            prefix = entry.actions[: rng.randint(1, len(entry.actions))]
+        else:
+            players = rng.choice(self.counts)
+            game_seed = rng.randrange(MAX_SEED)
+        plan = _plan(rng, program, weighted=self.options.weighted)
+        if self.options.bots and rng.random() < BOT_SHARE:
+            spec = self.options.bots[rng.randrange(len(self.options.bots))]
+            plan = Plan(bot=make_explorer_bot(spec, rng.randrange(MAX_SEED)))
+        checker = self.checker
+        state = checker.start(players, game_seed)
+        played: list[Action] = []
+        novel_at = 0
+        novel = self.coverage.novel if self.coverage is not None else 0
+        for index in range(self.options.max_actions):
+            if state.is_terminal():
+                break
+            legal = state.legal_actions()
+            if index < len(prefix) and prefix[index] in legal:
+                action = prefix[index]
+            else:
+                prefix = []
+                action = legal[0] if len(legal) == 1 else self.choose(rng, state, legal, plan)
+            checker.step(state, action)
+            played.append(action)
+            if self.coverage is not None and self.coverage.novel != novel:
+                novel, novel_at = self.coverage.novel, len(played)
+            self.progress()
+        else:
+            if not state.is_terminal() and self.options.must_end:
+                checker.finish(state)
+                raise checker.unfinished(state, self.options.max_actions)
+        checker.finish(state)
+        self.progress()
+        if novel_at:
+            self.corpus.append(Entry(players, game_seed, played[:novel_at]))
+            del self.corpus[:-CORPUS_SIZE]
+
+    def choose(self, rng: random.Random, state: State, legal: list[Action], plan: Plan) -> Action:
+        """Draw one of several legal actions (see the module's docstring)."""
+        if plan.bot is not None and rng.random() >= FLOOR:
+            return plan.bot.choose(state)
+        fired = self.coverage.fired if self.coverage is not None else {}
+        weights = []
+        for action in legal:
+            weight = float(state.action_weight(action)) if plan.weighted else 1.0
+            if action.name in plan.disabled:
+                weight *= DISABLED
+            weight *= 1.0 + NOVELTY / (1 + fired.get(f"action:{action.name}", 0))
+            weights.append(weight)
+        total = sum(weights)
+        share = FLOOR / len(legal)
+        scale = (1.0 - FLOOR) / total if total > 0 else 0.0
+        draw = rng.random() * (1.0 if total > 0 else FLOOR)
+        for action, weight in zip(legal, weights, strict=True):
+            draw -= share + weight * scale
+            if draw < 0:
+                return action
+        return legal[-1]
+
+
+def make_explorer_bot(spec: str, seed: int) -> Any:
+    """A bot from a ``--bots`` specification: tools/bots.py's ``parse_bot_spec`` when it has one
+    (heuristic and MCTS bots with their settings), else one of its kinds by name."""
+    from rulekit.tools import bots
+
+    parse = getattr(bots, "parse_bot_spec", None)
+    if parse is not None:
+        return parse(spec, seed)
+    try:
+        return bots.make_bot(spec, seed)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def _plan(rng: random.Random, program: Program, *, weighted: bool) -> Plan:
+    """A game's plan: with the ruleset's bot weights in half the games (always with
+    ``weighted``), and in two thirds of the games with each action kind disabled with
+    probability one half (swarm testing)."""
+    has_weights = bool(program.rules.bot_weights)
+    use_weights = has_weights and (weighted or rng.random() < 0.5)
+    disabled: frozenset[str] = frozenset()
+    if rng.random() < 2 / 3:
+        disabled = frozenset(name for name in sorted(program.actions) if rng.random() < 0.5)
+    return Plan(weighted=use_weights, disabled=disabled)
+
+
+def player_counts(options: VerifyOptions) -> tuple[Program, list[int]]:
+    """The compiled program and the player counts to try (all the rules and modules allow)."""
+    program = load_program(options.ruleset, options.modules, options.variants, players=options.players)
+    rules = program.rules
+    if options.players is not None:
+        if not rules.min_players <= options.players <= rules.max_players:
+            raise UsageError(
+                f"{rules.title} is for {rules.min_players}-{rules.max_players} players, not {options.players}"
+            )
+        return program, [options.players]
+    counts = list(range(rules.min_players, rules.max_players + 1))
+    if options.modules:
+        from rulekit.rules.compose import load_source, module_order
+
+        source = load_source(options.ruleset)
+        allowed = []
+        for n in counts:
+            try:
+                module_order(source, list(options.modules), n)
+            except RulesetError:
+                continue  # a module does not allow this many players
+            allowed.append(n)
+        counts = allowed
+    if not counts:
+        raise UsageError("the chosen modules allow no player count")
+    return program, counts

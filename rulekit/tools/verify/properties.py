@@ -1,0 +1,221 @@
+"""Properties over two states: the ruleset's ``properties:`` and its actions' ``ensures:``.
+
+An invariant sees one state; a property compares the state *before* and *after*
+an action (``over: action``, the default) or a turn (``over: turn``; where a turn
+ends is decided by the checker: another player decides, an action that ends the
+turn, or the flow moving on). In its condition ``before(EXPR)`` and
+``after(EXPR)`` evaluate ``EXPR`` in the state before and after; ``before.x.y``
+is short for ``before(x.y)``; anything outside them reads the state after::
+
+    properties:
+      round_never_goes_back:
+        holds: after.game.round >= before.game.round
+        message: the round counter went backwards
+
+An action's ``ensures:`` are properties of that action only; ``me`` is the
+player who acted and its parameters are bound by name::
+
+    actions:
+      buy:
+        params: {card: game.display}
+        ensures:
+          - holds: "after(me.money) == before(me.money) - card.cost"
+            message: buying costs the card's price
+
+Properties are compiled here, against the compiled program's functions, with
+the same checker and messages as every rule expression (errors are located).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+from attrs import define
+
+from rulekit.compiler.codegen import CodeGen, Context
+from rulekit.compiler.program import Program
+from rulekit.dsl import ast
+from rulekit.dsl import types as t
+from rulekit.dsl.types import Type
+from rulekit.errors import DiagnosticBag
+from rulekit.rules.model import PropertyDecl
+
+Fn = Callable[..., Any]
+#: The generated code's names of the two states (the generated code uses A, B_..., F, R itself).
+_SIDES = {"before": "S_before", "after": "S_after"}
+
+
+class _TwoStateGen(CodeGen):
+    """The rules' code generator plus ``before(EXPR)`` and ``after(EXPR)``."""
+
+    def _expr_Call(self, node: ast.Call, ctx: Context) -> tuple[str, Type]:
+        side = _SIDES.get(node.function)
+        if side is None or node.function in self.rules.functions:
+            return super()._expr_Call(node, ctx)
+        if len(node.args) != 1 or node.keywords:
+            self.error(f"{node.function}(...) takes one expression", node)
+            return "None", t.ANY
+        code, type_ = self.expr(node.args[0], ctx)
+        return f"(lambda F: {code})({side})", type_
+
+
+def two_state(expr: ast.Expr) -> ast.Expr:
+    """``expr`` with ``before.x.y`` written as ``before(x.y)`` (and so for ``after``)."""
+    if isinstance(expr, ast.Attribute):
+        chain = []
+        node: ast.Expr = expr
+        while isinstance(node, ast.Attribute):
+            chain.append(node)
+            node = node.subject
+        if isinstance(node, ast.Name) and node.id in _SIDES and len(chain) >= 2:
+            inner: ast.Expr = ast.Name(chain[-1].name, span=chain[-1].span)
+            for link in reversed(chain[:-1]):
+                inner = ast.Attribute(inner, link.name, span=link.span)
+            return ast.Call(node.id, (inner,), span=expr.span)
+    if not _is_node(expr):
+        return expr
+    changes: dict[str, Any] = {}
+    for attribute in attrs.fields(type(expr)):
+        value = getattr(expr, attribute.name)
+        new = _map(value)
+        if new is not value and new != value:
+            changes[attribute.name] = new
+    if not changes:
+        return expr
+    return attrs.evolve(expr, **changes)
+
+
+def _map(value: Any) -> Any:
+    if _is_node(value):
+        return two_state(value)
+    if isinstance(value, tuple):
+        return tuple(_map(v) for v in value)
+    return value
+
+
+def _is_node(value: Any) -> bool:
+    return hasattr(value, "__attrs_attrs__") and type(value).__module__ == ast.__name__
+
+
+@define
+class CompiledProperty:
+    """A property compiled to ``fn(F, R, me, before, after, *params)`` (``F`` is ``after``)."""
+
+    decl: PropertyDecl
+    check: Fn
+    action: str | None = None
+    params: tuple[str, ...] = ()
+
+
+@define
+class Properties:
+    """The compiled properties of a program, by what they compare."""
+
+    over_action: list[CompiledProperty]
+    over_turn: list[CompiledProperty]
+    ensures: dict[str, list[CompiledProperty]]
+
+    def __bool__(self) -> bool:
+        return bool(self.over_action or self.over_turn or self.ensures)
+
+    def all(self) -> list[CompiledProperty]:
+        return [*self.over_action, *self.over_turn, *(p for ps in self.ensures.values() for p in ps)]
+
+
+def compile_properties(program: Program) -> Properties:
+    """Compile the program's properties and ensures.
+
+    Raises:
+        RulesetError: a property does not type-check (with its position).
+    """
+    rules = program.rules
+    bag = DiagnosticBag()
+    over_action: list[CompiledProperty] = []
+    over_turn: list[CompiledProperty] = []
+    for decl in rules.properties.values():
+        fn = _compile(program, decl.condition, bag, me=False, params=())
+        target = over_turn if decl.over == "turn" else over_action
+        target.append(CompiledProperty(decl, fn))
+    ensures: dict[str, list[CompiledProperty]] = {}
+    for name, action in rules.actions.items():
+        compiled = program.actions.get(name)
+        if not action.ensures or compiled is None:
+            continue
+        params = list(zip(compiled.params, compiled.param_types, strict=True))
+        for decl in action.ensures:
+            fn = _compile(program, decl.condition, bag, me=True, params=params)
+            ensures.setdefault(name, []).append(CompiledProperty(decl, fn, name, tuple(p for p, _ in params)))
+    bag.raise_if_any()
+    return Properties(over_action, over_turn, ensures)
+
+
+def _generator(program: Program, bag: DiagnosticBag) -> _TwoStateGen:
+    gen = _TwoStateGen(program.rules, bag)
+    gen.function_types = dict(program.function_types)
+    gen.spans = program.spans
+    return gen
+
+
+def _compile(
+    program: Program, condition: ast.Expr, bag: DiagnosticBag, *, me: bool, params: Sequence[tuple[str, Type]]
+) -> Fn:
+    gen = _generator(program, bag)
+    ctx = Context(me=me)
+    names = [ctx.bind(n, ty) for n, ty in params]
+    expr = two_state(condition)
+    code, type_ = gen.expr(expr, ctx)
+    gen.expect(t.BOOL, type_, expr, "a property")
+    source = (
+        f"def _snippet(F, R, me, S_before, S_after{''.join(', ' + n for n in names)}):\n    return {code}\n"
+    )
+    if bag.items:
+        return lambda *args: True
+    return program._define(source, gen)
+
+
+def evaluate_parts(
+    program: Program,
+    prop: CompiledProperty,
+    before: dict[Any, Any],
+    after: dict[Any, Any],
+    runtime: Any,
+    me: int = -1,
+    args: Sequence[Any] = (),
+) -> list[str]:
+    """The values of the top-level parts of a failed property (both sides of a comparison)."""
+    from rulekit.tools.verify.explain import unparse
+
+    expr = prop.decl.condition
+    parts: list[ast.Expr] = []
+    if isinstance(expr, ast.Binary):
+        parts = [expr.left, expr.right]
+    lines = []
+    for part in parts:
+        if isinstance(part, ast.Literal):
+            continue
+        bag = DiagnosticBag()
+        try:
+            fn = _compile_value(program, part, bag, prop)
+            value = fn(after, runtime, me, before, after, *args)
+        except Exception as error:  # the part needs me or a parameter, or raises
+            lines.append(f"{unparse(part)}: cannot be shown ({type(error).__name__})")
+            continue
+        lines.append(f"{unparse(part)} = {value!r}")
+    return lines
+
+
+def _compile_value(program: Program, expr: ast.Expr, bag: DiagnosticBag, prop: CompiledProperty) -> Fn:
+    gen = _generator(program, bag)
+    ctx = Context(me=prop.action is not None)
+    names = []
+    if prop.action is not None:
+        compiled = program.actions[prop.action]
+        names = [ctx.bind(n, ty) for n, ty in zip(compiled.params, compiled.param_types, strict=True)]
+    code, _ = gen.expr(two_state(expr), ctx)
+    bag.raise_if_any()
+    source = (
+        f"def _snippet(F, R, me, S_before, S_after{''.join(', ' + n for n in names)}):\n    return {code}\n"
+    )
+    return program._define(source, gen)

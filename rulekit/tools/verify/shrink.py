@@ -1,0 +1,342 @@
+"""Shortening a counterexample within a time budget.
+
+A candidate is an action sequence (with a player count and a chance seed); it
+is kept when playing it fails the same way (the failure may come before its
+end, which shortens it further). The passes, repeated until none shortens the
+sequence (it is then 1-minimal) or the time is up:
+
+1. drop whole rounds, then whole turns (a turn = the consecutive actions of one
+   player), largest first;
+2. drop runs of actions, halving their length down to one action;
+3. for short sequences, drop two separate actions (buying a card and, later,
+   playing it);
+4. replay with fewer players and with other chance seeds: a failure that comes
+   earlier there is shorter.
+
+Every improvement is reported at once (``on_better``), so a caller can rewrite
+the counterexample's files: the user keeps the best one found even if the time
+runs out.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+
+from attrs import define, field
+
+from rulekit.engine.game import State
+from rulekit.errors import RulekitError
+from rulekit.tools.verify.checker import Checker
+from rulekit.tools.verify.failures import NotReplayable, PropertyFailure
+from rulekit.tools.verify.options import MAX_PAIR_SEARCH, MAX_SEED
+
+#: Other chance seeds tried per pass.
+RESEEDS = 8
+
+
+@define
+class Shrinker:
+    """Shortens one failure; ``checker`` replays candidates (best focused on the failure)."""
+
+    checker: Checker
+    seconds: float
+    min_players: int
+    on_better: Callable[[PropertyFailure], None] = lambda failure: None
+    deadline: float = 0.0
+    candidates: int = 0
+    improvements: int = 0
+    minimal: bool = False
+    timed_out: bool = False
+    _seed_tries: int = field(default=0, init=False)
+
+    def shrink(self, failure: PropertyFailure) -> PropertyFailure:
+        """The shortest failure found within the time (``failure`` itself if none)."""
+        self.deadline = time.perf_counter() + self.seconds
+        best = self._try(failure.players, failure.seed, _texts(failure), failure.key) or failure
+        best = self._by_choices(best)
+        if len(best.history) > MAX_PAIR_SEARCH:
+            best = self._by_choices(self._search_shorter(best))
+        while not self._out_of_time():
+            before = len(best.history)
+            best = self._pass(best)
+            if self.timed_out:
+                break
+            if len(best.history) == before:
+                self.minimal = True
+                break
+        return best
+
+    def describe(self, original: int, final: int) -> str:
+        """How far shrinking got, for the report."""
+        if original == final and self.minimal:
+            return "could not be shortened (1-minimal)"
+        where = f"shrunk from {original} to {final} action(s) in {self.candidates} replays"
+        if self.minimal:
+            return where + " (1-minimal: no action can be dropped)"
+        if self.timed_out:
+            return where + f"; stopped at the {self.seconds:g}s limit (--shrink-seconds), maybe not minimal"
+        return where
+
+    # ---------------------------------------------------------------- choices
+    def _by_choices(self, best: PropertyFailure) -> PropertyFailure:
+        """Coarse shrinking on the game's *choices* (which of the legal actions was taken
+        whenever there were several): dropping choices keeps the game playable even where
+        dropping action texts would not (a card no longer in the display, another player
+        deciding), as the same index then picks whatever is legal there."""
+        choices = self._choices_of(best)
+        if choices is None:
+            return best
+        # fewer players, other chance: the same choices may fail sooner
+        for players in range(self.min_players, best.players):
+            found = self._try_choices(best, choices, players=players, limit=len(best.history) + 1)
+            if found is not None:
+                best, choices = found, self._choices_of(found) or choices
+                break
+        for seed in range(1, RESEEDS + 1):
+            found = self._try_choices(best, choices, seed=seed)
+            if found is not None and len(found.history) < len(best.history):
+                best, choices = found, self._choices_of(found) or choices
+        size = len(choices) // 2 or 1
+        while size >= 1 and not self._out_of_time():
+            i = len(choices) - size
+            improved = False
+            while i >= 0 and not self._out_of_time():
+                candidate = choices[:i] + choices[i + size :]
+                found = self._try_choices(best, candidate)
+                if found is not None and len(found.history) < len(best.history):
+                    best = found
+                    choices = self._choices_of(best) or candidate
+                    improved = True
+                    i = min(i, len(choices) - size)
+                else:
+                    i -= 1
+            if not improved:
+                size //= 2
+        return best
+
+    def _search_shorter(self, best: PropertyFailure) -> PropertyFailure:
+        """Still long: play new random games cut off before the best length, for up to a third
+        of the time left; the shortest that fails the same way. (With a checker focused on the
+        failure, a game costs little, and other games often reach the bug sooner.)"""
+        rng = random.Random(len(best.history))
+        stop = time.perf_counter() + (self.deadline - time.perf_counter()) / 3
+        checker = self.checker
+        while time.perf_counter() < stop and not self._out_of_time():
+            self.candidates += 1
+            players = rng.randint(self.min_players, best.players)
+            try:
+                state = checker.start(players, rng.randrange(MAX_SEED))
+                for _ in range(len(best.history) - 1):
+                    if state.is_terminal():
+                        break
+                    legal = state.legal_actions()
+                    checker.step(state, legal[rng.randrange(len(legal))])
+            except PropertyFailure as failure:
+                if failure.key == best.key and len(failure.history) < len(best.history):
+                    best = failure
+                    self.improvements += 1
+                    self.on_better(failure)
+        return best
+
+    def _choices_of(self, failure: PropertyFailure) -> list[int] | None:
+        """The choice indices that replay ``failure`` (``None`` if it does not replay)."""
+        checker = self.checker
+        choices = []
+        try:
+            state = checker.start(failure.players, failure.seed)
+            game = state.game
+            for _, text in failure.history:
+                legal = state.legal_actions()
+                action = game.parse_action(text)
+                if len(legal) > 1:
+                    choices.append(legal.index(action))
+                checker.step(state, action)
+        except PropertyFailure:
+            return choices
+        except (RulekitError, ValueError):
+            return None
+        return choices
+
+    def _try_choices(
+        self,
+        best: PropertyFailure,
+        choices: list[int],
+        *,
+        players: int | None = None,
+        seed: int | None = None,
+        limit: int | None = None,
+    ) -> PropertyFailure | None:
+        """Play ``choices`` (then the first legal action), failing before the best length so far."""
+        if self._out_of_time():
+            return None
+        self.candidates += 1
+        checker = self.checker
+        limit = len(best.history) if limit is None else limit
+        try:
+            state = checker.start(
+                best.players if players is None else players, best.seed if seed is None else seed
+            )
+            used = 0
+            for _ in range(limit - 1):
+                if state.is_terminal():
+                    return None
+                legal = state.legal_actions()
+                index = 0
+                if len(legal) > 1 and used < len(choices):
+                    index = choices[used] % len(legal)
+                    used += 1
+                checker.step(state, legal[index])
+        except PropertyFailure as failure:
+            if failure.key != best.key:
+                return None
+            self.improvements += 1
+            self.on_better(failure)
+            return failure
+        return None
+
+    # ---------------------------------------------------------------- passes
+    def _pass(self, best: PropertyFailure) -> PropertyFailure:
+        for step in (self._drop_turns, self._drop_runs, self._drop_pairs, self._fewer_players, self._reseed):
+            found = step(best)
+            if self.timed_out:
+                return found or best
+            if found is not None:
+                return found
+        return best
+
+    def _drop_turns(self, best: PropertyFailure) -> PropertyFailure | None:
+        turns = _turns(best.history)
+        players = best.players
+        rounds = [turns[i : i + players] for i in range(0, len(turns), players)]
+        for groups in (rounds, [[t] for t in turns]):
+            if len(groups) < 2:
+                continue
+            spans = [(g[0][0], g[-1][1]) for g in groups]
+            size = len(spans) // 2 or 1
+            while size >= 1:
+                for i in reversed(range(len(spans) - size + 1)):
+                    start, end = spans[i][0], spans[i + size - 1][1]
+                    found = self._without(best, range(start, end))
+                    if found is not None or self.timed_out:
+                        return found
+                size //= 2
+        return None
+
+    def _drop_runs(self, best: PropertyFailure) -> PropertyFailure | None:
+        length = len(best.history)
+        size = length // 2 or 1
+        while size >= 1:
+            for i in reversed(range(length - size + 1)):
+                found = self._without(best, range(i, i + size))
+                if found is not None or self.timed_out:
+                    return found
+            size = size // 2 if size > 4 else size - 1
+        return None
+
+    def _drop_pairs(self, best: PropertyFailure) -> PropertyFailure | None:
+        length = len(best.history)
+        if length > MAX_PAIR_SEARCH:
+            return None
+        for i in reversed(range(length)):
+            for j in reversed(range(i + 2, length)):
+                found = self._without(best, [i, j])
+                if found is not None or self.timed_out:
+                    return found
+        return None
+
+    def _fewer_players(self, best: PropertyFailure) -> PropertyFailure | None:
+        for players in range(self.min_players, best.players):
+            found = self._try(players, best.seed, _texts(best), best.key)
+            if found is not None or self.timed_out:
+                return found
+        return None
+
+    def _reseed(self, best: PropertyFailure) -> PropertyFailure | None:
+        texts = _texts(best)
+        for _ in range(RESEEDS):
+            self._seed_tries += 1
+            found = self._try(best.players, self._seed_tries, texts, best.key)
+            if self.timed_out:
+                return None
+            if found is not None and len(found.history) < len(best.history):
+                return found
+        return None
+
+    # ---------------------------------------------------------------- helpers
+    def _without(self, best: PropertyFailure, drop: Sequence[int] | range) -> PropertyFailure | None:
+        dropped = set(drop)
+        texts = [text for i, (_, text) in enumerate(best.history) if i not in dropped]
+        return self._try(best.players, best.seed, texts, best.key)
+
+    def _try(self, players: int, seed: int, texts: list[str], key: str) -> PropertyFailure | None:
+        if self._out_of_time():
+            return None
+        self.candidates += 1
+        found = find_failure(self.checker, players, seed, texts, key)
+        if found is not None and self.candidates > 1:
+            self.improvements += 1
+            self.on_better(found)
+        return found
+
+    def _out_of_time(self) -> bool:
+        if time.perf_counter() >= self.deadline:
+            self.timed_out = True
+        return self.timed_out
+
+
+def _texts(failure: PropertyFailure) -> list[str]:
+    return [text for _, text in failure.history]
+
+
+def _turns(history: Sequence[tuple[int, str]]) -> list[tuple[int, int]]:
+    """The turns of a history as (start, end) index ranges: runs of one player's actions."""
+    turns: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, len(history) + 1):
+        if i == len(history) or history[i][0] != history[start][0]:
+            turns.append((start, i))
+            start = i
+    return turns
+
+
+def minimize(checker: Checker, failure: PropertyFailure, seconds: float = float("inf")) -> PropertyFailure:
+    """Shorten ``failure`` (see the module's docstring) for at most ``seconds``."""
+    return Shrinker(checker, seconds, failure.players).shrink(failure)
+
+
+def find_failure(
+    checker: Checker, players: int, seed: int, texts: Sequence[str], key: str
+) -> PropertyFailure | None:
+    """Play ``texts``, checking everything; the failure ``key`` if it occurs (maybe before
+    the end), else ``None`` (also when an action is not legal where it comes)."""
+    try:
+        play_sequence(checker, players, seed, texts)
+    except PropertyFailure as failure:
+        return failure if failure.key == key else None
+    except NotReplayable:
+        return None
+    return None
+
+
+def play_sequence(checker: Checker, players: int, seed: int, texts: Sequence[str]) -> State:
+    """Play the action texts from the start, checking everything after every action.
+
+    Raises:
+        PropertyFailure: something failed (possibly before the last action).
+        NotReplayable: an action is not legal where it comes.
+    """
+    state = checker.start(players, seed)
+    game = state.game
+    for text in texts:
+        if state.is_terminal():
+            raise NotReplayable("the game is over")
+        try:
+            action = game.parse_action(text)
+        except RulekitError:  # e.g. a player or value this game does not have
+            raise NotReplayable(text) from None
+        if action not in state.legal_actions():
+            raise NotReplayable(text)
+        checker.step(state, action)
+    return state

@@ -1,0 +1,544 @@
+"""Compile a ruleset's ``view`` and draw a state as a list of shapes.
+
+:func:`compile_view` type-checks every expression of the view against the
+ruleset (errors at their file:line:col); :func:`draw` evaluates it for a state
+as one seat (or a spectator) may see it and returns a :class:`Picture`: plain
+shapes with pixel coordinates, turned into SVG by :mod:`rulekit.tools.svg`.
+
+What the viewer may not see is masked before any expression runs: a hidden
+list keeps its length but every element reads as ``none``, a hidden map is
+empty and any other hidden value is ``none`` (see ``State.view``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from attrs import frozen
+
+from rulekit.compiler.program import Program
+from rulekit.dsl import types as t
+from rulekit.dsl.types import Type
+from rulekit.engine.game import State
+from rulekit.engine.values import format_value
+from rulekit.errors import Diagnostic, DiagnosticBag, RulekitError, RulesetError, did_you_mean
+from rulekit.rules import view as v
+from rulekit.rules.yaml_source import LocStr
+
+Fn = Callable[..., Any]
+MAX_SHAPES = 20_000
+
+_EXPECTED = {
+    v.NUM: t.INT,
+    v.BOOL: t.BOOL,
+    v.LIST: t.ANY_LIST,
+}
+
+
+@frozen
+class CompiledAttr:
+    """An attribute ready to evaluate: a constant or a compiled expression and its type."""
+
+    name: str
+    kind: str
+    fn: Fn | None
+    constant: Any
+    type_: Type
+
+
+@frozen
+class CompiledLayer:
+    decl: v.LayerDecl
+    each: CompiledAttr | None
+    when: CompiledAttr | None
+    attrs: dict[str, CompiledAttr]
+
+
+@frozen
+class CompiledView:
+    decl: v.ViewDecl
+    width: CompiledAttr
+    height: CompiledAttr
+    layers: tuple[CompiledLayer, ...]
+
+
+@frozen
+class Shape:
+    """One drawn element: ``kind`` is rect, circle, text, line or polygon; ``props`` its SVG data."""
+
+    kind: str
+    layer: str
+    props: dict[str, Any]
+
+
+@frozen
+class Picture:
+    """A drawn state: canvas size, background, shapes in drawing order and any layer errors."""
+
+    width: int
+    height: int
+    background: str
+    shapes: tuple[Shape, ...]
+    errors: tuple[str, ...]
+    title: str
+
+
+# ----------------------------------------------------------------- compile
+
+_COMPILED: dict[int, tuple[Program, CompiledView | None]] = {}
+
+
+def compile_view(program: Program) -> CompiledView | None:
+    """Check and compile the ruleset's view (cached per program); None if it has none.
+
+    Raises:
+        RulesetError: an expression does not compile or has the wrong type, each at its position.
+    """
+    cached = _COMPILED.get(id(program))
+    if cached is not None and cached[0] is program:
+        return cached[1]
+    decl = program.rules.view
+    result = None if decl is None else _compile(program, decl)
+    _COMPILED[id(program)] = (program, result)
+    return result
+
+
+def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
+    bag = DiagnosticBag()
+
+    def attr(a: v.Attr, params: list[tuple[str, Type]]) -> CompiledAttr | None:
+        if a.kind == v.ACTION:
+            for name in a.literal:
+                if name not in program.rules.actions:
+                    hint = did_you_mean(name, program.rules.actions)
+                    bag.error(f"'{a.name}' names unknown action '{name}'", a.span, hint=hint)
+            return CompiledAttr(a.name, a.kind, None, a.literal, t.ANY)
+        if not a.is_expr:
+            return CompiledAttr(a.name, a.kind, None, a.literal, t.ANY)
+        source = a.source
+        origin = source.origin if isinstance(source, LocStr) else None
+        try:
+            fn, type_ = program.compile_expression(str(source), origin, params=params)
+        except RulekitError as error:
+            bag.extend(error.diagnostics)
+            return None
+        if not _type_ok(a.kind, type_):
+            bag.error(f"'{a.name}' must be {_wanted(a.kind)}, not {type_}", a.span)
+            return None
+        return CompiledAttr(a.name, a.kind, fn, None, type_)
+
+    width = attr(decl.width, [])
+    height = attr(decl.height, [])
+    layers = []
+    for layer in decl.layers:
+        params: list[tuple[str, Type]] = []
+        each = None
+        if layer.each is not None:
+            each = attr(layer.each, [])
+            element = t.element_type(each.type_) if each is not None else t.ANY
+            params = [(layer.var, element)]
+        when = attr(layer.when, params) if layer.when is not None else None
+        shape = layer.shape
+        compiled: dict[str, CompiledAttr] = {}
+        item_params = list(params)
+        items = shape.attrs.get("items")
+        if items is not None:
+            items_c = attr(items, params)
+            if items_c is not None:
+                compiled["items"] = items_c
+                item_params += [(shape.item, t.element_type(items_c.type_)), ("index", t.INT)]
+        for name, a in shape.attrs.items():
+            if name == "items":
+                continue
+            per_item = shape.kind in ("track", "stack") and name in v.PER_ITEM
+            c = attr(a, item_params if per_item else params)
+            if c is not None:
+                compiled[name] = c
+        layers.append(CompiledLayer(layer, each, when, compiled))
+    bag.raise_if_any(RulesetError)
+    assert width is not None and height is not None
+    return CompiledView(decl, width, height, tuple(layers))
+
+
+def _type_ok(kind: str, type_: Type) -> bool:
+    if kind in _EXPECTED:
+        return t.compatible(_EXPECTED[kind], type_)
+    if kind == v.COLOUR:
+        return type_ in (t.STR, t.PLAYER, t.OWNER, t.INT, t.ANY, t.NONE)
+    return True  # text and refs: anything can be written
+
+
+def _wanted(kind: str) -> str:
+    return {
+        v.NUM: "an int",
+        v.BOOL: "a bool",
+        v.LIST: "a list",
+        v.COLOUR: "a colour (a str, a player or none)",
+    }.get(kind, kind)
+
+
+# -------------------------------------------------------------------- draw
+
+
+def masked_fields(state: State, seat: int | None) -> dict[Any, Any]:
+    """The state's fields with what ``seat`` may not see replaced (``None``: a spectator)."""
+    game = state.game
+    rules = game.program.rules
+    fields = dict(state.fields)
+    for scope, decls in rules.fields.items():
+        for name, decl in decls.items():
+            if decl.visibility == "public":
+                continue
+            for owner in game.owners(scope):
+                if decl.visibility == "owner" and owner == seat:
+                    continue
+                key = (owner, name)
+                if key in fields:
+                    fields[key] = _mask(fields[key])
+    return fields
+
+
+def _mask(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return (None,) * len(value)
+    if isinstance(value, dict):
+        return {}
+    return None
+
+
+class _Drawer:
+    def __init__(self, state: State, view: CompiledView, seat: int | None) -> None:
+        self.state = state
+        self.view = view
+        self.seat = seat
+        self.F = masked_fields(state, seat)
+        self.R = state.game.runtime
+        self.me = seat
+        self.shapes: list[Shape] = []
+        self.errors: list[str] = []
+        decl = view.decl
+        self.palette = decl.palette
+        self.players = tuple(self.colour_text(c) for c in decl.players)
+
+    # -- values
+    def value(self, attr: CompiledAttr | None, *args: Any, default: Any = None) -> Any:
+        if attr is None:
+            return default
+        if attr.fn is None:
+            return attr.constant
+        return attr.fn(self.F, self.R, self.me, *args)
+
+    def colour_text(self, text: str) -> str:
+        return self.palette.get(text, text)
+
+    def colour(self, attr: CompiledAttr | None, *args: Any, default: str = "none") -> str:
+        if attr is None:
+            return default
+        return self.to_colour(self.value(attr, *args), attr.type_)
+
+    def to_colour(self, value: Any, type_: Type = t.ANY) -> str:
+        if value is None:
+            return "none"
+        if isinstance(value, bool):
+            raise ValueError(f"{value} is not a colour")
+        if isinstance(value, int):
+            if value == -1:
+                return "#888888"
+            if 0 <= value < self.state.game.num_players:
+                return self.players[value % len(self.players)]
+            raise ValueError(f"{value} is not a player (colours are a str, a player or none)")
+        text = self.colour_text(str(value))
+        seat = v.PLAYER_COLOUR.match(text)
+        if seat and 1 <= int(text[1:]) <= self.state.game.num_players:
+            return self.players[(int(text[1:]) - 1) % len(self.players)]
+        if not v.COLOUR_TEXT.match(text) and text != "none":
+            raise ValueError(f"{text!r} is not a colour (#rgb, #rrggbb, a CSS name or a palette name)")
+        return text
+
+    def text(self, attr: CompiledAttr | None, *args: Any) -> str:
+        value = self.value(attr, *args)
+        if value is None or attr is None:
+            return ""
+        if isinstance(value, str):
+            return value
+        return format_value(value, attr.type_)
+
+    def number(self, attr: CompiledAttr | None, *args: Any, default: float = 0) -> float:
+        value = self.value(attr, *args, default=default)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"'{attr.name if attr else '?'}' gave {value!r}, not a number")
+        return value
+
+    def ref(self, attr: CompiledAttr | None, *args: Any) -> str | None:
+        if attr is None:
+            return None
+        value = self.value(attr, *args)
+        return None if value is None else format_value(value, attr.type_)
+
+    def actions(self, attr: CompiledAttr | None) -> str | None:
+        return None if attr is None else " ".join(attr.constant)
+
+    # -- layers
+    def draw(self) -> Picture:
+        view = self.view
+        self.R.reset_steps()
+        width = int(self.number(view.width))
+        height = int(self.number(view.height))
+        for layer in view.layers:
+            decl = layer.decl
+            if decl.seat and self.seat is None:
+                continue
+            self.R.reset_steps()  # each layer gets the rules' step budget: a view never hangs
+            try:
+                elements: Any = [()] if layer.each is None else [(e,) for e in self.value(layer.each)]
+                for args in elements:
+                    if layer.when is not None and not self.value(layer.when, *args):
+                        continue
+                    self.shape(layer, args)
+                    if len(self.shapes) > MAX_SHAPES:
+                        raise ValueError(f"more than {MAX_SHAPES} shapes")
+            except Exception as error:  # a layer must never break the picture
+                where = f" at {decl.span}" if decl.span else ""
+                self.errors.append(f"layer '{decl.name}'{where}: {type(error).__name__}: {error}")
+        title = self.state.game.program.rules.title
+        return Picture(
+            width,
+            height,
+            self.colour_text(view.decl.background),
+            tuple(self.shapes),
+            tuple(self.errors),
+            title,
+        )
+
+    def add(self, kind: str, layer: str, **props: Any) -> None:
+        self.shapes.append(Shape(kind, layer, {k: p for k, p in props.items() if p is not None}))
+
+    def shape(self, layer: CompiledLayer, args: tuple[Any, ...]) -> None:
+        kind = layer.decl.shape.kind
+        a = layer.attrs
+        name = layer.decl.name
+        if kind in ("track", "stack"):
+            self.sequence(layer, args)
+            return
+        common = {
+            "title": self.text(a.get("title"), *args) or None,
+            "faded": bool(self.value(a.get("faded"), *args, default=False)),
+            "ref": self.ref(a.get("ref"), *args),
+            "action": self.actions(a.get("action")),
+        }
+        if kind == "rect":
+            x, y = self.number(a["x"], *args), self.number(a["y"], *args)
+            w, h = self.number(a["w"], *args), self.number(a["h"], *args)
+            self.add(
+                "rect",
+                name,
+                x=x,
+                y=y,
+                w=w,
+                h=h,
+                rx=self.number(a.get("rx"), *args),
+                fill=self.colour(a.get("fill"), *args, default="#ffffff"),
+                stroke=self.colour(a.get("stroke"), *args, default="#333333"),
+                **common,
+            )
+            self.label(layer, args, x + w / 2, y + h / 2)
+        elif kind == "circle":
+            x, y = self.number(a["x"], *args), self.number(a["y"], *args)
+            self.add(
+                "circle",
+                name,
+                x=x,
+                y=y,
+                r=self.number(a["r"], *args),
+                fill=self.colour(a.get("fill"), *args, default="#ffffff"),
+                stroke=self.colour(a.get("stroke"), *args, default="#333333"),
+                **common,
+            )
+            self.label(layer, args, x, y)
+        elif kind == "text":
+            self.add(
+                "text",
+                name,
+                x=self.number(a["x"], *args),
+                y=self.number(a["y"], *args),
+                text=self.text(a["text"], *args),
+                size=self.number(a.get("size"), *args, default=12),
+                fill=self.colour(a.get("fill"), *args, default="#222222"),
+                anchor=self.value(a.get("anchor"), default="start"),
+                bold=bool(self.value(a.get("bold"), *args, default=False)),
+                title=common["title"],
+                faded=common["faded"],
+            )
+        elif kind == "line":
+            self.add(
+                "line",
+                name,
+                x1=self.number(a["x1"], *args),
+                y1=self.number(a["y1"], *args),
+                x2=self.number(a["x2"], *args),
+                y2=self.number(a["y2"], *args),
+                stroke=self.colour(a.get("stroke"), *args, default="#333333"),
+                width=self.number(a.get("width"), *args, default=1),
+                faded=common["faded"],
+            )
+        elif kind == "tile":
+            self.tile(layer, args, common)
+
+    def label(self, layer: CompiledLayer, args: tuple[Any, ...], x: float, y: float) -> None:
+        a = layer.attrs
+        text = self.text(a.get("label"), *args)
+        if not text:
+            return
+        size = self.number(a.get("label_size"), *args, default=12)
+        self.add(
+            "text",
+            layer.decl.name,
+            x=x,
+            y=y + size * 0.35,
+            text=text,
+            size=size,
+            fill=self.colour(a.get("label_fill"), *args, default="#222222"),
+            anchor="middle",
+            bold=False,
+        )
+
+    def tile(self, layer: CompiledLayer, args: tuple[Any, ...], common: dict[str, Any]) -> None:
+        """A square tile: four triangles coloured by its sides as printed, turned by ``rotation``."""
+        a = layer.attrs
+        x, y, size = self.number(a["x"], *args), self.number(a["y"], *args), self.number(a["size"], *args)
+        sides = list(self.value(a["sides"], *args))
+        if len(sides) != 4:
+            raise ValueError(f"a tile has 4 sides (north, east, south, west), not {len(sides)}")
+        rotation = int(self.number(a.get("rotation"), *args, default=0))
+        cx, cy = x + size / 2, y + size / 2
+        corners = [(x, y), (x + size, y), (x + size, y + size), (x, y + size)]
+        element_type = t.element_type(a["sides"].type_)
+        for side in range(4):
+            printed = sides[(side - rotation) % 4]
+            (ax, ay), (bx, by) = corners[side], corners[(side + 1) % 4]
+            fill = self.to_colour(printed, element_type)
+            self.add(
+                "polygon",
+                layer.decl.name,
+                points=((ax, ay), (bx, by), (cx, cy)),
+                fill=fill,
+                stroke=fill,  # hides the hairline seams between the triangles
+                faded=common["faded"],
+            )
+        centre = a.get("centre")
+        if centre is not None:
+            self.add(
+                "circle",
+                layer.decl.name,
+                x=cx,
+                y=cy,
+                r=size * 0.22,
+                fill=self.colour(centre, *args),
+                stroke="none",
+                faded=common["faded"],
+            )
+        self.add(
+            "rect",
+            layer.decl.name,
+            x=x,
+            y=y,
+            w=size,
+            h=size,
+            rx=0,
+            fill="none",
+            stroke=self.colour(a.get("stroke"), *args, default="#333333"),
+            **common,
+        )
+        self.label(layer, args, cx, cy)
+
+    def sequence(self, layer: CompiledLayer, args: tuple[Any, ...]) -> None:
+        """A track or a stack: one small shape per item, laid out along a path."""
+        a = layer.attrs
+        kind = layer.decl.shape.kind
+        x0, y0 = self.number(a["x"], *args), self.number(a["y"], *args)
+        items = list(self.value(a["items"], *args))
+        path = self.value(a.get("path"), default="stack" if kind == "stack" else "row")
+        size = self.number(a.get("size"), *args, default=16)
+        step = self.number(a.get("step"), *args, default=size + 4)
+        across = max(1, int(self.number(a.get("across"), *args, default=max(1, len(items)))))
+        dx = self.number(a.get("dx"), *args, default=4)
+        dy = self.number(a.get("dy"), *args, default=-4)
+        form = self.value(a.get("shape"), default="rect")
+        rx = self.number(a.get("rx"), *args, default=2)
+        for index, item in enumerate(items):
+            col, row = _place(path, index, len(items), across)
+            if path == "stack":
+                cx, cy = x0 + index * dx, y0 + index * dy
+            else:
+                cx, cy = x0 + col * step, y0 + row * step
+            item_args = (*args, item, index)
+            props = {
+                "fill": self.colour(a.get("fill"), *item_args, default="#ffffff"),
+                "stroke": self.colour(a.get("stroke"), *item_args, default="#333333"),
+                "title": self.text(a.get("title"), *item_args) or None,
+                "faded": bool(self.value(a.get("faded"), *item_args, default=False)),
+                "ref": self.ref(a.get("ref"), *item_args),
+                "action": self.actions(a.get("action")),
+            }
+            if form == "circle":
+                self.add("circle", layer.decl.name, x=cx + size / 2, y=cy + size / 2, r=size / 2, **props)
+            else:
+                self.add("rect", layer.decl.name, x=cx, y=cy, w=size, h=size, rx=rx, **props)
+            text = self.text(a.get("label"), *item_args)
+            if text:
+                label_size = self.number(a.get("label_size"), *args, default=max(7, size * 0.55))
+                self.add(
+                    "text",
+                    layer.decl.name,
+                    x=cx + size / 2,
+                    y=cy + size / 2 + label_size * 0.35,
+                    text=text,
+                    size=label_size,
+                    fill=self.colour(a.get("label_fill"), *item_args, default="#222222"),
+                    anchor="middle",
+                    bold=False,
+                )
+
+
+def _place(path: str, index: int, count: int, across: int) -> tuple[int, int]:
+    """Column and row of item ``index`` of ``count`` along a path."""
+    if path == "row":
+        return index, 0
+    if path == "column":
+        return 0, index
+    if path == "grid":
+        return index % across, index // across
+    if path == "u":  # down the left leg, along the bottom, up the right leg
+        leg = min(across, (count + 1) // 2)
+        bottom = count - 2 * leg
+        if index < leg:
+            return 0, index
+        if index < leg + bottom:
+            return index - leg + 1, leg - 1
+        return bottom + 1, leg - 1 - (index - leg - bottom)
+    return 0, 0  # stack: offsets are applied by the caller
+
+
+def caption(state: State, seat: int | None = None) -> str:
+    """The line under a picture: how far the game is, whose view it is."""
+    text = f"after {state.moves()} actions" + (" · game over" if state.is_terminal() else "")
+    return text + ("" if seat is None else f" · as seen by P{seat + 1}")
+
+
+def draw(state: State, seat: int | None = None) -> Picture:
+    """The picture of ``state`` as ``seat`` may see it (``None``: a spectator).
+
+    Raises:
+        RulesetError: the ruleset has no view, or its view does not compile.
+    """
+    program = state.game.program
+    view = compile_view(program)
+    if view is None:
+        raise RulesetError(
+            Diagnostic(
+                f"the ruleset '{program.name}' has no 'view' section, so it cannot be drawn",
+                hint="add one (see docs/rules-format.md, 'view')",
+            )
+        )
+    return _Drawer(state, view, seat).draw()

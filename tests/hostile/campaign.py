@@ -1,0 +1,91 @@
+"""A long fuzzing campaign: ``python -m tests.hostile.campaign --inputs 100000``.
+
+Runs consecutive seeds of every case kind of :mod:`tests.hostile.fuzzing` (mutated shipped
+rulesets, generated DSL, damaged logs, scenarios and variants), each command in-process
+under a wall-clock alarm, and prints the counts: inputs, commands, exit statuses, exit 1
+without a position, internal errors (exit 3 or an exception escaping ``main``) and hangs,
+with the command line and message of each internal error or hang.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from types import FrameType
+
+from tests.hostile.fuzzing import CASES, fuzz_one
+
+
+class Hang(BaseException):
+    """An input ran longer than the alarm."""
+
+
+def _alarm(signum: int, frame: FrameType | None) -> None:
+    raise Hang
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--inputs", type=int, default=1000, help="how many inputs (default 1000)")
+    parser.add_argument("--start", type=int, default=0, help="first seed (default 0)")
+    parser.add_argument("--alarm", type=int, default=60, help="seconds before an input counts as a hang")
+    parser.add_argument(
+        "--dir", help="where to write the inputs (e.g. /dev/shm; default: the temp directory)"
+    )
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGALRM, _alarm)
+    kinds = sorted(CASES)
+    statuses: Counter[int] = Counter()
+    unlocated = 0
+    problems: list[str] = []
+    commands = 0
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="rulekit-campaign-", dir=args.dir) as directory:
+        work = Path(directory)
+        for number in range(args.start, args.start + args.inputs):
+            kind = kinds[number % len(kinds)]
+            signal.alarm(args.alarm)
+            try:
+                outcomes = fuzz_one(kind, number // len(kinds), work)
+            except Hang:
+                print(f"hang: {kind} seed {number // len(kinds)}", flush=True)
+                problems.append(f"hang: {kind} seed {number // len(kinds)}")
+                continue
+            finally:
+                signal.alarm(0)
+            for outcome in outcomes:
+                commands += 1
+                statuses[outcome.status] += 1
+                unlocated += not outcome.located
+                if outcome.internal:
+                    print(f"internal error: {kind} seed {number // len(kinds)}", flush=True)
+                    problems.append(
+                        f"internal error: {kind} seed {number // len(kinds)}: {' '.join(outcome.argv)}\n"
+                        f"{outcome.err[-2000:]}"
+                    )
+            if (number - args.start + 1) % 1000 == 0:
+                elapsed = time.monotonic() - started
+                print(
+                    f"{number - args.start + 1} inputs, {commands} commands, {len(problems)} problems, "
+                    f"{elapsed:.0f}s",
+                    flush=True,
+                )
+    for problem in problems:
+        print(problem)
+    shown = ", ".join(f"exit {s}: {n}" for s, n in sorted(statuses.items()))
+    print(
+        f"campaign: {args.inputs} inputs (seeds {args.start}..{args.start + args.inputs - 1}), "
+        f"{commands} commands ({shown}); exit 1 without a position: {unlocated}; "
+        f"internal errors and hangs: {len(problems)}; "
+        f"{time.monotonic() - started:.0f}s"
+    )
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,300 @@
+"""Hostile inputs made from a seed, and the judge that runs rulekit on them.
+
+Shared by ``test_fuzz.py`` (hypothesis chooses the seeds and the DSL snippets) and
+``campaign.py`` (a long run over consecutive seeds).  Each case writes its files into a
+work directory and returns the command lines to run, in order; the judge runs each in
+this process and classifies the outcome.  Anything but exit 0, 1 or 2 — in particular
+exit 3, an exception escaping ``main`` — is an internal error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import random
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from attrs import frozen
+
+from rulekit import load
+from rulekit.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+TIC_TAC_TOE = ROOT / "rulesets" / "tic_tac_toe"
+SOURCES = {
+    "tic_tac_toe": TIC_TAC_TOE,
+    "cards": ROOT / "tests" / "data" / "cards",
+    "el_caballero": ROOT / "rulesets" / "el_caballero",
+    "el_capitan": ROOT / "rulesets" / "el_capitan",
+}
+#: How often each source is mutated (the big rulesets are slow to compile).
+WEIGHTS = {"tic_tac_toe": 8, "cards": 6, "el_caballero": 1, "el_capitan": 1}
+
+_POSITION = re.compile(r":\d+:\d+: (error|note)")
+
+#: Bounds that keep every run short: a hostile input may not hang the fuzzer either.
+LIMITS = ["--limit", "max_steps=200000", "--limit", "max_candidates=5000"]
+
+#: Text an attacker would try, inserted at random places.
+INSERTS = [
+    "&a ",
+    "*a",
+    "<<: *a",
+    "!!python/object/apply:os.system ['true']",
+    "\x00",
+    '"\\ud800"',
+    "9" * 5000,
+    "-.inf",
+    ".nan",
+    "1.0e+309",
+    "[" * 300,
+    "{",
+    "'",
+    '"',
+    ": ",
+    "- ",
+    "\t",
+    "\x1b[31m",
+    '"x=().__class__.__base__.__subclasses__()"',
+    "__class__",
+    "1 // 0",
+    "range(1, 100000)",
+    "x where x = " * 60 + "1",
+    "1 if true else " * 80 + "1",
+    "player_at(9)",
+    "none",
+    "me",
+    "[]",
+    "{}",
+    "\n",
+    "  ",
+]
+
+
+@frozen
+class Outcome:
+    """What one command did: exit status, output, and whether it is an internal error."""
+
+    argv: tuple[str, ...]
+    status: int
+    out: str
+    err: str
+
+    @property
+    def internal(self) -> bool:
+        return self.status not in (0, 1, 2)
+
+    @property
+    def located(self) -> bool:
+        """Exit 1 with a file:line:col (or log line) in the message."""
+        return self.status != 1 or _POSITION.search(self.out + self.err) is not None
+
+
+def run(argv: list[str]) -> Outcome:
+    """Run the command line in this process; an exception escaping ``main`` counts as exit 99."""
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(argv)
+    except BaseException as error:  # the fuzzer must catch everything
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        status = 99
+        err.write(f"escaped main: {type(error).__name__}: {error}")
+    finally:
+        load._CACHE.clear()  # every case compiles new rules: keep memory flat
+    return Outcome(tuple(argv), status, out.getvalue(), err.getvalue())
+
+
+def mutate(text: str, rng: random.Random, edits: int | None = None) -> str:
+    """``text`` with one to four random edits: lines deleted, duplicated, swapped, truncated,
+    characters replaced, or attacker text inserted."""
+    lines = text.split("\n")
+    for _ in range(edits if edits is not None else rng.randint(1, 4)):
+        if not lines:
+            lines = [""]
+        i = rng.randrange(len(lines))
+        kind = rng.randrange(7)
+        if kind == 0 and len(lines) > 1:
+            del lines[i]
+        elif kind == 1:
+            lines.insert(i, lines[rng.randrange(len(lines))])
+        elif kind == 2:
+            j = rng.randrange(len(lines))
+            lines[i], lines[j] = lines[j], lines[i]
+        elif kind == 3:
+            lines = lines[: i + 1]
+            lines[-1] = lines[-1][: rng.randint(0, len(lines[-1]))]
+        elif kind == 4 and lines[i]:
+            k = rng.randrange(len(lines[i]))
+            lines[i] = lines[i][:k] + rng.choice(":-[]{}\"' 0#|()=.,&*!%@`") + lines[i][k + 1 :]
+        else:
+            k = rng.randint(0, len(lines[i]))
+            lines[i] = lines[i][:k] + rng.choice(INSERTS) + lines[i][k:]
+    return "\n".join(lines)
+
+
+def _rules_case(rng: random.Random, work: Path) -> list[list[str]]:
+    name = rng.choices(list(WEIGHTS), weights=list(WEIGHTS.values()))[0]
+    target = work / "rules"
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(SOURCES[name], target, ignore=shutil.ignore_patterns("scenarios", "README.md"))
+    files = sorted(p for p in target.rglob("*.yaml") if "variants" not in p.parts)
+    victim = rng.choice(files)
+    victim.write_text(mutate(victim.read_text(encoding="utf-8"), rng), encoding="utf-8")
+    log = str(work / "game.jsonl")
+    Path(log).unlink(missing_ok=True)
+    play = [*LIMITS, "play", str(target), "--quiet", "--max-actions", "25", "--seed", str(rng.randrange(100))]
+    return [[*LIMITS, "check", str(target)], [*play, "--log", log], ["replay", log, "--ruleset", str(target)]]
+
+
+def _dsl_case(rng: random.Random, work: Path, snippet: str | None = None) -> list[list[str]]:
+    text = snippet if snippet is not None else mutate(_random_expression(rng, 4), rng, rng.randint(0, 2))
+    slot = rng.choice(["setup", "score", "require", "domain", "function", "weight", "when"])
+    rules = _slot(text, slot)
+    target = work / "dsl"
+    target.mkdir(exist_ok=True)
+    (target / "ruleset.yaml").write_text(rules, encoding="utf-8")
+    return [[*LIMITS, "check", str(target)], [*LIMITS, "play", str(target), "--quiet", "--max-actions", "10"]]
+
+
+def _slot(text: str, slot: str) -> str:
+    quoted = json.dumps(text)
+    lines = [
+        "ruleset: fuzz",
+        "players: {min: 2, max: 2}",
+        "state:",
+        "  game:",
+        "    n: {type: int, initial: 1}",
+        "    l: {type: 'list[int]', initial: '[1, 2, 3]'}",
+        "functions:",
+        f"  f: {quoted if slot == 'function' else '1'}",
+        "actions:",
+        "  go:",
+        f"    params: {{x: {quoted if slot == 'domain' else 'range(1, 3)'}}}",
+        f"    require: {quoted if slot == 'require' else 'true'}",
+        "    effect: game.n += 1",
+        "    ends_turn: true",
+        "triggers:",
+        "  t:",
+        "    after: go",
+        f"    when: {quoted if slot == 'when' else 'true'}",
+        "    effect: game.n += 0",
+        "flow:",
+        "  - repeat:",
+        "      times: 3",
+        "      steps:",
+        "        - turn: player_at(1)",
+        f"scoring: {{score: {quoted if slot == 'score' else 'game.n'}}}",
+        f"bots: {{weights: {{go: {quoted if slot == 'weight' else '1'}}}}}",
+    ]
+    if slot == "setup":
+        lines.append(f"setup: {json.dumps('game.n = ' + text)}")
+    return "\n".join(lines) + "\n"
+
+
+_ATOMS = [
+    "game.n",
+    "1",
+    "0",
+    "-1",
+    "me",
+    "players",
+    "game.l",
+    "f()",
+    "none",
+    "true",
+    "'a'",
+    "num_players",
+    "x",
+]
+
+
+def _random_expression(rng: random.Random, depth: int) -> str:
+    if depth <= 0 or rng.random() < 0.3:
+        return rng.choice(_ATOMS)
+    a, b = _random_expression(rng, depth - 1), _random_expression(rng, depth - 1)
+    return rng.choice(
+        [
+            f"{a} + {b}",
+            f"{a} * {b}",
+            f"{a} // {b}",
+            f"{a} % {b}",
+            f"{a} == {b}",
+            f"{a} < {b}",
+            f"{a} and {b}",
+            f"not {a}",
+            f"-{a}",
+            f"({a}, {b})",
+            f"[{a}, {b}]",
+            f"{a}[{b}]",
+            f"{a} if {b} else {a}",
+            f"{a} where y = {b}",
+            f"sum(v for v in {a})",
+            f"count(v for v in range(1, {b}))",
+            f"len({a})",
+            f"str({a})",
+            f"concat({a}, {b})",
+            f"max(v for v in {a})",
+            f"{a} in {b}",
+            f"seat({a})",
+        ]
+    )
+
+
+def _log_case(rng: random.Random, work: Path) -> list[list[str]]:
+    log = work / "base.jsonl"
+    if not log.exists():
+        run(["play", "tic_tac_toe", "--quiet", "--seed", "5", "--log", str(log)])
+    damaged = work / "damaged.jsonl"
+    damaged.write_text(mutate(log.read_text(encoding="utf-8"), rng), encoding="utf-8")
+    return [["replay", str(damaged)]]
+
+
+def _scenario_case(rng: random.Random, work: Path) -> list[list[str]]:
+    files = sorted((TIC_TAC_TOE / "scenarios").glob("*.yaml"))
+    text = rng.choice(files).read_text(encoding="utf-8")
+    if "ruleset:" not in text:
+        text = "ruleset: tic_tac_toe\n" + text
+    target = work / "scenario.yaml"
+    target.write_text(mutate(text, rng), encoding="utf-8")
+    return [[*LIMITS, "scenario", str(target)]]
+
+
+def _variant_case(rng: random.Random, work: Path) -> list[list[str]]:
+    files = sorted((TIC_TAC_TOE / "variants").glob("*.yaml"))
+    target = work / "variant.yaml"
+    target.write_text(mutate(rng.choice(files).read_text(encoding="utf-8"), rng), encoding="utf-8")
+    return [
+        [*LIMITS, "check", "tic_tac_toe", "--variant", str(target)],
+        [*LIMITS, "play", "tic_tac_toe", "--quiet", "--variant", str(target)],
+    ]
+
+
+CASES: dict[str, Callable[[random.Random, Path], list[list[str]]]] = {
+    "rules": _rules_case,
+    "dsl": _dsl_case,
+    "log": _log_case,
+    "scenario": _scenario_case,
+    "variant": _variant_case,
+}
+
+
+def fuzz_one(kind: str, seed: int, work: Path, snippet: str | None = None) -> list[Outcome]:
+    """Build case ``kind`` from ``seed`` in ``work`` and run its commands (a later one only
+    when the earlier ones succeeded, e.g. play after check)."""
+    rng = random.Random(f"{kind}:{seed}")
+    commands = _dsl_case(rng, work, snippet) if snippet is not None else CASES[kind](rng, work)
+    outcomes = []
+    for argv in commands:
+        if "replay" in argv and not Path(argv[argv.index("replay") + 1]).exists():
+            continue  # the game before failed to start: nothing to replay
+        outcome = run(argv)
+        outcomes.append(outcome)
+        if outcome.status != 0 and "check" in argv:
+            break
+    return outcomes

@@ -1,0 +1,182 @@
+"""Inputs that used to end in a traceback (exit 3) are user errors: exit 1 with a position."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.hostile.conftest import Run, assert_refused
+
+
+def _with_setup(ruleset: Callable[[str], Path], setup: str) -> Path:
+    return ruleset(f"setup: {json.dumps(setup)}\n")
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "(" * 300 + "1 + (" * 100 + "1" + ")" * 400,
+        " + ".join(["1"] * 500),
+        "x where x = " * 200 + "1",
+        "1 if true else " * 600 + "1",
+        "-" * 1000 + "1",
+        "[" * 250 + "1" + "]" * 250,
+    ],
+    ids=["parentheses", "long_sum", "nested_where", "nested_if_else", "negations", "lists"],
+)
+def test_deeply_nested_dsl_is_a_located_error(
+    run: Run, ruleset: Callable[[str], Path], expression: str
+) -> None:
+    """Nesting past the limit is refused where it is written, before Python's compiler sees it."""
+    status, _, err = run("check", str(_with_setup(ruleset, f"game.n = {expression}")))
+    assert_refused(status, err)
+
+
+def test_deeply_nested_yaml_is_a_located_error(run: Run, ruleset: Callable[[str], Path]) -> None:
+    """5000 nested YAML lists: refused with a position, not a RecursionError."""
+    status, _, err = run("check", str(ruleset("constants:\n  A: " + "[" * 5000 + "]" * 5000 + "\n")))
+    assert_refused(status, err)
+    assert "nested" in err
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "-" + "9" * 5000])
+def test_a_huge_integer_in_yaml_is_a_located_error(
+    run: Run, ruleset: Callable[[str], Path], value: str
+) -> None:
+    """Integers beyond Python's conversion limit are refused at their position."""
+    status, _, err = run("check", str(ruleset(f"constants:\n  BIG: {value}\n")))
+    assert_refused(status, err)
+    assert "too large" in err
+
+
+@pytest.mark.parametrize("segment", ["²", "9" * 5000])
+def test_odd_digits_in_a_variant_path_are_a_located_error(run: Run, tmp_path: Path, segment: str) -> None:
+    """A superscript digit or a 5000-digit index in a variant path does not crash int()."""
+    variant = tmp_path / "v.yaml"
+    variant.write_text(f"variant: v\nruleset: tic_tac_toe\nset:\n  constants.LINES.{segment}: [a1, b1, c1]\n")
+    status, _, err = run("check", "tic_tac_toe", "--variant", str(variant))
+    assert status == 1, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", ['"a\\0b"', '"a\\ud800b"', '"\\e[31mred"'])
+def test_control_characters_and_surrogates_in_the_ruleset_name_are_refused(
+    run: Run, ruleset: Callable[[str], Path], name: str
+) -> None:
+    """NUL, a lone surrogate or an escape code in the ruleset name is a located error."""
+    rules = ruleset("")
+    text = (
+        (rules / "ruleset.yaml").read_text(encoding="utf-8").replace("ruleset: hostile", f"ruleset: {name}")
+    )
+    (rules / "ruleset.yaml").write_text(text, encoding="utf-8")
+    status, _, err = run("check", str(rules))
+    assert_refused(status, err)
+    assert "\x1b" not in err
+
+
+@pytest.mark.parametrize(
+    "scoring",
+    [
+        "scoring:\n  score: 1 // (game.n - game.n)\n",
+        "scoring:\n  score: '0'\n  tiebreak: [1 % (game.n - game.n)]\n",
+        "functions:\n  nothing: none\nscoring:\n  score: nothing()\n",
+    ],
+    ids=["score_divides_by_zero", "tiebreak_divides_by_zero", "score_is_none"],
+)
+def test_a_failing_score_or_tiebreak_is_a_located_rule_error(
+    run: Run, ruleset: Callable[[str], Path], scoring: str
+) -> None:
+    """Scores and tie-breaks run under the engine's error handling: exit 1 naming the rule."""
+    status, _, err = run("play", str(ruleset(scoring)), "--quiet")
+    assert_refused(status, err)
+    assert "the standings failed" in err or "the scores failed" in err
+
+
+def test_a_failing_bot_weight_is_a_located_rule_error(run: Run, ruleset: Callable[[str], Path]) -> None:
+    """A bot weight that divides by zero is reported at the weight, not as a traceback."""
+    status, _, err = run("play", str(ruleset("bots:\n  weights:\n    go: 1 // game.n\n")), "--quiet")
+    assert_refused(status, err)
+    assert "bot weight" in err
+
+
+def test_a_rule_failing_inside_setup_points_at_the_rule(run: Run, ruleset: Callable[[str], Path]) -> None:
+    """player_at(5) in a 2-player game fails inside setup with the setup's position."""
+    status, _, err = run("play", str(_with_setup(ruleset, "game.n = seat(player_at(5))")), "--quiet")
+    assert_refused(status, err)
+    assert "setup failed" in err
+
+
+@pytest.mark.parametrize(
+    "action",
+    ["place(" + "(" * 3000 + ")" * 3000 + ")", "place(" + "9" * 5000 + ")", "place(" + '"\x1b[2J"' + ")"],
+    ids=["nested_parentheses", "huge_integer", "escape_code"],
+)
+def test_hostile_action_text_in_a_log_is_a_located_error(run: Run, tmp_path: Path, action: str) -> None:
+    """Action text from a log is parsed with depth and digit limits; escape codes are not printed raw."""
+    run("play", "tic_tac_toe", "--quiet", "--log", str(tmp_path / "good.jsonl"))
+    header = (tmp_path / "good.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    log = tmp_path / "bad.jsonl"
+    log.write_text(header + "\n" + json.dumps({"player": "P1", "action": action}) + "\n", encoding="utf-8")
+    status, _, err = run("replay", str(log))
+    assert_refused(status, err)
+    assert "\x1b" not in err
+
+
+def test_hostile_action_text_in_a_scenario_is_reported(run: Run, tmp_path: Path) -> None:
+    """A scenario's actions go through the same parser: a failure, not a traceback."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(
+        "scenario: deep\nruleset: tic_tac_toe\nactions: ['place(" + "(" * 3000 + ")" * 3000 + ")']\n",
+        encoding="utf-8",
+    )
+    status, out, err = run("scenario", str(scenario))
+    assert status == 1, out + err
+    assert "Traceback" not in out + err
+
+
+def test_a_deeply_nested_scenario_expectation_is_reported(run: Run, tmp_path: Path) -> None:
+    """An expectation nested 3000 deep is a located failure, not a RecursionError."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(
+        "scenario: deep\nruleset: tic_tac_toe\nexpect: ['" + "[" * 3000 + "1" + "]" * 3000 + " != none']\n",
+        encoding="utf-8",
+    )
+    status, out, err = run("scenario", str(scenario))
+    assert status == 1, out + err
+    assert "Traceback" not in out + err
+
+
+def test_an_included_section_merged_into_a_non_mapping_is_a_located_error(
+    run: Run, ruleset: Callable[[str], Path]
+) -> None:
+    """Found by the fuzzer: an included file's invariants merged into 'invariants: text'."""
+    rules = ruleset("include: [extra.yaml]\ninvariants: are\n")
+    (rules / "extra.yaml").write_text("invariants:\n  fine: 'true'\n", encoding="utf-8")
+    status, _, err = run("check", str(rules))
+    assert_refused(status, err)
+    assert "must be a mapping of names" in err
+
+
+def test_hostile_answers_in_human_play_are_refused_and_play_goes_on() -> None:
+    """A superscript digit, a 5000-digit number or 3000 nested parentheses typed at the prompt."""
+    from rulekit.load import load_game
+    from rulekit.tools.bots import make_bots
+    from rulekit.tools.human import play_human
+
+    game = load_game("tic_tac_toe", 2)
+    answers = iter(["²", "9" * 5000, "place(" + "(" * 3000 + ")" * 3000 + ")", "q"])
+    shown: list[str] = []
+    status = play_human(
+        game,
+        0,
+        make_bots(game, "random", 0),
+        seed=0,
+        max_actions=9,
+        read=lambda _: next(answers),
+        write=shown.append,
+    )
+    assert status == 0
+    assert "you quit the game" in shown

@@ -1,0 +1,140 @@
+"""Run ``rulekit verify`` (default settings) on every planted bug of ``tests/verify/corpus/``.
+
+Each corpus file is a variant that plants one realistic mistake in a shipped ruleset; its
+first lines say what the bug is and which check should catch it (``# caught by: KEY``).
+Prints, per bug, whether it was caught, by what, in how long and with how many actions,
+then the totals::
+
+    .venv/bin/python -m tests.verify.corpus_run               # every bug
+    .venv/bin/python -m tests.verify.corpus_run -k lisboa     # those whose name has 'lisboa'
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import yaml
+from attrs import define
+
+from rulekit.tools.verify import VerifyOptions, verify
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+#: What "caught" must mean for the corpus to pass.
+MAX_SECONDS = 120.0
+MAX_ACTIONS = 30
+
+
+@define
+class Bug:
+    """One planted bug: its variant file, the ruleset, needed modules and the expected catch."""
+
+    path: Path
+    ruleset: str
+    modules: tuple[str, ...]
+    expected: str
+    #: The longest acceptable counterexample: MAX_ACTIONS, unless the header says why a
+    #: shorter game cannot reach the bug (``# at most: N actions (reason)``).
+    longest: int = MAX_ACTIONS
+    #: Why this bug is not yet caught as the corpus asks (``# known weakness: ...``), if it is not.
+    weakness: str = ""
+
+    @property
+    def name(self) -> str:
+        return f"{self.ruleset}/{self.path.stem}"
+
+
+@define
+class Outcome:
+    bug: Bug
+    caught_by: str | None
+    seconds: float
+    cpu: float  # this process's CPU time: the machine may be shared
+    actions: int
+    original: int
+
+    @property
+    def ok(self) -> bool:
+        return self.caught_by is not None and self.seconds <= MAX_SECONDS and self.actions <= self.bug.longest
+
+
+def corpus(pattern: str = "") -> list[Bug]:
+    """The corpus's bugs (those whose name contains ``pattern``)."""
+    bugs = []
+    for path in sorted(CORPUS.glob("*/*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        found = re.search(r"^# caught by: (\S+)", text, re.MULTILINE)
+        data = yaml.safe_load(text)
+        declared = re.search(r"^# at most: (\d+) actions", text, re.MULTILINE)
+        bug = Bug(
+            path,
+            str(data["ruleset"]),
+            tuple(data.get("requires") or ()),
+            found.group(1) if found else "",
+            int(declared.group(1)) if declared else MAX_ACTIONS,
+            weak.group(1) if (weak := re.search(r"^# known weakness: (.*)$", text, re.MULTILINE)) else "",
+        )
+        if pattern in bug.name:
+            bugs.append(bug)
+    return bugs
+
+
+def run_bug(bug: Bug, out: Path) -> Outcome:
+    """Default ``verify`` on the ruleset with the bug planted."""
+    started, cpu = time.perf_counter(), time.process_time()
+    options = VerifyOptions(
+        bug.ruleset, modules=bug.modules, variants=(str(bug.path),), out=out / bug.path.stem
+    )
+    result = verify(options)
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    example = result.counterexample
+    if example is None:
+        return Outcome(bug, None, seconds, cpu, 0, 0)
+    return Outcome(bug, example.key, seconds, cpu, len(example.actions), example.original_length)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.verify.corpus_run", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("-k", default="", metavar="TEXT", help="only the bugs whose name contains TEXT")
+    args = parser.parse_args(argv)
+    outcomes = []
+    with tempfile.TemporaryDirectory() as directory:
+        for bug in corpus(args.k):
+            outcome = run_bug(bug, Path(directory))
+            outcomes.append(outcome)
+            verdict = "caught" if outcome.caught_by else "MISSED"
+            expected = "" if outcome.caught_by in (None, bug.expected) else f" (expected {bug.expected})"
+            print(
+                f"{verdict:6}  {bug.name:58} {outcome.seconds:6.1f}s ({outcome.cpu:5.1f}s CPU)  "
+                f"{outcome.actions:3} action(s) (from {outcome.original:4})  "
+                f"{outcome.caught_by or '-'}{expected}",
+                flush=True,
+            )
+    caught = [o for o in outcomes if o.caught_by]
+    ok = [o for o in outcomes if o.ok]
+    times = [o.seconds for o in caught]
+    cpus = [o.cpu for o in caught]
+    lengths = [o.actions for o in caught]
+    print(
+        f"\n{len(caught)}/{len(outcomes)} caught; {len(ok)}/{len(outcomes)} within {MAX_SECONDS:.0f}s "
+        f"with at most {MAX_ACTIONS} actions (or the minimum a bug declares)"
+    )
+    if caught:
+        print(
+            f"time to report: median {statistics.median(times):.1f}s, max {max(times):.1f}s "
+            f"(CPU: median {statistics.median(cpus):.1f}s, max {max(cpus):.1f}s); "
+            f"counterexample length: median {statistics.median(lengths):g}, max {max(lengths)}"
+        )
+    return 0 if len(ok) == len(outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

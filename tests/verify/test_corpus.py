@@ -1,0 +1,55 @@
+"""The corpus of planted bugs (``tests/verify/corpus/``): default ``verify`` catches each one,
+with the check its header names and a counterexample of at most 30 actions.
+
+``make test`` runs a few quick ones; the whole corpus is ``@pytest.mark.slow`` (CI's second
+step). ``python -m tests.verify.corpus_run`` prints the figures (caught/total, time per bug,
+counterexample lengths)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rulekit.load import load_program
+from tests.verify.corpus_run import Bug, corpus, run_bug
+
+BUGS = corpus()
+#: Quick to catch (in the first games): run by ``make test``.
+QUICK = {
+    "tic_tac_toe/marked_cell_can_be_marked_again",
+    "tic_tac_toe/wrong_player_wins",
+    "el_capitan/card_bought_for_free",
+    "el_caballero/castillo_stays_in_the_pool",
+}
+
+
+def test_the_corpus_has_25_bugs_across_the_three_rulesets() -> None:
+    assert len(BUGS) >= 25
+    assert {bug.ruleset for bug in BUGS} == {"el_capitan", "el_caballero", "tic_tac_toe"}
+    assert all(bug.expected for bug in BUGS), "every bug names the check that should catch it"
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=[b.name for b in BUGS])
+def test_every_planted_bug_loads(bug: Bug) -> None:
+    clean = load_program(bug.ruleset, bug.modules)
+    planted = load_program(bug.ruleset, bug.modules, (str(bug.path),))
+    assert planted.rules.fingerprint != clean.rules.fingerprint
+
+
+def _params() -> list[Any]:
+    params = []
+    for bug in BUGS:
+        marks: list[pytest.MarkDecorator] = [] if bug.name in QUICK else [pytest.mark.slow]
+        if bug.weakness:
+            marks.append(pytest.mark.xfail(reason=bug.weakness, strict=False))
+        params.append(pytest.param(bug, id=bug.name, marks=marks))
+    return params
+
+
+@pytest.mark.parametrize("bug", _params())
+def test_planted_bug_is_caught_by_default_verify(bug: Bug, tmp_path: Path) -> None:
+    outcome = run_bug(bug, tmp_path)
+    assert outcome.caught_by == bug.expected, f"{bug.name}: caught by {outcome.caught_by}"
+    assert 0 < outcome.actions <= bug.longest

@@ -1,0 +1,228 @@
+"""``rulekit verify`` as a run: exploration that reaches rare actions, termination, shrinking
+within a time budget, counterexample files written at once, progress output, no stray files."""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rulekit.tools.verify import VerifyOptions, format_counterexample, main, verify
+from rulekit.tools.verify.options import Stats
+from rulekit.tools.verify.report import Progress
+
+ROOT = Path(__file__).resolve().parents[2]
+PLANTED = ROOT / "tests" / "fixtures" / "planted"
+
+# A counter game: 'step' is the common action; 'rare' is weighted 0 for bots and breaks the invariant.
+COUNTER = """
+ruleset: counter
+players: {min: 1, max: 2}
+state:
+  game:
+    n: {type: int}
+    broken: {type: bool}
+    who: {type: player, initial: "player_at(1)"}
+actions:
+  step:
+    effect: game.n += 1
+    ends_turn: true
+  rare:
+    effect: |
+      game.n += 1
+      game.broken = true
+    ends_turn: true
+bots:
+  weights:
+    rare: 0
+flow:
+  - repeat:
+      until: game.n >= LIMIT
+      steps:
+        - for_each:
+            in: players
+            as: who
+            steps:
+              - turn: game.who
+constants:
+  LIMIT: 30
+invariants:
+  never_broken:
+    holds: not game.broken
+    message: the rare action breaks the game
+"""
+
+
+def _options(ruleset: Path | str, out: Path | None, **kwargs: object) -> VerifyOptions:
+    return VerifyOptions(ruleset=str(ruleset), out=out, **kwargs)  # type: ignore[arg-type]
+
+
+def test_an_action_of_weight_zero_is_still_explored(
+    write_ruleset: Callable[..., Path], tmp_path: Path
+) -> None:
+    directory = write_ruleset(COUNTER)
+    result = verify(_options(directory, None, weighted=True, examples=50))
+    assert result.counterexample is not None, "a weight of 0 made the action unreachable"
+    assert result.counterexample.key == "invariant:never_broken"
+    assert [text for _, text in result.counterexample.actions] == ["rare"]
+
+
+def test_a_game_that_does_not_end_is_a_violation(write_ruleset: Callable[..., Path], tmp_path: Path) -> None:
+    directory = write_ruleset(COUNTER.replace("LIMIT: 30", "LIMIT: 500").replace("rare: 0", "rare: 1"))
+    result = verify(_options(directory, tmp_path, max_actions=100, examples=5, players=1))
+    example = result.counterexample
+    assert example is not None and example.key in ("engine:ends", "invariant:never_broken")
+    stopped = verify(_options(directory, tmp_path, max_actions=100, examples=5, players=1, must_end=False))
+    assert stopped.counterexample is None or stopped.counterexample.key != "engine:ends"
+
+
+def test_a_game_cut_off_at_the_limit_is_reported_with_its_actions(
+    write_ruleset: Callable[..., Path], tmp_path: Path
+) -> None:
+    directory = write_ruleset(
+        COUNTER.replace("LIMIT: 30", "LIMIT: 500").replace("game.broken = true", "pass")
+    )
+    result = verify(_options(directory, tmp_path, max_actions=40, examples=3, players=1))
+    example = result.counterexample
+    assert example is not None and example.key == "engine:ends"
+    assert len(example.actions) == 40
+    assert "has not ended after 40 actions" in format_counterexample(example)
+    assert any(p.suffix == ".jsonl" for p in example.files)
+
+
+def test_an_invariant_that_raises_names_the_failing_part_its_values_and_the_cause(
+    write_ruleset: Callable[..., Path], tmp_path: Path
+) -> None:
+    directory = write_ruleset(
+        COUNTER.replace("holds: not game.broken", 'holds: "[1, 2, 3][game.n] > 0"').replace(
+            "rare: 0", "rare: 1"
+        )
+    )
+    result = verify(_options(directory, tmp_path, players=1))
+    example = result.counterexample
+    assert example is not None and example.key == "invariant:never_broken"
+    text = format_counterexample(example)
+    assert "game.n = 3" in text
+    assert "[1, 2, 3][game.n] cannot be evaluated: IndexError" in text
+
+
+def test_no_shrink_writes_the_first_counterexample(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    code = main([str(PLANTED / "ttt_wrong_winner"), "--no-shrink", "--quiet", "--out", str(out)])
+    assert code == 1
+    text = capsys.readouterr().out
+    assert "not shrunk (--no-shrink)" in text
+    assert sorted(p.suffix for p in out.iterdir()) == [".jsonl", ".yaml"]
+    scenario = pytest.importorskip("rulekit.tools.scenario")
+    outcome = scenario.run_scenario(next(out.glob("*.yaml")))
+    failures = outcome.failures
+    assert not outcome.passed
+    assert any("expectation failed" in f or "invariant 'winner_has_a_line' fails" in f for f in failures)
+
+
+def test_with_no_time_to_shrink_the_first_counterexample_is_kept(tmp_path: Path) -> None:
+    result = verify(_options(PLANTED / "ttt_wrong_winner", tmp_path, shrink_seconds=0.0))
+    example = result.counterexample
+    assert example is not None
+    assert "stopped at the 0s limit" in example.shrink_note
+    assert example.original_length == len(example.actions)
+    assert all(path.exists() for path in example.files)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_shrinking_reports_how_far_it_got(tmp_path: Path) -> None:
+    result = verify(_options(PLANTED / "ttt_wrong_winner", tmp_path))
+    example = result.counterexample
+    assert example is not None
+    assert "1-minimal" in example.shrink_note
+
+
+def test_coverage_is_reported_by_default_even_after_a_violation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([str(PLANTED / "ttt_double_mark"), "--quiet", "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED" in out
+    assert "coverage:" in out and "never fired" in out and "trigger 'three_in_a_row'" in out
+
+
+def test_progress_off_a_terminal_is_plain_lines_without_carriage_returns() -> None:
+    stream = io.StringIO()
+    stats = Stats(games=3, actions=40)
+    progress = Progress(VerifyOptions("tic_tac_toe"), stats, stream)
+    progress.every = 0.0
+    progress()
+    progress()
+    progress.done()
+    text = stream.getvalue()
+    assert "\r" not in text
+    assert text.count("\n") == 2 and "3 games, 40 actions" in text
+
+
+def test_verify_leaves_no_example_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main([str(PLANTED / "ttt_double_mark"), "--quiet", "--out", "out"]) == 1
+    assert sorted(os.listdir(tmp_path)) == ["out"]
+
+
+def test_all_combinations_verifies_each_allowed_set_of_modules(
+    write_ruleset: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = (
+        "module: broken\ninvariants:\n  never:\n    holds: game.n < 0\n    message: a module that breaks\n"
+    )
+    directory = write_ruleset(
+        COUNTER.replace("game.broken = true", "pass"), modules={"extra": "module: extra\n", "broken": broken}
+    )
+    code = main(
+        [
+            str(directory),
+            "--all-combinations",
+            "--examples",
+            "5",
+            "--quiet",
+            "--cut-off",
+            "--out",
+            str(directory / "out"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "verify counter: OK" in out  # the combination without modules comes first
+    assert "with broken: FAILED" in out and "invariant 'never' violated" in out
+    assert main([str(directory), "--all-combinations", "--with", "extra", "--quiet"]) == 2
+
+
+def test_workers_split_the_games_and_sum_statistics_and_coverage(tmp_path: Path) -> None:
+    one = verify(_options("tic_tac_toe", None, examples=40))
+    two = verify(_options("tic_tac_toe", None, examples=40, workers=2))
+    assert two.ok and two.stats.games == one.stats.games == 40
+    assert two.coverage is not None and two.coverage.fired["action:place"] >= two.stats.actions > 0
+    found = verify(_options(PLANTED / "ttt_double_mark", tmp_path, workers=2))
+    assert found.counterexample is not None and found.counterexample.key == "invariant:marks_balanced"
+    assert len(found.counterexample.actions) == 2
+
+
+def test_bots_play_a_share_of_the_games_as_explorers(
+    write_ruleset: Callable[..., Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rulekit.tools.verify import explore
+
+    directory = write_ruleset(COUNTER.replace("game.broken = true", "pass"))
+    chosen: list[str] = []
+    real = explore.make_explorer_bot
+
+    def spy(spec: str, seed: int) -> object:
+        chosen.append(spec)
+        return real(spec, seed)
+
+    monkeypatch.setattr(explore, "make_explorer_bot", spy)
+    result = verify(_options(directory, None, examples=30, bots=("first",)))
+    assert result.ok and 0 < len(chosen) < 30 and set(chosen) == {"first"}
+    assert main([str(directory), "--bots", "nonsense", "--quiet"]) == 2
+    assert "unknown bot kind 'nonsense'" in capsys.readouterr().err

@@ -1,0 +1,162 @@
+"""rulekit serve: the game session behind the page, and its HTTP interface on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rulekit.cli import main
+from rulekit.load import load_game
+from rulekit.tools.bots import FirstLegalBot, make_bots
+from rulekit.tools.log import replay
+from rulekit.tools.serve import Session
+from tests.view.conftest import need_web
+
+
+def _session(
+    tmp_path: Path, ruleset: str = "tic_tac_toe", players: int = 2, humans: frozenset[int] = frozenset({0})
+) -> Session:
+    game = load_game(ruleset, players)
+    bots: list[Any] = [FirstLegalBot() for _ in range(players)]
+    return Session(game, 0, set(humans), bots, str(tmp_path / "game.jsonl"))
+
+
+def test_a_human_action_is_answered_by_the_bots_and_logged(tmp_path: Path) -> None:
+    session = _session(tmp_path)
+    assert session.act(0, "place(b2)") == {"ok": True}
+    assert session.state.value("b2", "mark") == 0
+    assert session.state.value("a1", "mark") == 1  # the bot took the first free cell
+    saved = (tmp_path / "game.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line).get("action") for line in saved[1:3]] == ["place(b2)", "place(a1)"]
+    assert replay(tmp_path / "game.jsonl").state_hash() == session.state.state_hash()
+
+
+def test_a_rejected_action_is_explained_with_the_rule_and_changes_nothing(tmp_path: Path) -> None:
+    session = _session(tmp_path, "el_capitan", 2)
+    before = session.state.state_hash()
+    result = session.act(0, "take_loan(10)")
+    assert result["ok"] is False
+    assert "no loans in the first round of the game [§4.5, R1]" in result["error"]
+    assert "ruleset.yaml:" in result["error"]
+    assert session.state.state_hash() == before
+
+
+def test_only_the_seat_on_turn_may_act_and_nonsense_is_refused(tmp_path: Path) -> None:
+    session = _session(tmp_path, humans=frozenset({0, 1}))
+    assert session.act(1, "place(a1)") == {"ok": False, "error": "it is P1's turn, not P2's"}
+    assert "cannot read action" in session.act(0, "place(((")["error"]
+    assert "unknown action 'jump'" in session.act(0, "jump")["error"]
+    assert "at most 500 characters" in session.act(0, "x" * 501)["error"]
+
+
+def test_clicking_a_taken_cell_explains_why_nothing_can_be_done_there(tmp_path: Path) -> None:
+    session = _session(tmp_path)
+    session.act(0, "place(b2)")
+    result = session.explain_ref(0, "b2")
+    assert "place(b2) is not legal: b2 is not a possible 'cell' now" in result["error"]
+
+
+def test_the_snapshot_offers_the_legal_actions_with_their_board_refs(tmp_path: Path) -> None:
+    session = _session(tmp_path)
+    snap = session.snapshot()
+    assert snap["your_turn"] is True and snap["seat"] == "P1"
+    assert [a["text"] for a in snap["legal"]][:2] == ["place(a1)", "place(b1)"]
+    assert snap["legal"][0]["refs"] == ["a1"]
+    assert 'data-ref="a1"' in snap["svg"]
+
+
+def test_a_hot_seat_game_shows_the_picture_of_the_person_on_turn(tmp_path: Path) -> None:
+    """Two people at one screen: after P1 acts, P2's view and options are shown."""
+    session = _session(tmp_path, "el_caballero", 2, frozenset({0, 1}))
+    assert session.snapshot()["seat"] == "P1"
+    session.act(0, session.snapshot()["legal"][0]["text"])
+    snap = session.snapshot()
+    assert snap["seat"] == "P2" and snap["your_turn"]
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def _post(url: str, body: dict[str, Any]) -> Any:
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_the_web_app_plays_a_whole_game_over_http(tmp_path: Path, serve: Callable[[Any], str]) -> None:
+    """Starlette + uvicorn on a free port of 127.0.0.1: play until the end through the API."""
+    game = load_game("tic_tac_toe", 2)
+    session = Session(game, 0, {0}, make_bots(game, "random", 5), str(tmp_path / "web.jsonl"))
+    url = serve(session)
+    with urllib.request.urlopen(url, timeout=10) as response:
+        page = response.read().decode()
+    assert "<title>Tic-tac-toe · rulekit</title>" in page
+    for _ in range(9):
+        snap = _get(url + "api/state")
+        if snap["terminal"]:
+            break
+        assert _post(url + "api/act", {"action": snap["legal"][0]["text"], "seat": "P1"}) == {"ok": True}
+    snap = _get(url + "api/state")
+    assert snap["terminal"] and snap["standings"]
+    assert replay(tmp_path / "web.jsonl").state_hash() == session.state.state_hash()
+
+
+def test_the_web_app_answers_only_to_local_host_names(tmp_path: Path, serve: Callable[[Any], str]) -> None:
+    """A page on another site cannot reach the game through DNS rebinding."""
+    url = serve(_session(tmp_path))
+    request = urllib.request.Request(url + "api/state", headers={"Host": "attacker.example"})
+    try:
+        urllib.request.urlopen(request, timeout=10)
+        raise AssertionError("a foreign Host header was accepted")
+    except urllib.error.HTTPError as error:
+        assert error.code == 400
+
+
+def test_serve_without_the_web_extra_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "starlette", None)  # import starlette now raises ImportError
+    assert main(["serve", "tic_tac_toe", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "rulekit serve needs the web extra (Starlette and uvicorn)" in err
+    assert "pip install 'rulekit[web]'" in err
+
+
+def test_serve_refuses_a_seat_that_does_not_exist(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    need_web()
+    assert main(["serve", "tic_tac_toe", "--human", "3", "--log", str(tmp_path / "x.jsonl")]) == 2
+    assert "--human takes a seat from 1 to 2" in capsys.readouterr().err
+
+
+def test_the_web_app_refuses_moves_posted_by_other_sites(tmp_path: Path, serve: Callable[[Any], str]) -> None:
+    """A form on another site can post to 127.0.0.1: without JSON, or from a foreign origin, it is refused."""
+    session = _session(tmp_path)
+    url = serve(session) + "api/act"
+    body = json.dumps({"action": "place(b2)", "seat": "P1"}).encode()
+    attempts = [
+        ({"Content-Type": "text/plain"}, 415),
+        ({"Content-Type": "application/json", "Origin": "http://attacker.example"}, 403),
+    ]
+    for headers, code in attempts:
+        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        try:
+            urllib.request.urlopen(request, timeout=10)
+            raise AssertionError(f"{headers} was accepted")
+        except urllib.error.HTTPError as error:
+            assert error.code == code
+    assert session.state.moves() == 0
+    local = {"Content-Type": "application/json", "Origin": url.rsplit("/api", 1)[0]}
+    request = urllib.request.Request(url, data=body, headers=local, method="POST")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert json.loads(response.read()) == {"ok": True}
