@@ -220,7 +220,7 @@ def parse_bots(text: str) -> list[BotSpec]:
             kind, previous, items = last.kind, last.options, [part]
         kind = kind.strip()
         if kind not in BOT_KINDS:
-            raise UsageError(Diagnostic(f"unknown bot {kind!r} in --bots {text!r}", hint=_bots_hint()))
+            raise UsageError(Diagnostic(f"unknown bot kind {kind!r} in --bots {text!r}", hint=_bots_hint()))
         options = list(previous)
         for item in items:
             name, sep, value = item.partition("=")

@@ -108,7 +108,7 @@ def test_one_bot_fills_every_seat_and_a_wrong_count_is_a_usage_error() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("clever", "unknown bot 'clever'"),
+        ("clever", "unknown bot kind 'clever'"),
         ("mcts:depth=3", "bot 'mcts' has no option 'depth'"),
         ("mcts:iterations", "needs NAME=VALUE"),
         ("mcts:iterations=many", "needs a number"),

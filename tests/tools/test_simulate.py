@@ -236,7 +236,7 @@ def test_progress_goes_to_stderr_only_on_a_terminal(
         (["--games", "0"], 2, "--games must be at least 1"),
         (["--max-actions", "0"], 2, "--max-actions must be at least 1"),
         (["--against", "--variant", "misere", "--games", "3"], 2, "unknown arguments after --against"),
-        (["--bot", "clever"], 2, "unknown bot 'clever'"),
+        (["--bot", "clever"], 2, "unknown bot kind 'clever'"),
         (["--games", "many"], 2, "invalid int value"),
     ],
 )
