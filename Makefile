@@ -34,8 +34,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+## bench: every bundled ruleset and player count, each figure against the committed baseline
 bench: $(STAMP)
-	$(BIN)/rulekit bench tic_tac_toe
+	$(BIN)/rulekit bench --all --compare benchmarks/baseline.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build *.egg-info

@@ -163,11 +163,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
     add_rules_options(p)
     p.set_defaults(handler=cmd_rules)
 
-    p = sub.add_parser("bench", help="random playouts per second (and OpenSpiel's, if installed)")
-    p.add_argument("ruleset", metavar="RULESET")
-    p.add_argument("--players", type=int, metavar="N", help="number of players (default: the minimum)")
-    p.add_argument("--seconds", type=float, default=3.0, metavar="S", help="how long to run each (default 3)")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="first seed (default 0)")
+    p = sub.add_parser("bench", help="random playouts per CPU second, cost per action (and OpenSpiel's)")
+    bench_tool.add_arguments(p)
     add_rules_options(p)
     p.set_defaults(handler=cmd_bench)
 
@@ -325,9 +322,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    game = _load_game(args, args.players)
-    if args.seconds <= 0:
-        raise UsageError(Diagnostic("--seconds must be positive"))
-    for line in bench_tool.run(game, args.seconds, args.seed):
-        print(line)
+    bench_tool.check_arguments(args)
+    game = None if args.all else _load_game(args, args.players)
+    for line in bench_tool.run_command(args, game):
+        print(line, flush=True)
     return 0

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import attrs
 
 from rulekit.compiler.program import Program, compile_rules
 from rulekit.engine.game import Game
-from rulekit.rules.compose import compose, fingerprint, load_source, module_order
+from rulekit.rules.compose import compose, find_ruleset, fingerprint, load_source, module_order
 from rulekit.rules.fingerprint import semantic_fingerprint
 from rulekit.rules.loader import build_model
 
 _CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...], str], Program] = {}
+BeforeCompile = Callable[[str, tuple[tuple[str, str], ...], str], None]
 
 
 def load_program(
@@ -21,7 +23,7 @@ def load_program(
     variants: Sequence[str] = (),
     *,
     players: int | None = None,
-    before_compile: Callable[[str, tuple[tuple[str, str], ...], str], None] | None = None,
+    before_compile: BeforeCompile | None = None,
 ) -> Program:
     """Load, check and compile a ruleset (a bundled name or a directory).
 
@@ -29,9 +31,48 @@ def load_program(
     (path, fingerprint) pairs and the semantic fingerprint before anything is compiled
     (replay refuses changed rules there).
 
+    A program already loaded by this process, or found in the on-disk program cache
+    (:mod:`rulekit.compiler.cache`), is reused when none of the files it was made from
+    changed.
+
     Raises:
         RulesetError: anything wrong in the files, all of it, with positions.
     """
+    from rulekit.compiler import cache
+
+    directory = find_ruleset(ruleset)
+    entry = cache.entry_path(directory, modules, variants, players)
+    if entry is None:  # caching is off (RULEKIT_NO_CACHE)
+        return _load_program(ruleset, modules, variants, players, before_compile)
+    known = _LOADED.get(entry)
+    if known is not None and cache.unchanged(known[1], known[2], directory) is not None:
+        program = known[0]
+    else:
+        found = cache.fetch(entry, directory)
+        if found is None:
+            with cache.recording() as reads:
+                program = _load_program(ruleset, modules, variants, players, before_compile)
+            cache.store(entry, program, reads, directory)
+            _LOADED[entry] = (program, reads, cache.listing(directory))
+            return program
+        program, reads = found
+        _LOADED[entry] = (program, reads, cache.listing(directory))
+    if before_compile is not None:
+        before_compile(program.fingerprint, program.rules.variants, program.semantic_fingerprint)
+    return program
+
+
+#: Programs loaded in this process, by cache entry, with the files they were made from.
+_LOADED: dict[Path, tuple[Program, list[tuple[str, str, str]], list[str]]] = {}
+
+
+def _load_program(
+    ruleset: str,
+    modules: Sequence[str],
+    variants: Sequence[str],
+    players: int | None,
+    before_compile: BeforeCompile | None,
+) -> Program:
     source = load_source(ruleset)
     chosen = module_order(source, list(modules), players)
     variant_key: tuple[str, ...] = ()

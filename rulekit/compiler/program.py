@@ -15,7 +15,7 @@ from typing import Any
 
 from attrs import define, field
 
-from rulekit.compiler import emit
+from rulekit.compiler import emit, planner
 from rulekit.compiler.codegen import SPAN_MARK, CodeGen, Context
 from rulekit.dsl import Origin, ast, parse_block, parse_expression
 from rulekit.dsl import types as t
@@ -68,6 +68,9 @@ class CompiledAction:
     effect: Fn | None
     weight: Fn | None = None
     cost_arity: int = 0
+    #: The planned enumerator ``fn(F, R, me, mk, out)``: appends ``mk(name, args)`` for each
+    #: legal instance (see :mod:`rulekit.compiler.planner`).
+    enumerate: Fn | None = None
 
 
 @define
@@ -119,6 +122,8 @@ class Program:
     spans: list[Span | None]
     namespace: dict[str, Any] = field(factory=dict, repr=False)
     function_types: dict[str, Type] = field(factory=dict, repr=False)
+    #: The generated module's code object (the program cache stores its bytecode).
+    code: Any = field(default=None, repr=False)
 
     def compile_expression(
         self, text: str, origin: Origin | None = None, *, params: Sequence[tuple[str, Type]] = ()
@@ -202,6 +207,8 @@ class _Compiler:
         self.lines: list[str] = []
         self.flow: list[FlowNode] = []
         self._counter = 0
+        #: The code and span marker of each generated expression function, for the planner.
+        self.codes: dict[str, tuple[str, str]] = {}
 
     def fresh(self, prefix: str) -> str:
         self._counter += 1
@@ -227,7 +234,9 @@ class _Compiler:
             self.gen.expect(expected, type_, expr, what)
         fname = self.fresh(prefix)
         args = ", ".join(["F", "R", "me", *names])
-        self.lines.append(f"def {fname}({args}):\n    return {code}{self.gen.mark(expr.span)}\n")
+        mark = self.gen.mark(expr.span)
+        self.codes[fname] = (code, mark)
+        self.lines.append(f"def {fname}({args}):\n    return {code}{mark}\n")
         return fname
 
     def define_block(
@@ -280,9 +289,15 @@ class _Compiler:
             code, type_ = self.gen.expr(decl.body, ctx)
             self.gen.function_types[name] = type_
             self.lines.append(
-                f"def {emit.name('fn_', name)}({', '.join(['F', 'R', 'me', *py_params])}):\n"
-                f"    {emit.step_entry()}\n"
-                f"    return {code}{self.gen.mark(decl.body.span)}\n"
+                planner.memoized_function(
+                    emit.name("fn_", name),
+                    py_params,
+                    code,
+                    self.gen.mark(decl.body.span),
+                    len(self.lines),
+                    memo=all(planner.hashable(ty) for _, ty in params),
+                    entry=emit.step_entry(),
+                )
             )
 
     def action(self, decl: m.ActionDecl) -> dict[str, Any]:
@@ -295,10 +310,11 @@ class _Compiler:
             if not (type_.is_list or type_ in (t.ANY, t.TUPLE)):
                 self.gen.error(f"the domain of '{param.name}' must be a list, not {type_}", param.domain)
             fname = self.fresh(f"dom_{decl.name}")
+            mark = self.gen.mark(param.domain.span)
+            self.codes[fname] = (code, mark)
             # Charged by length: enumerating the parameters' combinations costs steps too.
             self.lines.append(
-                f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n"
-                f"    return {emit.step_iter(code)}{self.gen.mark(param.domain.span)}\n"
+                f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n    return {emit.step_iter(code)}{mark}\n"
             )
             domains.append(fname)
             params.append((param.name, t.element_type(type_)))
@@ -330,7 +346,63 @@ class _Compiler:
             "cost": cost,
             "effect": effect,
             "weight": weight,
+            "enumerate": self.enumerator(decl, params, domains, requires, cost),
         }
+
+    def enumerator(
+        self,
+        decl: m.ActionDecl,
+        params: list[tuple[str, Type]],
+        domains: list[str],
+        requires: list[str],
+        cost: str | None,
+    ) -> str | None:
+        """Plan and generate the action's enumerator (see :mod:`rulekit.compiler.planner`)."""
+        if self.bag.items:
+            return None
+        names = [p.name for p in decl.params]
+        checks = []
+        for fname, req in zip(requires, decl.requires, strict=True):
+            code, mark = self.codes[fname]
+            arity = _arity(req.condition, decl.params)
+            member_of: tuple[str, ...] = ()
+            if arity:
+                exprs = planner.membership_sets(
+                    req.condition, names[arity - 1], frozenset(names[arity:]), _names
+                )
+                member_of = self.member_codes(exprs, params[: arity - 1]) if exprs else ()
+            checks.append(planner.Check(code, arity, mark, member_of))
+        cost_check = None
+        if cost is not None:
+            code, mark = self.codes[cost]
+            cost_check = planner.Check(code, _arity(decl.cost, decl.params) if decl.cost else 0, mark)
+        plan = planner.ActionPlan(
+            name=decl.name,
+            params=tuple(emit.name("v_", n) for n in names),
+            domains=tuple(
+                (*self.codes[d], frozenset(i for i, n in enumerate(names) if n in _names(p.domain)))
+                for d, p in zip(domains, decl.params, strict=True)
+            ),
+            checks=tuple(checks),
+            cost=cost_check,
+            money=self.rules.money,
+        )
+        fname = self.fresh(f"enum_{decl.name}")
+        self.lines.append(planner.generate(plan, fname))
+        return fname
+
+    def member_codes(self, exprs: list[ast.Expr], params: list[tuple[str, Type]]) -> tuple[str, ...]:
+        """The code of each ``E`` of ``p in E``, when every one is a list (else nothing)."""
+        ctx = Context()
+        for n, ty in params:
+            ctx.bind(n, ty)
+        codes = []
+        for expr in exprs:
+            code, type_ = self.gen.expr(expr, ctx)
+            if not type_.is_list:
+                return ()
+            codes.append(code)
+        return tuple(codes)
 
     def trigger(self, decl: m.TriggerDecl) -> dict[str, Any] | None:
         rules = self.rules
@@ -525,7 +597,8 @@ class _Compiler:
         namespace = self.namespace()
         # Our own generated code: author text enters it only through the emitter, and audit
         # re-checks the result before it runs (see rulekit.compiler.emit).
-        exec(_compiled(source, f"<rulekit:{rules.name}>", rules), namespace)
+        code = _compiled(source, f"<rulekit:{rules.name}>", rules)
+        exec(code, namespace)
 
         def fn(name: str | None) -> Fn | None:
             return namespace[name] if name else None
@@ -547,6 +620,7 @@ class _Compiler:
                 fn(parts["effect"]),
                 fn(parts["weight"]),
                 _arity(decl.cost, decl.params) if decl.cost is not None else 0,
+                fn(parts["enumerate"]),
             )
         triggers = [
             CompiledTrigger(rules.triggers[name], fn(parts["condition"]), namespace[parts["effect"]])
@@ -582,29 +656,45 @@ class _Compiler:
             spans=gen.spans,
             namespace=namespace,
             function_types=dict(gen.function_types),
+            code=code,
         )
 
     def attributes(self) -> dict[tuple[str, str], Any]:
-        return {
-            (item.id, attr): value
-            for kind in self.rules.kinds.values()
-            for item in kind.items
-            for attr, value in item.values.items()
-        }
+        return _attributes(self.rules)
 
     def namespace(self) -> dict[str, Any]:
-        ns: dict[str, Any] = {"__builtins__": _SAFE_BUILTINS}
-        for name, builtin in BUILTINS.items():
-            ns[("E_" if builtin.effect else "B_") + name] = builtin.impl
-        ns["RuleFailure"] = RuleFailure
-        ns["SPANS"] = self.gen.spans
-        ns["A"] = self.attributes()
-        ns["_key0"] = itemgetter(0)
-        for kind in self.rules.kinds.values():
-            ns[f"C_{kind.name}"] = tuple(i.id for i in kind.items)
-        for name, value in self.gen.constants.items():
-            ns[f"K_{name}"] = value
-        return ns
+        constants = {f"K_{name}": value for name, value in self.gen.constants.items()}
+        return runtime_namespace(self.rules, self.gen.spans, constants)
+
+
+def runtime_namespace(
+    rules: m.RulesModel, spans: list[Span | None], constants: dict[str, Any]
+) -> dict[str, Any]:
+    """The globals of a ruleset's generated module: rulekit's run-time helpers, the
+    collections and attributes, the constants (``K_name``) and the spans of the rule text."""
+    ns: dict[str, Any] = {"__builtins__": _SAFE_BUILTINS}
+    for name, builtin in BUILTINS.items():
+        ns[("E_" if builtin.effect else "B_") + name] = builtin.impl
+    ns["RuleFailure"] = RuleFailure
+    ns["SPANS"] = spans
+    ns["A"] = _attributes(rules)
+    ns["_key0"] = itemgetter(0)
+    for kind in rules.kinds.values():
+        ns[f"C_{kind.name}"] = tuple(i.id for i in kind.items)
+    ns.update(constants)
+    ns.update(
+        planner.collection_tables([(k.name, tuple(i.id for i in k.items)) for k in rules.kinds.values()])
+    )
+    return ns
+
+
+def _attributes(rules: m.RulesModel) -> dict[tuple[str, str], Any]:
+    return {
+        (item.id, attr): value
+        for kind in rules.kinds.values()
+        for item in kind.items
+        for attr, value in item.values.items()
+    }
 
 
 def _compiled(source: str, filename: str, rules: m.RulesModel) -> Any:

@@ -8,9 +8,11 @@ position), and every span is shifted accordingly.
 from __future__ import annotations
 
 import ast as pyast
+import os
 from collections.abc import Iterator
 from functools import cache
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 from attrs import frozen
@@ -25,6 +27,7 @@ from lark.exceptions import (
 )
 from lark.indenter import DedentError, Indenter
 
+from rulekit.cachedir import cache_dir
 from rulekit.dsl import ast
 from rulekit.errors import Diagnostic, DslSyntaxError, RulekitError, Span, remember_source
 
@@ -142,14 +145,44 @@ def _human(terminal: str) -> str:
 
 @cache
 def _parser(start: str = "block") -> Lark:
-    return Lark(
-        grammar_text(),
-        parser="lalr",
-        postlex=_DslIndenter(1 if start == "expression" else 0),
-        start=start,
-        propagate_positions=True,
-        maybe_placeholders=True,
-    )
+    grammar = grammar_text()
+    options: dict[str, Any] = {
+        "parser": "lalr",
+        "postlex": _DslIndenter(1 if start == "expression" else 0),
+        "start": start,
+        "propagate_positions": True,
+        "maybe_placeholders": True,
+    }
+    cached = _grammar_cache_file(grammar, start)
+    if cached is not None:
+        try:
+            if cached.is_file():
+                return Lark(grammar, cache=str(cached), **options)
+            # lark writes its cache file in place: write a private one, then rename it, so
+            # that other processes never read half a file
+            private = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+            parser = Lark(grammar, cache=str(private), **options)
+            os.replace(private, cached)
+            return parser
+        except Exception:  # an unreadable or stale cache file: build from the grammar
+            cached.unlink(missing_ok=True)
+    return Lark(grammar, **options)
+
+
+def _grammar_cache_file(grammar: str, start: str) -> Path | None:
+    """Lark's cache of the analysed grammar (about 3x faster to load than to build), in the
+    user's cache directory; its name hashes the grammar, the start rule and the versions of
+    lark and Python, so it is never used for anything else."""
+    import hashlib
+    import sys
+
+    import lark
+
+    directory = cache_dir()
+    if directory is None:
+        return None
+    key = f"{grammar}\0{start}\0{lark.__version__}\0{sys.version}".encode()
+    return directory / f"grammar-{hashlib.sha256(key).hexdigest()[:24]}.lark-cache"
 
 
 def grammar_text() -> str:

@@ -15,27 +15,42 @@ answered.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
+from rulekit.compiler.program import FlowNode
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, RuleEvaluationError
 from rulekit.runtime.errors import RuleFailure
 
 if TYPE_CHECKING:
     from rulekit.compiler.program import CompiledAction
-    from rulekit.engine.game import State
+    from rulekit.engine.game import Game, State
 
 _E = "_"
 MAX_FLOW_STEPS = 1_000_000
+
+
+_OVER = (_E, "over")
+_ASKS = (_E, "asks")
+_ASKED = (_E, "asked")
+_FLOW = (_E, "flow")
+_DECISION = (_E, "decision")
+_TURN = (_E, "turn")
+
+#: A step of the flow: ``step(state, F, R, frames, frame)`` works on the top frame and
+#: returns True when a player must now decide.
+Step = Callable[["State", dict[Any, Any], Any, tuple[Any, ...], tuple[Any, ...]], bool]
+#: Entering a node: ``enter(state, F, R, frames)`` pushes its frame (or runs it).
+Enter = Callable[["State", dict[Any, Any], Any, tuple[Any, ...]], None]
 
 
 def advance(state: State) -> None:
     """Run the flow until a player must decide or the game is over."""
     F = state.fields
     game = state.game
-    program = game.program
     R = game.runtime
-    nodes = program.flow
+    steps_of = compiled_flow(game)[0]
     steps = 0
     while True:
         steps += 1
@@ -43,115 +58,219 @@ def advance(state: State) -> None:
             raise RuleEvaluationError(
                 Diagnostic("the flow runs without ever asking a player to decide (an endless loop?)")
             )
-        if F[(_E, "over")]:
+        if F[_OVER]:
             _finish(state)
             return
-        asks = F[(_E, "asks")]
+        asks = F[_ASKS]
         if asks:
             player, names = asks[0]
-            F[(_E, "decision")] = (player, tuple(names))
-            F[(_E, "asked")] = True
+            F[_DECISION] = (player, tuple(names))
+            F[_ASKED] = True
             state._legal = None
             if state.legal_actions():
                 return
-            F[(_E, "asks")] = asks[1:]
+            F[_ASKS] = asks[1:]
             continue
-        F[(_E, "asked")] = False
-        frames = F[(_E, "flow")]
+        if F.get(_ASKED) is not False:
+            F[_ASKED] = False
+        frames = F[_FLOW]
         if not frames:
-            F[(_E, "over")] = True
+            F[_OVER] = True
             continue
         frame = frames[-1]
-        node = nodes[frame[0]]
-        kind = node.kind
-        if kind == "seq":
+        if steps_of[frame[0]](state, F, R, frames, frame):
+            return
+
+
+def compiled_flow(game: Game) -> tuple[list[Step], list[Enter]]:
+    """The flow of ``game``'s program as one step and one enter function per node, built
+    once per game: each knows its node's children and compiled functions, so running the
+    flow is a call per step instead of a dispatch on the node's kind and a look-up of each
+    of its parts."""
+    built = game.flow_fns
+    if built is None:
+        built = game.flow_fns = _build(game)
+    return built
+
+
+def _build(game: Game) -> tuple[list[Step], list[Enter]]:
+    program = game.program
+    nodes = program.flow
+    steps: list[Step] = []
+    enters: list[Enter] = []
+    for node_id, node in enumerate(nodes):
+        steps.append(_make_step(node_id, node, enters))
+        enters.append(_make_enter(node_id, node, game))
+    return steps, enters
+
+
+def _make_step(node_id: int, node: FlowNode, enters: list[Enter]) -> Step:
+    kind = node.kind
+    children = node.children
+    fns = node.fns
+    if kind == "seq":
+        count = len(children)
+
+        def seq(
+            state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
+        ) -> bool:
             index = frame[1]
-            if index >= len(node.children):
-                F[(_E, "flow")] = frames[:-1]
-                continue
-            F[(_E, "flow")] = (*frames[:-1], (frame[0], index + 1))
-            _enter(state, node.children[index])
-        elif kind == "repeat":
+            if index >= count:
+                F[_FLOW] = frames[:-1]
+                return False
+            F[_FLOW] = (*frames[:-1], (node_id, index + 1))
+            enters[children[index]](state, F, R, F[_FLOW])
+            return False
+
+        return seq
+    if kind == "repeat":
+        while_ = fns.get("while")
+        until = fns.get("until")
+        counter = node.data.get("counter")
+        body = children[0]
+
+        def repeat(
+            state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
+        ) -> bool:
             _, iteration, limit = frame
-            fns = node.fns
             done = limit is not None and iteration >= limit
-            if not done and fns.get("while") is not None and not fns["while"](F, R, -1):
+            if not done and while_ is not None and not while_(F, R, -1):
                 done = True
-            if not done and iteration > 0 and fns.get("until") is not None and fns["until"](F, R, -1):
+            if not done and iteration > 0 and until is not None and until(F, R, -1):
                 done = True
             if done:
-                F[(_E, "flow")] = frames[:-1]
-                continue
-            counter = node.data.get("counter")
+                F[_FLOW] = frames[:-1]
+                return False
             if counter:
                 F[("game", counter)] = iteration + 1
-            F[(_E, "flow")] = (*frames[:-1], (frame[0], iteration + 1, limit), (node.children[0], 0))
-        elif kind == "for_each":
+            F[_FLOW] = (*frames[:-1], (node_id, iteration + 1, limit), (body, 0))
+            return False
+
+        return repeat
+    if kind == "for_each":
+        var = node.data["var"]
+        body = children[0]
+
+        def for_each(
+            state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
+        ) -> bool:
             _, items, index = frame
             if index >= len(items):
-                F[(_E, "flow")] = frames[:-1]
-                continue
-            F[("game", node.data["var"])] = items[index]
-            F[(_E, "flow")] = (*frames[:-1], (frame[0], items, index + 1), (node.children[0], 0))
-        elif kind == "turn":
+                F[_FLOW] = frames[:-1]
+                return False
+            F[("game", var)] = items[index]
+            F[_FLOW] = (*frames[:-1], (node_id, items, index + 1), (body, 0))
+            return False
+
+        return for_each
+    if kind == "turn":
+        on_end = fns.get("on_end")
+        actions = node.data["actions"]
+
+        def turn(
+            state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
+        ) -> bool:
             _, player, done = frame
             if done:
-                if node.fns.get("on_end") is not None:
-                    node.fns["on_end"](F, R, player)
-                F[(_E, "flow")] = frames[:-1]
-                F[(_E, "turn")] = None
-                continue
-            F[(_E, "decision")] = (player, node.data["actions"])
+                if on_end is not None:
+                    on_end(F, R, player)
+                F[_FLOW] = frames[:-1]
+                F[_TURN] = None
+                return False
+            F[_DECISION] = (player, actions)
             state._legal = None
             if state.legal_actions():
-                return
-            F[(_E, "flow")] = (*frames[:-1], (frame[0], player, True))
-        else:  # pragma: no cover - the compiler only makes the kinds above
-            raise AssertionError(kind)
+                return True
+            F[_FLOW] = (*frames[:-1], (node_id, player, True))
+            return False
+
+        return turn
+
+    def not_a_frame(
+        state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
+    ) -> bool:
+        raise AssertionError(kind)  # pragma: no cover - only seq, repeat, for_each and turn push frames
+
+    return not_a_frame
 
 
-def _enter(state: State, node_id: int) -> None:
-    F = state.fields
-    game = state.game
-    R = game.runtime
-    node = game.program.flow[node_id]
-    frames = F[(_E, "flow")]
+def _make_enter(node_id: int, node: FlowNode, game: Game) -> Enter:
     kind = node.kind
+    fns = node.fns
     if kind == "seq":
-        F[(_E, "flow")] = (*frames, (node_id, 0))
-    elif kind == "do":
-        node.fns["effect"](F, R, -1)
-    elif kind == "repeat":
-        times = node.fns.get("times")
-        limit = times(F, R, -1) if times is not None else None
-        F[(_E, "flow")] = (*frames, (node_id, 0, limit))
-    elif kind == "for_each":
-        items = tuple(node.fns["items"](F, R, -1))
-        F[(_E, "flow")] = (*frames, (node_id, items, 0))
-    elif kind == "turn":
-        player = node.fns["player"](F, R, -1)
-        if type(player) is not int or not 0 <= player < R.num_players:
-            raise RuleFailure(f"the turn's player is {format_value(player)}, not a player", node.span)
-        _reset_turn(state)
-        F[(_E, "turn")] = player
-        F[(_E, "flow")] = (*frames, (node_id, player, False))
-        if node.fns.get("on_start") is not None:
-            node.fns["on_start"](F, R, player)
-    elif kind == "if":
-        branch = node.children[0] if node.fns["condition"](F, R, -1) else node.children[1]
-        F[(_E, "flow")] = (*frames, (branch, 0))
+
+        def seq(state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...]) -> None:
+            F[_FLOW] = (*frames, (node_id, 0))
+
+        return seq
+    if kind == "do":
+        effect = fns["effect"]
+
+        def do(state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...]) -> None:
+            effect(F, R, -1)
+
+        return do
+    if kind == "repeat":
+        times = fns.get("times")
+
+        def repeat(state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...]) -> None:
+            limit = times(F, R, -1) if times is not None else None
+            F[_FLOW] = (*frames, (node_id, 0, limit))
+
+        return repeat
+    if kind == "for_each":
+        items_fn = fns["items"]
+
+        def for_each(state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...]) -> None:
+            items = tuple(items_fn(F, R, -1))
+            F[_FLOW] = (*frames, (node_id, items, 0))
+
+        return for_each
+    if kind == "turn":
+        player_fn = fns["player"]
+        on_start = fns.get("on_start")
+        span = node.span
+        reset = _turn_reset(game)
+
+        def turn(state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...]) -> None:
+            player = player_fn(F, R, -1)
+            if type(player) is not int or not 0 <= player < R.num_players:
+                raise RuleFailure(f"the turn's player is {format_value(player)}, not a player", span)
+            reset(F, R)
+            F[_TURN] = player
+            F[_FLOW] = (*frames, (node_id, player, False))
+            if on_start is not None:
+                on_start(F, R, player)
+
+        return turn
+    condition = fns["condition"]
+    then, otherwise = node.children
+
+    def if_(state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...]) -> None:
+        branch = then if condition(F, R, -1) else otherwise
+        F[_FLOW] = (*frames, (branch, 0))
+
+    return if_
 
 
-def _reset_turn(state: State) -> None:
-    F = state.fields
-    program = state.game.program
+def _turn_reset(game: Game) -> Callable[[dict[Any, Any], Any], None]:
+    """Set every turn field to its default, then run the turn fields' initial values."""
     from rulekit.engine.game import _default
 
-    for name, decl in program.rules.fields["turn"].items():
-        F[("turn", name)] = _default(program.field_types["turn"][name], decl.type_text)
-    for scope, name, fn in program.field_inits:
-        if scope == "turn":
-            F[("turn", name)] = fn(F, state.game.runtime, -1)
+    program = game.program
+    defaults = tuple(
+        (("turn", name), _default(program.field_types["turn"][name], decl.type_text))
+        for name, decl in program.rules.fields["turn"].items()
+    )
+    inits = tuple((("turn", name), fn) for scope, name, fn in program.field_inits if scope == "turn")
+
+    def reset(F: dict[Any, Any], R: Any) -> None:
+        for key, value in defaults:
+            F[key] = value
+        for key, fn in inits:
+            F[key] = fn(F, R, -1)
+
+    return reset
 
 
 def after_action(state: State, compiled: CompiledAction) -> None:

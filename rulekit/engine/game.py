@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -58,7 +59,12 @@ class Game:
         #: The kind of each component, by id (a component's fields are declared per kind).
         self.kind_of: dict[str, str] = {id_: kind for kind, ids in program.collections.items() for id_ in ids}
         self.runtime = Runtime(num_players, rules.money)
+        #: List legal actions with the reference enumerator instead of the planned one
+        #: (tests, and the environment variable RULEKIT_REFERENCE_ENUMERATION=1).
+        self.reference_enumeration = bool(os.environ.get("RULEKIT_REFERENCE_ENUMERATION"))
         self._plans: dict[str, tuple[CompiledAction, tuple[tuple[tuple[Any, ...], ...], int | None]]] = {}
+        #: The flow's step and enter functions, built by :mod:`rulekit.engine.flow` on first use.
+        self.flow_fns: Any = None
         for trigger in program.triggers:
             decl = trigger.decl
             self.runtime.triggers.setdefault((decl.timing, decl.event), []).append(
@@ -241,7 +247,7 @@ class State:
         """
         if self._legal is None:
             self.game.runtime.reset_steps()
-            self._legal = list(self._enumerate())
+            self._legal = self._enumerate()
         return self._legal
 
     def action_weight(self, action: Action) -> int:
@@ -471,43 +477,54 @@ class State:
         return self.fields[(owner, name)]
 
     # -------------------------------------------------------- internals
-    def _enumerate(self) -> Iterator[Action]:
+    def _enumerate(self) -> list[Action]:
         decision = self.fields[(_ENGINE, "decision")]
         if decision is None:
-            return
+            return []
         me, names = decision
         program = self.game.program
-        listed = 0
-        for name in names:
-            compiled = program.actions[name]
-            try:
-                # A whole action's instances at once (their number is bounded by the step budget,
-                # which its parameter domains are charged to), then the cap on the listing.
-                found = list(self._enumerate_action(compiled, me))
-                listed += len(found)
-                if listed > LIMITS.max_candidates:
+        reference = self.game.reference_enumeration
+        F, R = self.fields, self.game.runtime
+        found: list[Action] = []
+        actions = program.actions
+        compiled = None
+        R.memo = {}
+        try:
+            for name in names:
+                compiled = actions[name]
+                if compiled.enumerate is None or reference:
+                    found.extend(self._enumerate_action(compiled, me))
+                else:
+                    compiled.enumerate(F, R, me, Action, found)
+                if len(found) > LIMITS.max_candidates:
                     raise RuleFailure(
                         f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
                     )
-                yield from found
-            except RuleFailure as failure:
-                raise RuleEvaluationError(
-                    Diagnostic(
-                        f"cannot list the legal actions: {failure.message}",
-                        failure.span or compiled.decl.span,
-                    )
-                ) from None
-            except Exception as error:  # any mistake in a domain, requirement or cost
-                raise RuleEvaluationError(
-                    Diagnostic(
-                        f"cannot list the legal actions: {type(error).__name__}: {error}",
-                        self.game.program.rule_span(error) or compiled.decl.span,
-                        hint=f"a parameter domain, requirement or cost of '{name}' failed",
-                    )
-                ) from None
+        except RuleFailure as failure:
+            assert compiled is not None
+            raise RuleEvaluationError(
+                Diagnostic(
+                    f"cannot list the legal actions: {failure.message}",
+                    failure.span or compiled.decl.span,
+                )
+            ) from None
+        except Exception as error:  # any mistake in a domain, requirement or cost
+            assert compiled is not None
+            raise RuleEvaluationError(
+                Diagnostic(
+                    f"cannot list the legal actions: {type(error).__name__}: {error}",
+                    self.game.program.rule_span(error) or compiled.decl.span,
+                    hint=f"a parameter domain, requirement or cost of '{compiled.name}' failed",
+                )
+            ) from None
+        finally:
+            R.memo = None
+        return found
 
     def _enumerate_action(self, compiled: CompiledAction, me: int) -> Iterator[Action]:
-        """The legal instances of one action, in domain order.
+        """The legal instances of one action, in domain order: the reference enumerator,
+        which tests every candidate with the compiled requirement functions.  Play uses the
+        planned enumerator the compiler generates; tests check that both agree.
 
         Each requirement (and the cost) is tested as soon as the parameters it reads
         are chosen, so a failing requirement prunes every choice of the later ones.
@@ -620,10 +637,17 @@ class State:
         compiled = program.actions[action.name]
         F, R = self.fields, game.runtime
         me = F[(_ENGINE, "decision")][0]
-        kwargs = {"v_" + p: a for p, a in zip(compiled.params, action.args, strict=True)}
+        before = ("before", action.name) in R.triggers
+        after = ("after", action.name) in R.triggers
+        kwargs = (
+            {"v_" + p: a for p, a in zip(compiled.params, action.args, strict=True)}
+            if before or after
+            else {}
+        )
         if R.fired is not None:
             R.fired(f"action:{action.name}")
-        R.emit(F, me, action.name, kwargs, "before")
+        if before:
+            R.emit(F, me, action.name, kwargs, "before")
         if compiled.cost is not None:
             price = compiled.cost(F, R, me, *action.args)
             R.transfer(F, price, me, BANK, partial=False)
@@ -634,7 +658,8 @@ class State:
                 if failure.span is None:
                     failure.span = compiled.decl.span
                 raise
-        R.emit(F, me, action.name, kwargs, "after")
+        if after:
+            R.emit(F, me, action.name, kwargs, "after")
         F[(_ENGINE, "moves")] += 1
         flow.after_action(self, compiled)
         self._advance()

@@ -62,6 +62,8 @@ class Runtime:
         self.money_field = money_field
         self.triggers: dict[tuple[str, str], list[Trigger]] = {}
         self.fired: Callable[[str], None] | None = None  # coverage hook
+        #: Results of rules functions while legal actions are listed (None: not listing).
+        self.memo: dict[Any, Any] | None = None
         self.keep_order = False  # tools (scenarios): shuffles keep the order given
         self._depth = 0
         self.max_steps = LIMITS.max_steps

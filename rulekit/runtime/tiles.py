@@ -16,8 +16,13 @@ placed there.  A *tile* is a record with
 
 Sides are 0 north (0, -1), 1 east (1, 0), 2 south (0, 1), 3 west (-1, 0).  A
 part is numbered by its position in the tile's part list and is written
-``(cell, part)`` in regions.  Everything is computed from the grid value
-passed in; nothing is cached between calls.
+``(cell, part)`` in regions.
+
+Grids, like every state value, are never changed in place: a changed grid is a new map.
+So what is derived from a grid (each tile's placed edges, the frontier, the regions) is
+cached per grid object (:class:`_Derived`, kept while the grid is alive in the cache), and
+a placement listing costs a few dictionary look-ups per frontier cell and rotation instead
+of re-rotating every neighbour's edges each time.
 """
 
 from __future__ import annotations
@@ -53,14 +58,114 @@ def _check_edges(edges: Sequence[Any]) -> tuple[Any, ...]:
     return seq
 
 
+_ROTATED: dict[tuple[Any, int], tuple[Any, ...]] = {}
+
+
 def _placed_edges(edges: Sequence[Any], rotation: int) -> tuple[Any, ...]:
-    seq = _check_edges(edges)
     r = rotation % 4
-    return tuple(seq[(d - r) % 4] for d in range(4))
+    try:
+        return _ROTATED[(edges, r)]
+    except (KeyError, TypeError):  # not seen yet, or unhashable edges
+        pass
+    seq = _check_edges(edges)
+    placed = (seq[(0 - r) % 4], seq[(1 - r) % 4], seq[(2 - r) % 4], seq[(3 - r) % 4])
+    try:
+        if len(_ROTATED) > 4096:
+            _ROTATED.clear()
+        _ROTATED[(edges, r)] = placed
+    except TypeError:
+        pass
+    return placed
 
 
 def _tile_edges(tile: dict[Any, Any]) -> tuple[Any, ...]:
     return _placed_edges(tile["edges"], int(tile.get("rotation") or 0))
+
+
+_NOT_A_TILE = None
+_ANYTHING: Any = object()  # no tile on that side: any edge fits
+
+
+class _Derived:
+    """What is derived from one grid for one ``kind``, filled in as it is asked for."""
+
+    __slots__ = ("edges", "frontier", "grid", "kind", "needs", "regions")
+
+    def __init__(self, grid: dict[Any, Any], kind: Any) -> None:
+        self.grid = grid
+        self.kind = kind
+        self.edges: dict[Any, tuple[Any, ...] | None] = {}
+        self.frontier: tuple[Cell, ...] | None = None
+        self.regions: dict[Any, list[tuple[tuple[Cell, int], ...]]] = {}
+        self.needs: dict[Any, tuple[Any, Any, Any, Any, bool] | None] = {}
+
+    def edges_at(self, cell: Any) -> tuple[Any, ...] | None:
+        """The placed edges of the tile of ``kind`` on ``cell``; None: no such tile."""
+        try:
+            return self.edges[cell]
+        except KeyError:
+            pass
+        record = self.grid.get(cell)
+        found = _tile_edges(record) if record is not None and _is_tile(record, self.kind) else _NOT_A_TILE
+        self.edges[cell] = found
+        return found
+
+    def needs_at(self, cell: Cell) -> tuple[Any, Any, Any, Any, bool] | None:
+        """What a tile on the empty ``cell`` must show on each side (the facing edge of the
+        tile of ``kind`` there, or ``_ANYTHING``) and whether any such tile touches it;
+        None if the cell is not empty."""
+        try:
+            return self.needs[cell]
+        except KeyError:
+            pass
+        found: tuple[Any, Any, Any, Any, bool] | None = None
+        if cell not in self.grid:
+            x, y = cell
+            north = self.edges_at((x, y - 1))
+            east = self.edges_at((x + 1, y))
+            south = self.edges_at((x, y + 1))
+            west = self.edges_at((x - 1, y))
+            found = (
+                _ANYTHING if north is None else north[2],
+                _ANYTHING if east is None else east[3],
+                _ANYTHING if south is None else south[0],
+                _ANYTHING if west is None else west[1],
+                not (north is None and east is None and south is None and west is None),
+            )
+        self.needs[cell] = found
+        return found
+
+
+_DERIVED: dict[tuple[int, Any], _Derived] = {}
+_DERIVED_LIMIT = 256
+
+
+def _derived(grid: dict[Any, Any], kind: Any) -> _Derived:
+    """The cache entry of ``grid`` (the very object: the entry keeps it alive, so its id
+    cannot be reused while cached) for ``kind``."""
+    last = _LAST[0]
+    if last is not None and last.grid is grid and last.kind == kind:
+        return last
+    entry = _lookup(grid, kind)
+    _LAST[0] = entry
+    return entry
+
+
+_LAST: list[_Derived | None] = [None]
+
+
+def _lookup(grid: dict[Any, Any], kind: Any) -> _Derived:
+    try:
+        key = (id(grid), kind)
+        entry = _DERIVED.get(key)
+    except TypeError:  # an unhashable kind: no caching
+        return _Derived(grid, kind)
+    if entry is not None and entry.grid is grid:
+        return entry
+    if len(_DERIVED) >= _DERIVED_LIMIT:
+        _DERIVED.clear()
+    entry = _DERIVED[key] = _Derived(grid, kind)
+    return entry
 
 
 def _default_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part, ...]:
@@ -185,19 +290,17 @@ def _tile_part_at(tile: dict[Any, Any], side: int) -> int:
 
 
 def _fits(grid: dict[Any, Any], cell: Cell, placed: tuple[Any, ...], kind: Any, adjacent: bool) -> bool:
-    if cell in grid:
+    needs = _derived(grid, kind).needs_at(cell)
+    if needs is None:
         return False
-    x, y = cell
-    touching = False
-    for side in range(4):
-        dx, dy = _STEPS[side]
-        other = grid.get((x + dx, y + dy))
-        if other is None or not _is_tile(other, kind):
-            continue
-        touching = True
-        if _tile_edges(other)[(side + 2) % 4] != placed[side]:
-            return False
-    return touching or not adjacent
+    north, east, south, west, touching = needs
+    return (
+        (north is _ANYTHING or north == placed[0])
+        and (east is _ANYTHING or east == placed[1])
+        and (south is _ANYTHING or south == placed[2])
+        and (west is _ANYTHING or west == placed[3])
+        and (touching or not adjacent)
+    )
 
 
 @_register(
@@ -229,7 +332,14 @@ def _tile_fits(
     return _fits(grid, (cell[0], cell[1]), _placed_edges(edges, rotation), kind, adjacent)
 
 
-def _frontier(grid: dict[Any, Any], kind: Any) -> list[Cell]:
+def _frontier(grid: dict[Any, Any], kind: Any) -> tuple[Cell, ...]:
+    derived = _derived(grid, kind)
+    if derived.frontier is None:
+        derived.frontier = tuple(_compute_frontier(grid, kind))
+    return derived.frontier
+
+
+def _compute_frontier(grid: dict[Any, Any], kind: Any) -> list[Cell]:
     cells: set[Cell] = set()
     for cell, record in grid.items():
         if not _is_tile(record, kind):
@@ -251,7 +361,7 @@ def _frontier(grid: dict[Any, Any], kind: Any) -> list[Cell]:
     example='tile_frontier(game.map, "area")',
 )
 def _tile_frontier(grid: dict[Any, Any], kind: Any = None) -> tuple[Cell, ...]:
-    return tuple(_frontier(grid, kind))
+    return _frontier(grid, kind)
 
 
 @_register(
@@ -287,12 +397,15 @@ def _tile_placements(
     example='len(tile_facing(game.map, (2, 1), "area", "L")) >= 2',
 )
 def _tile_facing(grid: dict[Any, Any], cell: Sequence[int], kind: Any, label: Any) -> tuple[int, ...]:
+    edges_at = _derived(grid, kind).edges_at
+    x, y = cell[0], cell[1]
     result = []
     for side in range(4):
-        other = grid.get(_step(cell, side))
-        if other is None or not _is_tile(other, kind):
+        dx, dy = _STEPS[side]
+        other = edges_at((x + dx, y + dy))
+        if other is None:
             continue
-        if label is None or _tile_edges(other)[(side + 2) % 4] == label:
+        if label is None or other[(side + 2) % 4] == label:
             result.append(side)
     return tuple(result)
 
@@ -321,6 +434,18 @@ def _tile_facing_part(
 
 
 def _regions(grid: dict[Any, Any], kind: Any, label: Any) -> list[tuple[tuple[Cell, int], ...]]:
+    derived = _derived(grid, kind)
+    try:
+        return derived.regions[label]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable label
+        return _compute_regions(grid, kind, label)
+    found = derived.regions[label] = _compute_regions(grid, kind, label)
+    return found
+
+
+def _compute_regions(grid: dict[Any, Any], kind: Any, label: Any) -> list[tuple[tuple[Cell, int], ...]]:
     parent: dict[tuple[Cell, int], tuple[Cell, int]] = {}
     sides_of: dict[Cell, list[int]] = {}
     edges_of: dict[Cell, tuple[Any, ...]] = {}

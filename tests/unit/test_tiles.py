@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rulekit.runtime.builtins import BUILTINS
 from rulekit.runtime.errors import RuleFailure
@@ -221,3 +223,67 @@ def test_explicit_parts_override_the_default() -> None:
 def test_empty_or_missing_cells_have_no_region() -> None:
     assert call("tile_region_at", {}, (0, 0), 0, "area") == ()
     assert call("tile_regions", {}, "area", L) == ()
+
+
+# -------------------------------------------------------------- caching
+
+
+def _uncached_fits(
+    grid: dict[Any, Any], cell: tuple[int, int], edges: tuple[str, ...], rotation: int
+) -> bool:
+    """tile_fits written out from its documentation, with no cache."""
+    if cell in grid:
+        return False
+    placed = [edges[(d - rotation) % 4] for d in range(4)]
+    touching = False
+    for side, (dx, dy) in enumerate(((0, -1), (1, 0), (0, 1), (-1, 0))):
+        other = grid.get((cell[0] + dx, cell[1] + dy))
+        if other is None or other.get("kind") != "area":
+            continue
+        touching = True
+        theirs = other["edges"][((side + 2) % 4 - other["rotation"]) % 4]
+        if theirs != placed[side]:
+            return False
+    return touching
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(-2, 2),
+            st.integers(-2, 2),
+            st.sampled_from([CAPE, CORNER, BRIDGE, BAY, LAND, WATER]),
+            st.integers(0, 3),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_cached_results_follow_each_new_grid(tiles: list[tuple[int, int, tuple[str, ...], int]]) -> None:
+    """Grids grow one tile at a time (each a new map, as in play); after every step the
+    cached frontier, fits and facing sides equal a computation from scratch."""
+    grid: dict[Any, Any] = {}
+    for x, y, edges, rotation in tiles:
+        grid = {**grid, (x, y): tile(edges, rotation)}
+        frontier = call("tile_frontier", grid, "area")
+        assert list(frontier) == sorted(
+            {(cx + dx, cy + dy) for cx, cy in grid for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0))}
+            - set(grid)
+        )
+        for cell in frontier:
+            for r in range(4):
+                for shape in (CAPE, BRIDGE, LAND):
+                    assert call("tile_fits", grid, cell, shape, r, "area") == _uncached_fits(
+                        grid, cell, shape, r
+                    )
+            facing = call("tile_facing", grid, cell, "area", L)
+            assert facing == _uncached_facing(grid, cell, L)
+
+
+def _uncached_facing(grid: dict[Any, Any], cell: tuple[int, int], label: str) -> tuple[int, ...]:
+    found = []
+    for side, (dx, dy) in enumerate(((0, -1), (1, 0), (0, 1), (-1, 0))):
+        other = grid.get((cell[0] + dx, cell[1] + dy))
+        if other is not None and other["edges"][((side + 2) % 4 - other["rotation"]) % 4] == label:
+            found.append(side)
+    return tuple(found)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from rulekit.dsl import Origin, ast, parse_expression
 from rulekit.errors import RulesetError, Span
+from rulekit.rules import yaml_source
 from rulekit.rules.yaml_source import LocDict, LocList, LocStr, load_file, load_text
 
 TEXT = """\
@@ -136,3 +138,47 @@ def test_folded_and_multi_line_plain_scalars_map_positions_to_their_lines(
     assert isinstance(tree, ast.Binary)
     assert tree.right == ast.Name(name)
     assert (tree.right.span.line, tree.right.span.column) == (line, column)
+
+
+_SAMPLES = [
+    "a: 1\nb: [x, 'y', \"z\"]\nc: {d: e}\n",
+    'name: café — ünïcode\nrule: "ça va" \nnext: é\n',
+    "effect: |\n  if x:\n      y = 1\n  z = 2\nafter: ok\n",
+    "doc: >\n  folded text\n  over lines\n\n  and a paragraph\nk: v\n",
+    "plain: a plain scalar\n  over two lines\nq: 'it''s'\n",
+    "list:\n  - one\n  - {two: 2, three: [3]}\n  - |\n    block ✓ in a list\n",
+    "date: 2024-01-02\nnull_value: ~\nflag: yes\nnumber: 0x1F\n",
+]
+
+
+def _shape(value: Any) -> Any:
+    """Everything a loaded value carries: values, types, spans, key spans and origins."""
+    if isinstance(value, dict):
+        return ("map", value.span, [(k, value.key_spans[k], _shape(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("list", value.span, [_shape(v) for v in value])
+    if isinstance(value, LocStr):
+        return ("str", str(value), value.span, value.origin)
+    return (type(value).__name__, value)
+
+
+@pytest.mark.skipif(yaml_source._FAST_LOADER is None, reason="PyYAML was built without libyaml")
+@pytest.mark.parametrize("text", _SAMPLES)
+def test_libyaml_and_the_pure_loader_give_identical_values_and_spans(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Values, spans, key spans and DSL origins do not depend on which YAML loader read the text."""
+    fast = _shape(load_text(text, "f.yaml"))
+    monkeypatch.setattr(yaml_source, "_FAST_LOADER", None)
+    assert _shape(load_text(text, "f.yaml")) == fast
+
+
+def test_errors_are_the_pure_loaders_even_with_libyaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A YAML error renders the same whether or not libyaml is available."""
+    bad = "a: [1, 2\nb: 3\n"
+    with pytest.raises(RulesetError) as fast:
+        load_text(bad, "f.yaml")
+    monkeypatch.setattr(yaml_source, "_FAST_LOADER", None)
+    with pytest.raises(RulesetError) as pure:
+        load_text(bad, "f.yaml")
+    assert fast.value.render() == pure.value.render()

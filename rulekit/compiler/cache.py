@@ -1,0 +1,246 @@
+"""The on-disk cache of compiled programs: load a ruleset without reading YAML or DSL.
+
+An entry holds the checked :class:`~rulekit.compiler.program.Program` (pickled, with each
+generated function replaced by its name), the bytecode of the generated module
+(``marshal``) and the list of files the load read, each with the SHA-256 of its bytes.
+
+* The entry's name hashes the ruleset directory, the modules, variants and player
+  count asked for, the cache format, Python's bytecode tag and rulekit itself (its
+  version and the size and modification time of every one of its source files): an
+  entry is never used by another rulekit or Python.
+* On a hit every recorded file is read again and must hash the same (an edited rules
+  file is a miss), and the modules directory must list the same files; the file texts
+  are registered for error messages exactly as a normal load does.
+* Anything unexpected while reading an entry is a miss (and the entry is removed);
+  entries are written atomically; the whole directory is safe to delete.
+
+The cache directory is the user's (see :mod:`rulekit.cachedir`); like any cache of code it
+trusts the files there as much as the user's own account does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import marshal
+import os
+import pickle
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from rulekit.cachedir import cache_dir, write_atomically
+from rulekit.compiler.program import Program, runtime_namespace
+from rulekit.errors import remember_source
+from rulekit.rules import yaml_source
+
+FORMAT = 1
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def _rulekit_stamp() -> str:
+    """rulekit's version and the size and mtime of each of its source files."""
+    from importlib import metadata
+
+    try:
+        version = metadata.version("rulekit")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    digest = hashlib.sha256(f"{version}\0{sys.implementation.cache_tag}\0{FORMAT}".encode())
+    for path in sorted(_PACKAGE.rglob("*")):
+        if path.suffix in (".py", ".lark", ".json"):
+            stat = path.stat()
+            digest.update(f"{path.relative_to(_PACKAGE)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+_STAMP: list[str] = []
+
+
+def entry_path(
+    directory: Path, modules: Sequence[str], variants: Sequence[str], players: int | None
+) -> Path | None:
+    """Where the entry for this load lives (None: caching is off)."""
+    root = cache_dir()
+    if root is None:
+        return None
+    if not _STAMP:
+        _STAMP.append(_rulekit_stamp())
+    key = "\0".join(
+        [
+            _STAMP[0],
+            str(directory.resolve()),
+            ",".join(modules),
+            ",".join(variants),
+            os.getcwd() if variants else "",  # variant files may be named relative to it
+            str(players),
+        ]
+    )
+    return root / f"program-{hashlib.sha256(key.encode()).hexdigest()[:32]}.pickle"
+
+
+def _listing(directory: Path) -> list[str]:
+    modules = directory / "modules"
+    return sorted(p.name for p in modules.glob("*.y*ml")) if modules.is_dir() else []
+
+
+@contextmanager
+def recording() -> Iterator[list[tuple[str, str, str]]]:
+    """Record every rules file read meanwhile as (path, shown name, SHA-256)."""
+    reads: list[tuple[str, str, str]] = []
+    previous = yaml_source.READS_HOOK
+    yaml_source.READS_HOOK = lambda path, shown, raw: reads.append(
+        (str(Path(path).resolve()), shown, hashlib.sha256(raw).hexdigest())
+    )
+    try:
+        yield reads
+    finally:
+        yaml_source.READS_HOOK = previous
+
+
+class _Pickler(pickle.Pickler):
+    def __init__(self, file: io.BytesIO, generated: str) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.generated = generated
+
+    def persistent_id(self, obj: Any) -> Any:
+        code = getattr(obj, "__code__", None)
+        if code is not None and code.co_filename == self.generated:
+            return ("fn", obj.__name__)
+        return None
+
+
+class _Unpickler(pickle.Unpickler):
+    """Reads generated functions back as placeholders (resolved once the module runs)."""
+
+    def __init__(self, file: io.BytesIO) -> None:
+        super().__init__(file)
+        self.placeholders: dict[str, _Placeholder] = {}
+
+    def persistent_load(self, pid: Any) -> Any:
+        kind, name = pid
+        if kind != "fn":
+            raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
+        return self.placeholders.setdefault(name, _Placeholder(name))
+
+
+def store(path: Path, program: Program, reads: list[tuple[str, str, str]], directory: Path) -> None:
+    """Write the entry for ``program`` (quietly nothing if it cannot be written)."""
+    generated = f"<rulekit:{program.name}>"
+    constants = {k: v for k, v in program.namespace.items() if k.startswith("K_")}
+    buffer = io.BytesIO()
+    try:
+        _Pickler(buffer, generated).dump(attrs.evolve(program, namespace={}, code=None))
+        code = marshal.dumps(program.code or compile(program.source, generated, "exec"))
+        entry = pickle.dumps(
+            {
+                "format": FORMAT,
+                "files": reads,
+                "listing": _listing(directory),
+                "constants": constants,
+                "code": code,
+                "program": buffer.getvalue(),
+            },
+            protocol=pickle.HIGHEST_PROTOCOL,
+        )
+    except (pickle.PicklingError, TypeError, AttributeError, ValueError):
+        return
+    write_atomically(path, entry)
+
+
+Reads = list[tuple[str, str, str]]
+
+
+def fetch(path: Path, directory: Path) -> tuple[Program, Reads] | None:
+    """The cached program and the files it was made from, or None (a miss: no entry, a
+    changed file, a damaged entry)."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        return _restore(raw, directory)
+    except Exception:  # a damaged or foreign entry is just a miss
+        path.unlink(missing_ok=True)
+        return None
+
+
+def unchanged(reads: Reads, listing: list[str], directory: Path) -> list[tuple[str, bytes]] | None:
+    """The (shown name, bytes) of each recorded file if none changed (and the modules
+    directory lists the same files), else None."""
+    if listing != _listing(directory):
+        return None
+    texts = []
+    for file, shown, digest in reads:
+        try:
+            data = Path(file).read_bytes()
+        except OSError:
+            return None
+        if hashlib.sha256(data).hexdigest() != digest:
+            return None
+        texts.append((shown, data))
+    return texts
+
+
+def _restore(raw: bytes, directory: Path) -> tuple[Program, Reads] | None:
+    entry = pickle.loads(raw)
+    if entry.get("format") != FORMAT:
+        return None
+    texts = unchanged(entry["files"], entry["listing"], directory)
+    if texts is None:
+        return None
+    # The bytecode runs only once every file it was compiled from is verified.
+    program: Program = _Unpickler(io.BytesIO(entry["program"])).load()
+    namespace = runtime_namespace(program.rules, program.spans, entry["constants"])
+    code = marshal.loads(entry["code"])
+    exec(code, namespace)
+    program.code = code
+    _resolve(program, lambda p: namespace[p.name])
+    program.namespace = namespace
+    for shown, data in texts:
+        remember_source(shown, data.decode("utf-8"))
+    return program, entry["files"]
+
+
+def listing(directory: Path) -> list[str]:
+    """The module files of a ruleset directory (a new or removed module is a miss)."""
+    return _listing(directory)
+
+
+class _Placeholder:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _resolve(program: Program, fn: Callable[[_Placeholder], Any]) -> None:
+    """Replace every placeholder in the program's compiled parts by the real function."""
+
+    def fix(value: Any) -> Any:
+        return fn(value) if isinstance(value, _Placeholder) else value
+
+    for action in program.actions.values():
+        action.domains = tuple(fix(d) for d in action.domains)
+        for req in action.requires:
+            req.check = fix(req.check)
+        action.cost = fix(action.cost)
+        action.effect = fix(action.effect)
+        action.weight = fix(action.weight)
+        action.enumerate = fix(action.enumerate)
+    for trigger in program.triggers:
+        trigger.condition = fix(trigger.condition)
+        trigger.effect = fix(trigger.effect)
+    for invariant in program.invariants:
+        invariant.check = fix(invariant.check)
+    program.field_inits = [(s, n, fix(f)) for s, n, f in program.field_inits]
+    program.setup = fix(program.setup)
+    for node in program.flow:
+        node.fns = {k: fix(v) for k, v in node.fns.items()}
+    program.score = fix(program.score)
+    program.tiebreaks = tuple(fix(f) for f in program.tiebreaks)
+    program.end_when = fix(program.end_when)
