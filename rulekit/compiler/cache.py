@@ -244,3 +244,4 @@ def _resolve(program: Program, fn: Callable[[_Placeholder], Any]) -> None:
     program.score = fix(program.score)
     program.tiebreaks = tuple(fix(f) for f in program.tiebreaks)
     program.end_when = fix(program.end_when)
+    program.evaluate = fix(program.evaluate)

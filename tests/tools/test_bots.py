@@ -171,3 +171,16 @@ def test_the_heuristic_bot_plays_the_action_rated_best(write_ruleset: Callable[.
     for seed in range(3):
         played = play_game(game, seed, make_bots(game, "heuristic", seed))
         assert {text for _, text in played.log.actions} == {"wait"}
+
+
+def test_the_evaluation_survives_the_program_cache(
+    write_ruleset: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A program read back from the on-disk cache still evaluates states (a new process's case)."""
+    import rulekit.load
+
+    directory = str(write_ruleset(EVALUATED, name="cached_eval"))
+    load_game(directory, 2)
+    monkeypatch.setattr(rulekit.load, "_LOADED", {})  # as a fresh process: only the disk cache is left
+    state = load_game(directory, 2).new_initial_state(0)
+    assert evaluate(state, 0) == 28
