@@ -14,6 +14,7 @@ from attrs import define
 
 from rulekit.compiler.program import Program
 from rulekit.errors import RulekitError, UsageError
+from rulekit.tools.bots import parse_bots
 from rulekit.tools.options import add_rules_options, module_names
 from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.counterexample import Counterexample, make_counterexample, write_counterexample
@@ -230,7 +231,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--bots",
         default="",
         metavar="SPECS",
-        help="bots (tools/bots.py kinds, comma-separated) that play a third of the games as explorers",
+        help="bots (the --bots syntax of play, e.g. mcts:iterations=50,heuristic) that play a third of the "
+        "games as explorers",
     )
     parser.add_argument(
         "--workers", type=int, default=1, metavar="N", help="explore with N processes (default 1)"
@@ -254,6 +256,11 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    try:
+        bots = tuple(str(spec) for spec in parse_bots(args.bots)) if args.bots else ()
+    except UsageError as error:
+        print(f"rulekit verify: {error}", file=sys.stderr)
+        return 2
     progress = not args.quiet and (args.progress or sys.stderr.isatty())
     options = VerifyOptions(
         ruleset=args.ruleset,
@@ -271,7 +278,7 @@ def run(args: argparse.Namespace) -> int:
         progress=progress,
         must_end=not args.cut_off,
         workers=max(1, args.workers),
-        bots=tuple(b for b in args.bots.split(",") if b),
+        bots=bots,
     )
     say = _say if not args.quiet else lambda text: None
     if args.mutants > 0:

@@ -30,6 +30,7 @@ from rulekit.compiler.program import Program
 from rulekit.engine.game import Action, State
 from rulekit.errors import RulesetError, UsageError
 from rulekit.load import load_program
+from rulekit.tools.bots import Bot, make_bot
 from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.coverage import Coverage
 from rulekit.tools.verify.failures import PropertyFailure
@@ -162,18 +163,10 @@ class Explorer:
         return legal[-1]
 
 
-def make_explorer_bot(spec: str, seed: int) -> Any:
-    """A bot from a ``--bots`` specification: tools/bots.py's ``parse_bot_spec`` when it has one
-    (heuristic and MCTS bots with their settings), else one of its kinds by name."""
-    from rulekit.tools import bots
-
-    parse = getattr(bots, "parse_bot_spec", None)
-    if parse is not None:
-        return parse(spec, seed)
-    try:
-        return bots.make_bot(spec, seed)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+def make_explorer_bot(spec: str, seed: int) -> Bot:
+    """A bot from one seat of a ``--bots`` specification (heuristic and MCTS bots with their
+    settings, or a random kind), seeded."""
+    return make_bot(spec, seed)
 
 
 def _plan(rng: random.Random, program: Program, *, weighted: bool) -> Plan:
