@@ -384,23 +384,31 @@ def replay(path: str | Path, *, ruleset: str | None = None, variants: Sequence[s
     return replay_actions(game, log)
 
 
+def apply_logged(state: State, where: Span, player: str, text: str) -> None:
+    """Apply one logged action (``player`` plays ``text``; the line at ``where``).
+
+    Raises:
+        ReplayError: the game is over, another player decides, or the action is refused.
+    """
+    if state.is_terminal():
+        raise ReplayError(Diagnostic(f"the game is already over before {text}", where))
+    deciding = player_text(state.current_player())
+    if player and player != deciding:
+        raise ReplayError(
+            Diagnostic(f"the log says {player} plays {text}, but {deciding} decides now", where)
+        )
+    try:
+        state.apply_action(text)
+    except (IllegalActionError, RuleEvaluationError) as error:
+        reason = "; ".join(d.message for d in error.diagnostics)
+        raise ReplayError(Diagnostic(f"cannot replay {text}: {reason}", where)) from None
+
+
 def replay_actions(game: Game, log: GameLog) -> State:
     """Apply a log's actions to a fresh state of ``game`` and check the final hash."""
     state = game.new_initial_state(int(log.header["seed"]))
     for number, player, text in log.actions:
-        where = Span(log.path, number, 1)
-        if state.is_terminal():
-            raise ReplayError(Diagnostic(f"the game is already over before {text}", where))
-        deciding = player_text(state.current_player())
-        if player and player != deciding:
-            raise ReplayError(
-                Diagnostic(f"the log says {player} plays {text}, but {deciding} decides now", where)
-            )
-        try:
-            state.apply_action(text)
-        except (IllegalActionError, RuleEvaluationError) as error:
-            reason = "; ".join(d.message for d in error.diagnostics)
-            raise ReplayError(Diagnostic(f"cannot replay {text}: {reason}", where)) from None
+        apply_logged(state, Span(log.path, number, 1), player, text)
     if log.final_hash is not None and state.state_hash() != log.final_hash:
         raise ReplayError(
             Diagnostic(

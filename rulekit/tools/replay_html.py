@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from rulekit.engine.game import Game, State
-from rulekit.errors import Diagnostic, IllegalActionError, ReplayError, RuleEvaluationError, Span
-from rulekit.tools.log import load_game_for, player_text, read_log
+from rulekit.errors import Span
+from rulekit.tools.log import apply_logged, load_game_for, player_text, read_log
 from rulekit.tools.render import describe_decision
 from rulekit.tools.svg import svg_parts
 from rulekit.tools.view import Picture, caption, compile_view, draw
@@ -94,21 +94,10 @@ def collect(
     runtime.fired = fired.append
     try:
         for number, player, text in log.actions:
-            where = Span(log.path, number, 1)
-            if state.is_terminal():
-                raise ReplayError(Diagnostic(f"the game is already over before {text}", where))
             deciding = player_text(state.current_player())
-            if player and player != deciding:
-                raise ReplayError(
-                    Diagnostic(f"the log says {player} plays {text}, but {deciding} decides now", where)
-                )
             notes = state.notes()
             fired.clear()
-            try:
-                state.apply_action(text)
-            except (IllegalActionError, RuleEvaluationError) as error:
-                reason = "; ".join(d.message for d in error.diagnostics)
-                raise ReplayError(Diagnostic(f"cannot replay {text}: {reason}", where)) from None
+            apply_logged(state, Span(log.path, number, 1), player, text)
             action = {"player": deciding, "text": text}
             steps.append(_step(state, chunks, action, list(fired), _new_notes(notes, state.notes())))
     finally:

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from rulekit.engine.game import Game, State
-from rulekit.errors import Diagnostic, IllegalActionError, ReplayError, RuleEvaluationError, Span, UsageError
+from rulekit.errors import Diagnostic, Span, UsageError
 from rulekit.load import load_program
 from rulekit.tools.bots import make_bots
-from rulekit.tools.log import load_game_for, player_text, read_log
+from rulekit.tools.log import apply_logged, load_game_for, read_log
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names
 from rulekit.tools.svg import to_svg
 from rulekit.tools.view import caption, compile_view, draw
@@ -103,19 +103,7 @@ def replay_to(
         raise UsageError(Diagnostic(f"--step must be from 0 to {len(log.actions)} for this log, not {step}"))
     state = game.new_initial_state(int(log.header["seed"]))
     for number, player, text in log.actions[:count]:
-        where = Span(log.path, number, 1)
-        if state.is_terminal():
-            raise ReplayError(Diagnostic(f"the game is already over before {text}", where))
-        deciding = player_text(state.current_player())
-        if player and player != deciding:
-            raise ReplayError(
-                Diagnostic(f"the log says {player} plays {text}, but {deciding} decides now", where)
-            )
-        try:
-            state.apply_action(text)
-        except (IllegalActionError, RuleEvaluationError) as error:
-            reason = "; ".join(d.message for d in error.diagnostics)
-            raise ReplayError(Diagnostic(f"cannot replay {text}: {reason}", where)) from None
+        apply_logged(state, Span(log.path, number, 1), player, text)
     return state
 
 
