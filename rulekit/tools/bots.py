@@ -366,7 +366,9 @@ def play_game(
     previous = runtime.fired
     runtime.fired = fired
     try:
-        recorder = GameRecorder(game.new_initial_state(seed), seed, source, log_path=log)
+        recorder = GameRecorder(
+            game.new_initial_state(seed), seed, source, log_path=log, digests=log is not None
+        )
     finally:
         runtime.fired = previous
     state = recorder.state

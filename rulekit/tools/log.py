@@ -4,18 +4,21 @@ A log is a header line, one line per action and optionally a final hash::
 
     {"rulekit_log": 1, "ruleset": "tic_tac_toe", "modules": [], "variants": [],
      "fingerprint": "…", "players": 2, "seed": 7}
-    {"player": "P1", "action": "place(b2)"}
-    {"player": "P2", "action": "place(a1)"}
+    {"player": "P1", "action": "place(b2)", "h": "3f0c9a1e5b7d"}
+    {"player": "P2", "action": "place(a1)", "h": "a41b0e6c92f3"}
     {"final_hash": "…"}
 
-Replaying loads the same ruleset with the same modules and variants, refuses
-if the composed rules changed (their fingerprint differs), re-applies every
-action and checks the final state hash.
+``h`` is the digest of the state after the action (:func:`state_digest`); logs
+written before it existed have none and stay valid.  Replaying loads the same
+ruleset with the same modules and variants, refuses if the composed rules
+changed (their fingerprint differs), re-applies every action, checks each
+digest and the final state hash.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,23 @@ from rulekit.rules.variants import shipped_variants
 from rulekit.tools.files import LineSink, atomic_write_text
 
 LOG_VERSION = 1
+
+#: Hex digits of the state hash kept per action line: enough to notice a changed outcome.
+DIGEST_LENGTH = 12
+_DIGEST = re.compile(f"[0-9a-f]{{{DIGEST_LENGTH}}}")
+
+
+def state_digest(state: State) -> str:
+    """The short digest of ``state`` written on each action line (``"h"``)."""
+    return state.state_hash()[:DIGEST_LENGTH]
+
+
+def action_line(player: int, text: str, digest: str | None) -> str:
+    """One action line of a log; ``digest`` is the state after it (None: not recorded)."""
+    entry: dict[str, str] = {"player": player_text(player), "action": text}
+    if digest is not None:
+        entry["h"] = digest
+    return json.dumps(entry)
 
 
 def player_text(player: int) -> str:
@@ -66,7 +86,9 @@ class GameRecorder:
     """Wraps a :class:`State` and records every action applied through it.
 
     With ``log_path``, the log is also streamed to a file as the game goes (see
-    :class:`~rulekit.tools.files.LineSink`); :meth:`close` finishes it.
+    :class:`~rulekit.tools.files.LineSink`); :meth:`close` finishes it.  With
+    ``digests`` (the default) each action's line carries the digest of the state
+    after it; a caller that never writes the log may turn that off to save the hashing.
     """
 
     state: State
@@ -74,6 +96,8 @@ class GameRecorder:
     source: str | None = None
     actions: list[tuple[int, str]] = field(factory=list)
     log_path: str | Path | None = None
+    digests: bool = True
+    _outcomes: list[str | None] = field(factory=list, init=False, repr=False)
     _sink: LineSink | None = field(default=None, init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
@@ -93,9 +117,11 @@ class GameRecorder:
         player = state.current_player()
         text = state.game.action_to_string(action)
         state.apply_action(action)
+        digest = state_digest(state) if self.digests or self._sink is not None else None
         self.actions.append((player, text))
+        self._outcomes.append(digest)
         if self._sink is not None:
-            self._sink.write_line(json.dumps({"player": player_text(player), "action": text}))
+            self._sink.write_line(action_line(player, text, digest))
 
     def close(self, *, final_hash: bool = True) -> None:
         """Finish the streamed log (with the final hash unless the game was cut short)."""
@@ -113,8 +139,10 @@ class GameRecorder:
     def lines(self, *, final_hash: bool = True) -> Iterator[str]:
         """The log as JSON Lines (without line ends)."""
         yield json.dumps(self.header())
-        for player, text in self.actions:
-            yield json.dumps({"player": player_text(player), "action": text})
+        # Actions given when the recorder was made have no digest: pad in front.
+        outcomes = [None] * (len(self.actions) - len(self._outcomes)) + self._outcomes
+        for (player, text), digest in zip(self.actions, outcomes, strict=True):
+            yield action_line(player, text, digest)
         if final_hash:
             yield json.dumps({"final_hash": self.state.state_hash()})
 
@@ -133,6 +161,8 @@ class GameLog:
     final_line: int = 0
     #: Where the log breaks off in the middle of a line (a game cut short), if it does.
     truncated: Span | None = None
+    #: The state digest recorded after each action, by line number (older logs have none).
+    digests: dict[int, str] = field(factory=dict)
 
 
 def read_log(path: str | Path) -> GameLog:
@@ -147,6 +177,7 @@ def read_log(path: str | Path) -> GameLog:
     final_hash = None
     final_line = 0
     truncated = None
+    digests: dict[int, str] = {}
     for number, line, complete in _lines(path, name):
         if not line.strip():
             continue
@@ -178,6 +209,17 @@ def read_log(path: str | Path) -> GameLog:
             final_line = number
         elif isinstance(entry.get("action"), str):
             actions.append((number, str(entry.get("player", "")), entry["action"]))
+            if "h" in entry:
+                digest = entry["h"]
+                if not isinstance(digest, str) or not _DIGEST.fullmatch(digest):
+                    raise ReplayError(
+                        Diagnostic(
+                            f'the action\'s state digest "h" must be {DIGEST_LENGTH} lowercase hex '
+                            f"digits, not {json.dumps(digest)[:40]}",
+                            where,
+                        )
+                    )
+                digests[number] = digest
         else:
             raise ReplayError(
                 Diagnostic(
@@ -186,7 +228,7 @@ def read_log(path: str | Path) -> GameLog:
             )
     if header is None:
         raise ReplayError(Diagnostic(f"log '{name}' is empty", Span(name, 1, 1)))
-    return GameLog(name, header, actions, final_hash, final_line, truncated)
+    return GameLog(name, header, actions, final_hash, final_line, truncated, digests)
 
 
 def _lines(path: str | Path, name: str) -> Iterator[tuple[int, str, bool]]:
@@ -404,11 +446,29 @@ def apply_logged(state: State, where: Span, player: str, text: str) -> None:
         raise ReplayError(Diagnostic(f"cannot replay {text}: {reason}", where)) from None
 
 
+def outcome_differs(state: State, log: GameLog, number: int) -> str | None:
+    """Why the state after the action on line ``number`` is not the one logged (None: it is,
+    or the line has no digest)."""
+    logged = log.digests.get(number)
+    if logged is None:
+        return None
+    digest = state_digest(state)
+    if digest == logged:
+        return None
+    return f"has another outcome: the state after it has digest {digest}, the log says {logged}"
+
+
 def replay_actions(game: Game, log: GameLog) -> State:
     """Apply a log's actions to a fresh state of ``game`` and check the final hash."""
     state = game.new_initial_state(int(log.header["seed"]))
-    for number, player, text in log.actions:
-        apply_logged(state, Span(log.path, number, 1), player, text)
+    for index, (number, player, text) in enumerate(log.actions):
+        where = Span(log.path, number, 1)
+        apply_logged(state, where, player, text)
+        problem = outcome_differs(state, log, number)
+        if problem is not None:
+            raise ReplayError(
+                Diagnostic(f"action {index + 1} ({player} {text}) {problem}".replace("( ", "("), where)
+            )
     if log.final_hash is not None and state.state_hash() != log.final_hash:
         raise ReplayError(
             Diagnostic(
@@ -422,5 +482,5 @@ def replay_actions(game: Game, log: GameLog) -> State:
 def write_actions(path: str | Path, header: dict[str, Any], actions: Sequence[tuple[int, str]]) -> None:
     """Write a log from a header and (player, action text) pairs, without a final hash."""
     lines = [json.dumps(header)]
-    lines.extend(json.dumps({"player": player_text(p), "action": a}) for p, a in actions)
+    lines.extend(action_line(p, a, None) for p, a in actions)
     atomic_write_text(path, "".join(line + "\n" for line in lines))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -134,17 +135,77 @@ def test_a_change_of_play_is_refused_and_force_finds_the_first_differing_action(
     assert "replayed 0 of 7 actions; first difference: action 1 (line 2) P1 place(a1)" in out
 
 
-def test_force_reports_a_different_ending_when_every_action_still_replays(
-    rules: Path, tmp_path: Path
-) -> None:
+def _strip_digests(log: Path) -> None:
+    """Make ``log`` look like one written before action lines carried a state digest."""
+    entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    for entry in entries:
+        entry.pop("h", None)
+    log.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+
+
+def test_force_names_the_winning_move_when_only_its_outcome_changes(rules: Path, tmp_path: Path) -> None:
     log = _log(rules, tmp_path)
     _edit(rules, *SEMANTIC[0])  # the winner is now the other player: same moves, another end
     forced = force_replay(log, ruleset=str(rules))
-    assert forced.replayed == forced.total == 7
+    assert forced.replayed == forced.total == 7 and forced.difference is None
+    assert forced.outcome is not None and forced.outcome.startswith(
+        "action 7 (line 8) P1 place(a3): it has another outcome"
+    )
+
+
+def test_force_on_a_log_without_digests_reports_a_different_ending(rules: Path, tmp_path: Path) -> None:
+    log = _log(rules, tmp_path)
+    _strip_digests(log)
+    _edit(rules, *SEMANTIC[0])
+    forced = force_replay(log, ruleset=str(rules))
+    assert forced.replayed == forced.total == 7 and forced.outcome is None
     assert (
         forced.difference is not None
         and "every action replays, but the game ends in state" in forced.difference
     )
+
+
+COUNTER = """\
+ruleset: counter
+title: Counter
+players: {min: 2, max: 2}
+state:
+  game:
+    n: int
+actions:
+  go:
+    require:
+      - {if: game.n < 3, else: too many}
+    effect: EFFECT
+    ends_turn: true
+flow:
+  - repeat:
+      times: 4
+      steps:
+        - turn: player_at(1)
+"""
+
+
+def test_force_names_the_first_action_whose_outcome_differs_and_the_first_that_cannot_replay(
+    write_ruleset: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = write_ruleset(COUNTER.replace("EFFECT", "game.n = min(x for x in [game.n + 1, 2])"))
+    log = tmp_path / "counter.jsonl"
+    assert main(["play", str(rules), "--quiet", "--bot", "first", "--log", str(log)]) == 0
+    # n goes 1, 2, 2, 2 under these rules; counting on, the third action makes it 3 and the fourth
+    # is refused: the third is the first whose outcome differs, the fourth cannot be replayed.
+    (rules / "ruleset.yaml").write_text(COUNTER.replace("EFFECT", "game.n += 1"), encoding="utf-8")
+    with pytest.raises(ReplayError, match="the rules changed"):
+        replay(log, ruleset=str(rules))
+    forced = force_replay(log, ruleset=str(rules))
+    assert forced.replayed == 3 and forced.total == 4
+    assert forced.outcome is not None and forced.outcome.startswith("action 3 (line 4) P1 go:")
+    assert forced.difference is not None and forced.difference.startswith("action 4 (line 5) P1 go: ")
+    capsys.readouterr()
+    assert main(["replay", str(log), "--ruleset", str(rules), "--force"]) == 1
+    out = capsys.readouterr().out
+    assert "replayed 3 of 4 actions; first action whose outcome differs: action 3 (line 4) P1 go" in out
+    assert "first action that cannot be replayed: action 4 (line 5) P1 go" in out
 
 
 def test_force_on_unchanged_rules_says_so(

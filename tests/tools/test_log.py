@@ -4,23 +4,26 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from rulekit.cli import main
 from rulekit.errors import ReplayError
 from rulekit.load import load_game
 from rulekit.tools.bots import RandomBot, play_game
-from rulekit.tools.log import read_log, replay
+from rulekit.tools.log import read_log, replay, state_digest
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _played_log(tmp_path: Path, seed: int = 5) -> tuple[Path, str]:
     game = load_game("tic_tac_toe", 2)
-    played = play_game(game, seed, [RandomBot(1), RandomBot(2)])
     path = tmp_path / "game.jsonl"
-    played.log.write(path)
+    played = play_game(game, seed, [RandomBot(1), RandomBot(2)], log=path)
+    played.log.close()
     return path, played.state.state_hash()
 
 
@@ -33,9 +36,62 @@ def test_log_has_a_header_then_one_line_per_action_then_the_final_hash(tmp_path:
     assert header["modules"] == [] and header["variants"] == []
     assert header["players"] == 2 and header["seed"] == 5
     assert len(header["fingerprint"]) == 16
-    assert all(set(line) == {"player", "action"} for line in lines[1:-1])
+    assert all(set(line) == {"player", "action", "h"} for line in lines[1:-1])
     assert lines[1]["player"] == "P1" and lines[1]["action"].startswith("place(")
     assert lines[-1] == {"final_hash": final}
+
+
+def test_each_action_line_carries_the_digest_of_the_state_after_it(tmp_path: Path) -> None:
+    path, _ = _played_log(tmp_path)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    state = load_game("tic_tac_toe", 2).new_initial_state(lines[0]["seed"])
+    for line in lines[1:-1]:
+        state.apply_action(line["action"])
+        assert line["h"] == state_digest(state) == state.state_hash()[:12]
+
+
+def _rewrite(path: Path, edit: Callable[[int, dict[str, Any]], None]) -> None:
+    entries = [json.loads(line) for line in path.read_text().splitlines()]
+    for number, entry in enumerate(entries, start=1):
+        edit(number, entry)
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+
+
+def test_a_log_without_digests_still_replays(tmp_path: Path) -> None:
+    path, final = _played_log(tmp_path)
+    _rewrite(path, lambda _, entry: entry.pop("h", None))  # as written before digests existed
+    assert not read_log(path).digests
+    assert replay(path).state_hash() == final
+
+
+@pytest.mark.parametrize("digest", ["xyz", 12, "ABCDEF012345", "0123456789abcdef", None])
+def test_a_malformed_digest_is_refused_at_its_line(
+    tmp_path: Path, digest: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = _played_log(tmp_path)
+    _rewrite(path, lambda number, entry: entry.update(h=digest) if number == 3 else None)
+    with pytest.raises(ReplayError) as caught:
+        read_log(path)
+    assert f'{path}:3:1: error: the action\'s state digest "h" must be 12 lowercase hex' in (
+        caught.value.render()
+    )
+    assert main(["replay", str(path)]) == 1
+    assert f"{path}:3:1" in capsys.readouterr().err
+
+
+def test_replay_names_the_action_whose_outcome_differs_from_its_digest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = _played_log(tmp_path)
+    _rewrite(path, lambda number, entry: entry.update(h="0" * 12) if number == 4 else None)
+    action = read_log(path).actions[2][2]
+    with pytest.raises(ReplayError) as caught:
+        replay(path)
+    message = caught.value.render()
+    assert f"{path}:4:1: error: action 3 (P1 {action}) has another outcome" in message
+    assert "the log says 000000000000" in message
+    assert main(["replay", str(path)]) == 1
+    assert f"{path}:4:1" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
