@@ -14,7 +14,7 @@ from rulekit.cli import main
 from rulekit.errors import ReplayError
 from rulekit.load import load_game
 from rulekit.tools.bots import RandomBot, play_game
-from rulekit.tools.log import read_log, replay, state_digest
+from rulekit.tools.log import GameRecorder, read_log, replay, state_digest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -173,3 +173,16 @@ def test_a_log_that_is_not_utf8_text_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ReplayError, match="is not UTF-8 text"):
         read_log(path)
+
+
+@pytest.mark.parametrize("digests", [True, False])
+def test_a_recorder_written_at_the_end_has_digests_unless_turned_off(tmp_path: Path, digests: bool) -> None:
+    game = load_game("tic_tac_toe", 2)
+    recorder = GameRecorder(game.new_initial_state(3), 3, digests=digests)
+    for action in ("place(b2)", "place(a1)", "place(c3)"):
+        recorder.apply_action(action)
+    path = tmp_path / "game.jsonl"
+    recorder.write(path)
+    log = read_log(path)
+    assert len(log.digests) == (3 if digests else 0)
+    assert replay(path).state_hash() == recorder.state.state_hash()
