@@ -52,6 +52,7 @@ class Checker:
         self.games: dict[int, Game] = {}
         self.hidden_cache: dict[tuple[int, int | None], list[tuple[Any, str]]] = {}
         self.fired: Callable[[str], None] | None = None
+        self.branch: Callable[[Any, int], None] | None = None
         self._visibility: dict[tuple[str, str], str] = {
             (scope, name): decl.visibility
             for scope, fields in program.rules.fields.items()
@@ -67,6 +68,7 @@ class Checker:
         if game is None:
             game = Game(self.program, players)
             game.runtime.fired = self.fired
+            game.runtime.branch = self.branch
             self.games[players] = game
         return game
 
