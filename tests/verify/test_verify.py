@@ -332,6 +332,18 @@ def test_if_branch_hook_is_off_outside_verify() -> None:
     assert Game(load_program("tic_tac_toe"), 2).runtime.branch is None
 
 
+def test_returns_that_break_ties_by_seat_are_an_engine_violation(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a returns() that favours the lower seat whenever the standings tie (a draw)
+    def by_seat(state: State) -> list[float]:
+        return [1.0] + [-1.0] * (state.game.num_players - 1)
+
+    monkeypatch.setattr(State, "returns", by_seat)
+    result = verify(_options("tic_tac_toe", None, examples=30))
+    example = result.counterexample
+    assert example is not None and example.key == "engine:seat-blind-returns"
+    assert "gets 1.0 but P2" in example.message or "gets -1.0 but P1" in example.message
+
+
 def test_coverage_of_tic_tac_toe_reaches_everything() -> None:
     result = verify(_options("tic_tac_toe", None, coverage=True, examples=100))
     assert result.ok and result.coverage is not None
