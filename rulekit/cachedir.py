@@ -27,7 +27,19 @@ def cache_dir() -> Path | None:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError:
         return None
-    return path
+    return path if _private(path) else None
+
+
+def _private(path: Path) -> bool:
+    """Whether only this user can write to ``path``: cached programs are loaded with pickle,
+    so a directory that someone else can write to (or owns) is never used."""
+    if not hasattr(os, "getuid"):
+        return True  # no POSIX ownership to check
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    return info.st_uid == os.getuid() and not info.st_mode & 0o022
 
 
 def write_atomically(path: Path, data: bytes) -> bool:

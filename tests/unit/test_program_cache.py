@@ -122,3 +122,16 @@ def test_no_cache_turns_it_off(cache_dir: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("RULEKIT_NO_CACHE", "1")
     load.load_program("tic_tac_toe")
     assert not cache_dir.exists() or not list(cache_dir.glob("program-*"))
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "getuid"), reason="POSIX ownership only")
+def test_a_cache_directory_others_can_write_is_never_used(cache_dir: Path) -> None:
+    """Cached programs are pickles: a group- or world-writable cache directory is ignored."""
+    cache_dir.mkdir(mode=0o700)
+    cache_dir.chmod(0o777)
+    load.load_program("tic_tac_toe")
+    assert not list(cache_dir.glob("program-*"))
+    cache_dir.chmod(0o700)
+    _fresh_process()
+    load.load_program("tic_tac_toe")
+    assert list(cache_dir.glob("program-*"))
