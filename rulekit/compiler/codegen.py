@@ -662,14 +662,19 @@ class CodeGen:
             return [f"{pad}{code}"]
         if isinstance(node, ast.If):
             lines = []
+            # coverage: each branch reports itself to R.branch when a tool sets it (else a no-op test)
+            where = self.span_ref(node.span)
+            taken = "    " * (indent + 1) + f"if R.branch is not None: R.branch({where}, {{}})"
             for i, (cond, body) in enumerate(node.branches):
                 code, ctype = self.expr(cond, ctx)
                 self.expect(t.BOOL, ctype, cond, "an if condition")
                 lines.append(f"{pad}{'if' if i == 0 else 'elif'} {code}:")
+                lines.append(taken.format(i))
                 with ctx.nested():
                     lines.extend(self.block(body, ctx, indent + 1))
+            lines.append(f"{pad}else:")
+            lines.append(taken.format(len(node.branches)))
             if node.otherwise:
-                lines.append(f"{pad}else:")
                 with ctx.nested():
                     lines.extend(self.block(node.otherwise, ctx, indent + 1))
             return lines

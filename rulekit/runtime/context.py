@@ -62,6 +62,9 @@ class Runtime:
         self.money_field = money_field
         self.triggers: dict[tuple[str, str], list[Trigger]] = {}
         self.fired: Callable[[str], None] | None = None  # coverage hook
+        #: Coverage hook for ``if`` statements: (the statement's span, the branch taken; the
+        #: branch after the last is "none taken"); None (the default) costs one test per branch.
+        self.branch: Callable[[Any, int], None] | None = None
         #: Results of rules functions while legal actions are listed (None: not listing).
         self.memo: dict[Any, Any] | None = None
         self.keep_order = False  # tools (scenarios): shuffles keep the order given

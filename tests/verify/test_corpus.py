@@ -22,6 +22,7 @@ QUICK = {
     "tic_tac_toe/wrong_player_wins",
     "el_capitan/card_bought_for_free",
     "el_caballero/castillo_stays_in_the_pool",
+    "el_caballero/caballero_card_increased_for_free",
 }
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rulekit.engine.game import State
+from rulekit.engine.game import Game, State
 from rulekit.load import load_program
 from rulekit.tools.log import read_log, replay
 from rulekit.tools.verify import (
@@ -292,6 +292,56 @@ flow:
     never_true = report.split("never true:")[1]
     assert "only after a hundred steps" in never_true and "'when' of trigger 'never'" in never_true
     assert "ruleset.yaml:" in never_true
+
+
+def test_coverage_names_if_branches_of_effects_never_taken(write_ruleset: Callable[..., Path]) -> None:
+    directory = write_ruleset(
+        """
+ruleset: branch_demo
+players: {min: 1, max: 1}
+state:
+  game:
+    n: {type: int}
+actions:
+  step:
+    effect: |
+      if game.n > 100:
+          game.n = 0
+      elif game.n >= 0:
+          game.n += 1
+      else:
+          game.n = 1
+flow:
+  - repeat:
+      times: 4
+      steps:
+        - turn: {player: player_at(1), once: true}
+"""
+    )
+    result = verify(_options(directory, None, coverage=True, examples=5))
+    assert result.ok and result.coverage is not None
+    report = result.coverage.report()
+    assert "1/3 if branches taken" in report
+    never = report.split("if branches never taken:")[1]
+    assert "ruleset.yaml:10:7: 'if' statement: branch 1 (if) was never taken" in never
+    assert "ruleset.yaml:10:7: 'if' statement: its else (without one: no branch) was never taken" in never
+    assert "branch 2 (elif)" not in never
+
+
+def test_if_branch_hook_is_off_outside_verify() -> None:
+    assert Game(load_program("tic_tac_toe"), 2).runtime.branch is None
+
+
+def test_returns_that_break_ties_by_seat_are_an_engine_violation(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a returns() that favours the lower seat whenever the standings tie (a draw)
+    def by_seat(state: State) -> list[float]:
+        return [1.0] + [-1.0] * (state.game.num_players - 1)
+
+    monkeypatch.setattr(State, "returns", by_seat)
+    result = verify(_options("tic_tac_toe", None, examples=30))
+    example = result.counterexample
+    assert example is not None and example.key == "engine:seat-blind-returns"
+    assert "gets 1.0 but P2" in example.message or "gets -1.0 but P1" in example.message
 
 
 def test_coverage_of_tic_tac_toe_reaches_everything() -> None:

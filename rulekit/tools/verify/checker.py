@@ -52,6 +52,7 @@ class Checker:
         self.games: dict[int, Game] = {}
         self.hidden_cache: dict[tuple[int, int | None], list[tuple[Any, str]]] = {}
         self.fired: Callable[[str], None] | None = None
+        self.branch: Callable[[Any, int], None] | None = None
         self._visibility: dict[tuple[str, str], str] = {
             (scope, name): decl.visibility
             for scope, fields in program.rules.fields.items()
@@ -67,6 +68,7 @@ class Checker:
         if game is None:
             game = Game(self.program, players)
             game.runtime.fired = self.fired
+            game.runtime.branch = self.branch
             self.games[players] = game
         return game
 
@@ -322,12 +324,31 @@ class Checker:
         if state.current_player() != TERMINAL or state.legal_actions():
             raise self._failure("engine:terminal", "the game is over but a decision is pending", state=state)
         try:
-            state.returns()
-            state.standings()
+            returns = state.returns()
+            standings = state.standings()
         except Exception as error:
             raise self._failure(
                 "engine:terminal", f"scoring the finished game failed: {describe_error(error)}", state=state
             ) from None
+        self.check_seat_blind(state, returns, dict(standings))
+
+    def check_seat_blind(self, state: State, returns: Sequence[float], keys: dict[int, Any]) -> None:
+        """Seat symmetry in the form that holds for every ruleset: relabelling the seats of
+        two players whose standing keys (score, tie-breaks) are equal must not change the
+        returns, so theirs are equal; and returns never rank against the keys.  (Per-player
+        fields alone do not decide a game: a board can hold who won, so the keys the rules
+        declare are the outcome compared.)"""
+        for a in range(len(returns)):
+            for b in range(len(returns)):
+                tied_apart = keys[a] == keys[b] and returns[a] != returns[b]
+                inverted = keys[a] > keys[b] and returns[a] < returns[b]
+                if tied_apart or inverted:
+                    raise self._failure(
+                        "engine:seat-blind-returns",
+                        f"P{a + 1} (standing {keys[a]}) gets {returns[a]} but P{b + 1} "
+                        f"(standing {keys[b]}) gets {returns[b]}",
+                        state=state,
+                    )
 
     def check_properties(
         self, before: dict[Any, Any] | None, state: State, action: Action, player: int

@@ -66,6 +66,7 @@ def verify(options: VerifyOptions, say: Callable[[str], None] = lambda text: Non
     checker = Checker(checked_program, stats)
     if coverage is not None:
         checker.fired = coverage.fire
+        checker.branch = coverage.branch
     progress = Progress(options, stats) if options.progress else None
     stats.started = time.perf_counter()
     explorer = Explorer(options, checker, counts, coverage, progress or no_progress)

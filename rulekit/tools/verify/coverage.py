@@ -10,8 +10,14 @@ or changed:
   ``scoring.end_when``: each is wrapped so that its outcomes are counted, and
   the report lists those that were never evaluated, never true or never false.
 
-Conditions inside effect blocks (``if`` statements) are compiled inline and
-are not covered.
+* ``if`` statements in effects (actions, triggers, the set-up and the flow's
+  ``do`` steps): the generated code reports each branch taken to the runtime's
+  ``branch`` hook, which only verify sets (None otherwise: one test per branch);
+  the report lists the branches never taken (the implicit "none taken" of an
+  ``if`` without ``else`` included).
+
+Conditional expressions (``a if c else b``, e.g. in function bodies) are not
+covered.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import attrs
 from attrs import define, field
 
 from rulekit.compiler.program import CompiledRequirement, FlowNode, Program
+from rulekit.dsl import ast
 from rulekit.errors import Span
 
 Fn = Callable[..., Any]
@@ -50,6 +57,12 @@ class Coverage:
     #: How many things (an action or trigger firing, a condition being true or false) happened
     #: for the first time; the exploration watches it to keep games that reached something new.
     novel: int = 0
+    #: ``if`` statements of the effects, by span: how often each branch was taken.
+    branches: dict[Span, list[int]] = field(factory=dict)
+
+    def __attrs_post_init__(self) -> None:
+        for node in if_statements(self.program):
+            self.branches.setdefault(node.span, [0] * (len(node.branches) + 1))
 
     # ---------------------------------------------------------- instrument
     def instrument(self) -> Program:
@@ -119,6 +132,30 @@ class Coverage:
             self.novel += 1
         self.fired[what] = count + 1
 
+    def branch(self, span: Span, index: int) -> None:
+        """The runtime's ``branch`` hook: branch ``index`` of the ``if`` at ``span`` was taken."""
+        counts = self.branches.setdefault(span, [])
+        while len(counts) <= index:
+            counts.append(0)
+        if not counts[index]:
+            self.novel += 1
+        counts[index] += 1
+
+    def never_taken(self) -> list[tuple[str, Span | None]]:
+        """``if`` branches never taken (of the statements that were reached or not)."""
+        result: list[tuple[str, Span | None]] = []
+        for span, counts in self.branches.items():
+            last = len(counts) - 1
+            for index, count in enumerate(counts):
+                if not count:
+                    if index == last:
+                        name = "'if' statement: its else (without one: no branch) was never taken"
+                    else:
+                        kind = "if" if index == 0 else "elif"
+                        name = f"'if' statement: branch {index + 1} ({kind}) was never taken"
+                    result.append((name, span))
+        return result
+
     # -------------------------------------------------------------- report
     def never_fired(self) -> list[tuple[str, Span | None]]:
         """Actions and triggers that never fired, with their declarations."""
@@ -141,9 +178,12 @@ class Coverage:
         never_true = [c for c in self.conditions.values() if c.true == 0 and c.false > 0]
         never_false = [c for c in self.conditions.values() if c.false == 0 and c.true > 0]
         both = len(self.conditions) - len(never_evaluated) - len(never_true) - len(never_false)
+        branches = sum(len(c) for c in self.branches.values())
+        taken = sum(1 for c in self.branches.values() for n in c if n)
         lines = [
             f"coverage: {fired_actions}/{actions} actions and {fired_triggers}/{triggers} triggers fired; "
-            f"{both}/{len(self.conditions)} conditions were both true and false"
+            f"{both}/{len(self.conditions)} conditions were both true and false; "
+            f"{taken}/{branches} if branches taken"
         ]
 
         def section(title: str, items: list[tuple[str, Span | None]]) -> None:
@@ -157,9 +197,38 @@ class Coverage:
         section("never evaluated", [(c.what, c.span) for c in never_evaluated])
         section("never true", [(f"{c.what} (false {c.false}x)", c.span) for c in never_true])
         section("never false", [(f"{c.what} (true {c.true}x)", c.span) for c in never_false])
+        section("if branches never taken", self.never_taken())
         if len(lines) == 1:
             lines.append("  every action, trigger and condition was reached both ways")
         return "\n".join(lines)
+
+
+def if_statements(program: Program) -> list[ast.If]:
+    """The ``if`` statements of the code games run: actions, triggers, set-up and flow."""
+    rules = program.rules
+    found: list[ast.If] = []
+    roots: list[Any] = [*rules.actions.values(), *rules.triggers.values(), rules.setup, *rules.flow]
+    seen: set[int] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, (str, int, float, bool)) or value is None or id(value) in seen:
+            return
+        seen.add(id(value))
+        if isinstance(value, ast.If):
+            found.append(value)
+        if isinstance(value, (tuple, list)):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif attrs.has(type(value)):
+            for a in attrs.fields(type(value)):
+                walk(getattr(value, a.name))
+
+    for root in roots:
+        walk(root)
+    return found
 
 
 def _span_key(span: Span | None) -> tuple[str, int, int]:

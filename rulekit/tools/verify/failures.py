@@ -75,6 +75,10 @@ ENGINE_PROPERTIES = {
     "replay": "replaying the log gives the same state hash",
     "view-hidden": "a player's view does not change when only what the player cannot see changes",
     "terminal": "a finished game has no decision and can be scored",
+    "seat-blind-returns": (
+        "a finished game's returns depend on the standings, not on the seats: players tied on "
+        "score and tie-breaks get equal returns, and a better standing never a lower return"
+    ),
     "state-values": "state values are immutable JSON-able values (int, bool, str, none, tuple, map)",
     "ends": "every game ends within the action limit (--max-actions)",
 }

@@ -37,6 +37,7 @@ def _share(options: VerifyOptions, index: int, workers: int) -> dict[str, Any]:
     checker = Checker(coverage.instrument() if coverage else program, stats)
     if coverage is not None:
         checker.fired = coverage.fire
+        checker.branch = coverage.branch
     explorer = Explorer(options, checker, counts, coverage)
     failure = explorer.run(
         range(index, options.examples, workers), stop=lambda: _STOP is not None and _STOP.is_set()
@@ -50,6 +51,7 @@ def _share(options: VerifyOptions, index: int, workers: int) -> dict[str, Any]:
         "stats": (stats.games, stats.actions, stats.invariant_checks, stats.property_checks),
         "fired": dict(coverage.fired) if coverage else {},
         "conditions": {k: (c.true, c.false) for k, c in coverage.conditions.items()} if coverage else {},
+        "branches": list(coverage.branches.items()) if coverage else [],
         "failure": found,
     }
 
@@ -79,6 +81,11 @@ def explore_in_workers(
                 if condition is not None:
                     condition.true += true
                     condition.false += false
+            for span, counts in result["branches"]:
+                for index, count in enumerate(counts):
+                    if count:
+                        coverage.branch(span, index)
+                        coverage.branches[span][index] += count - 1
         if found is None and result["failure"] is not None:
             found = result["failure"]
     if found is None:
