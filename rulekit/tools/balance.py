@@ -511,7 +511,7 @@ def add_parser(subparsers: Any) -> None:
         ),
         epilog=(
             "example:\n"
-            "  rulekit balance el_capitan --players 4 --variant rich_start --bots heuristic --games 400"
+            "  rulekit balance my_game --players 4 --variant my_house_rule.yaml --bots heuristic --games 400"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
