@@ -50,7 +50,7 @@ from rulekit.tools.bots import describe_bots, make_bots
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names
 from rulekit.tools.progress import Progress
 from rulekit.tools.runner import GameRecord, GameTask, ResultsDB, play_all
-from rulekit.tools.simulate import Config, add_run_options, check_run_options, wilson_interval
+from rulekit.tools.simulate import Config, add_run_options, check_run_options, finite_json, wilson_interval
 
 _NORMAL = NormalDist()
 Z95 = 1.96
@@ -191,7 +191,7 @@ class Balance:
                 se = (test.high - test.low) / (2 * Z95)
                 zi = abs(test.diff) / se if se > 0 else (math.inf if test.diff else 0.0)
                 widths.append((test.diff - z * se, test.diff + z * se))
-                record["seats"].append({"seat": test.name, "difference": test.diff, "z": _finite(zi)})
+                record["seats"].append({"seat": test.name, "difference": test.diff, "z": finite_json(zi)})
                 changed = changed or zi >= z
             unchanged = all(-self.margin < low and high < self.margin for low, high in widths)
         self.looks.append(record)
@@ -248,7 +248,7 @@ class Balance:
                     "margins": [margin(r) for r in finished],
                 }
             )
-        return _finite(
+        return finite_json(
             {
                 "players": n,
                 "bots": self.bots,
@@ -484,16 +484,6 @@ def _spread(values: Sequence[float]) -> str:
 
 def _p(p: float) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
 
 
 # ---------------------------------------------------------------- command line

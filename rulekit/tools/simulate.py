@@ -442,16 +442,17 @@ def to_json(sims: Sequence[Simulation]) -> dict[str, Any]:
     if len(sims) == 2:
         data["differences"] = [d.to_json() for d in differences(sims[0], sims[1])]
         data["significance"] = "the two 95% intervals do not overlap (a conservative test)"
-    return _finite(data)
+    return finite_json(data)
 
 
-def _finite(value: Any) -> Any:
+def finite_json(value: Any) -> Any:
+    """``value`` with every non-finite float (an undefined statistic) as None, for JSON output."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: finite_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
+        return [finite_json(v) for v in value]
     return value
 
 
