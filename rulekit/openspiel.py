@@ -59,9 +59,9 @@ import pyspiel
 from rulekit.compiler.program import Program
 from rulekit.engine.game import Game, State
 from rulekit.engine.spaces import (
-    DEFAULT_BOUND,
     ActionSpace,
     ObservationEncoder,
+    default_bound,
     observation_text,
     uses_randomness,
 )
@@ -88,7 +88,7 @@ def register(
     variants: Sequence[str] = (),
     *,
     seeds: int = DEFAULT_SEEDS,
-    bound: int = DEFAULT_BOUND,
+    bound: int | None = None,
     max_moves: int = 0,
 ) -> Any:
     """Register ``ruleset`` (a bundled name or a directory) with pyspiel; return the loaded game.
@@ -102,6 +102,8 @@ def register(
     name = PREFIX + program.name
     if players is None:
         players = rules.min_players
+    if bound is None:
+        bound = default_bound(program)
     directory = find_ruleset(ruleset).resolve()
     known = _RULESETS.get(name)
     if known is not None and find_ruleset(known).resolve() != directory:
@@ -183,7 +185,7 @@ class RulekitGame(pyspiel.Game):
         self.engine = _engine(self.spec)
         self.random = uses_randomness(self.engine.program)
         self.seeds = max(1, int(params.get("seeds", DEFAULT_SEEDS))) if self.random else 1
-        bound = int(params.get("bound", DEFAULT_BOUND))
+        bound = int(params.get("bound", default_bound(self.engine.program)))
         space = _SPACES.get((self.spec, bound))
         if space is None:
             space = _SPACES[(self.spec, bound)] = ActionSpace(self.engine, bound)

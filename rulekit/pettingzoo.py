@@ -33,7 +33,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from rulekit.engine.game import Action, Game, State
-from rulekit.engine.spaces import DEFAULT_BOUND, ActionSpace, ObservationEncoder
+from rulekit.engine.spaces import ActionSpace, ObservationEncoder
 from rulekit.errors import Diagnostic, IllegalActionError
 from rulekit.load import load_game, load_program
 from rulekit.tools.render import render_state
@@ -83,7 +83,7 @@ class RulekitEnv(AECEnv):
         *,
         render_mode: str | None = None,
         max_cycles: int | None = None,
-        bound: int = DEFAULT_BOUND,
+        bound: int | None = None,
     ) -> None:
         super().__init__()
         if render_mode not in (None, *RENDER_MODES):

@@ -13,7 +13,8 @@ preference:
    players) or ``bool``;
 2. its domain expression, when that reads no state (literals, constants,
    collections, ``range`` and other pure built-ins over those): the evaluated list;
-3. otherwise the parameter is *open* and its values are numbers in a box:
+3. otherwise the parameter is *open* and its values are numbers in a box (half-width
+   ``bound``: the ruleset's ``spaces: {bound: N}``, else 12):
    ``int`` -> the integers ``-bound..bound``; ``tuple`` -> pairs of those;
    ``any`` -> those integers, then those pairs.
 
@@ -54,6 +55,12 @@ from rulekit.runtime.errors import RuleFailure
 DEFAULT_BOUND = 12
 
 
+def default_bound(program: Program) -> int:
+    """The box of open parameters: the ruleset's ``spaces.bound``, else :data:`DEFAULT_BOUND`."""
+    declared = program.rules.space_bound
+    return DEFAULT_BOUND if declared is None else declared
+
+
 def uses_randomness(program: Program) -> bool:
     """Whether the rules ever draw from the game's seeded RNG (a built-in whose
     implementation calls the runtime's ``random_below`` or ``shuffled``)."""
@@ -91,7 +98,9 @@ def _key(value: Any) -> Any:
 class ActionSpace:
     """Every move of a game as a stable integer ``0 <= id < size``."""
 
-    def __init__(self, game: Game, bound: int = DEFAULT_BOUND) -> None:
+    def __init__(self, game: Game, bound: int | None = None) -> None:
+        if bound is None:
+            bound = default_bound(game.program)
         if bound < 0:
             raise ValueError(f"bound must be 0 or more, not {bound}")
         self.game = game
@@ -128,7 +137,7 @@ class ActionSpace:
                         f"{self.game.action_to_string(action)} is outside the integer action space: "
                         f"{format_value(value)} is not among the {len(universe)} values of '{universe.name}'",
                         hint=f"open parameters take integers within +-{self.bound}; "
-                        "load the game with a larger bound",
+                        "load the game with a larger bound (or declare spaces.bound in the ruleset)",
                     )
                 )
             number = number * len(universe) + digit

@@ -32,7 +32,7 @@ NAMED_SECTIONS = (
     "properties",
 )
 #: Sections holding one value; a module may only override them.
-SINGLE_SECTIONS = ("setup", "flow", "scoring", "players", "money", "display", "bots", "view")
+SINGLE_SECTIONS = ("setup", "flow", "scoring", "players", "money", "display", "bots", "view", "spaces")
 RULESET_KEYS = (
     "ruleset",
     "title",

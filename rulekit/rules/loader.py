@@ -184,6 +184,7 @@ class _Builder:
             properties=properties,
             view=parse_view(data.get("view"), self.bag, data.span),
             bot_evaluate=self.bot_evaluate(),
+            space_bound=self.space_bound(),
             modules=modules,
             fingerprint=fingerprint,
         )
@@ -220,6 +221,22 @@ class _Builder:
         if spec.get("evaluate") is None:
             return None
         return self.expr(spec["evaluate"], "bots.evaluate", spec, "evaluate")
+
+    def space_bound(self) -> int | None:
+        """``spaces: {bound: INT}``: open action parameters (ints, pairs of ints) lie within
+        ``-bound..bound`` when moves are numbered for OpenSpiel and PettingZoo."""
+        spec = self.mapping(self.data.get("spaces"), "spaces", self.data, "spaces")
+        self.keys(spec, ("bound", "doc"), "spaces")
+        bound = spec.get("bound")
+        if bound is None:
+            return None
+        if isinstance(bound, bool) or not isinstance(bound, int) or not 0 <= bound <= 1000:
+            self.bag.error(
+                f"spaces.bound must be a whole number from 0 to 1000 (got {bound!r})",
+                self.where(bound, spec, "bound"),
+            )
+            return None
+        return bound
 
     def constants(self) -> dict[str, m.Constant]:
         section = self.mapping(self.data.get("constants"), "constants", self.data, "constants")

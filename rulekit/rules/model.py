@@ -255,6 +255,8 @@ class RulesModel:
     properties: dict[str, PropertyDecl] = field(factory=dict)
     #: ``bots.evaluate``: how good a state is for ``me`` (heuristic and MCTS bots).
     bot_evaluate: ast.Expr | None = None
+    #: ``spaces.bound``: the box open action parameters lie in for integer action spaces.
+    space_bound: int | None = None
     modules: tuple[str, ...] = ()
     fingerprint: str = ""
     variants: tuple[tuple[str, str], ...] = field(default=())

@@ -306,6 +306,21 @@ def definitions() -> dict[str, Any]:
             },
             "Hints for bots and for `rulekit verify`'s exploration.",
         ),
+        "spaces": _obj(
+            {
+                "bound": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 1000,
+                    "description": (
+                        "Open action parameters (ints, pairs of ints) lie within -bound..bound "
+                        "in the integer action space of OpenSpiel and PettingZoo (default 12)."
+                    ),
+                },
+                "doc": _text("Why this bound."),
+            },
+            "How moves are numbered for OpenSpiel and PettingZoo.",
+        ),
     }
 
 
@@ -329,6 +344,7 @@ def section_properties() -> dict[str, Any]:
         "display": {"$ref": "#/$defs/display"},
         "bots": {"$ref": "#/$defs/bots"},
         "view": {"$ref": "#/$defs/view"},
+        "spaces": {"$ref": "#/$defs/spaces"},
     }
 
 

@@ -66,6 +66,12 @@ def test_minimal_ruleset_loads(write_ruleset: Callable[..., Path]) -> None:
             "for_each needs 'as: FIELD' (a game field that holds the element)",
         ),
         (
+            ("flow:", "spaces: {bound: -1}\nflow:"),
+            8,
+            "spaces.bound must be a whole number from 0 to 1000 (got -1)",
+        ),
+        (("flow:", "spaces: {bonud: 3}\nflow:"), 8, "unknown spaces key 'bonud'"),
+        (
             ("go: {ends_turn: true}", "go: {require: [{else: never}]}"),
             7,
             "a requirement needs 'if: CONDITION' and 'else: MESSAGE'",
