@@ -17,46 +17,16 @@ from typing import Any
 from attrs import field, frozen
 
 from rulekit.errors import Diagnostic, DiagnosticBag, RulesetError, Span, did_you_mean
+from rulekit.rules import schema
 from rulekit.rules.yaml_source import LocDict, LocList, LocStr, load_file, span_of
 
-#: Sections that map names to definitions; modules add, override or remove entries.
-NAMED_SECTIONS = (
-    "constants",
-    "components",
-    "state",
-    "functions",
-    "events",
-    "actions",
-    "triggers",
-    "invariants",
-    "properties",
-)
-#: Sections holding one value; a module may only override them.
-SINGLE_SECTIONS = ("setup", "flow", "scoring", "players", "money", "display", "bots", "view", "spaces")
-RULESET_KEYS = (
-    "ruleset",
-    "title",
-    "description",
-    "version",
-    "include",
-    *NAMED_SECTIONS,
-    *SINGLE_SECTIONS,
-)
-MODULE_KEYS = (
-    "module",
-    "title",
-    "description",
-    "requires",
-    "conflicts",
-    "players",
-    "include",
-    "override",
-    "extend",
-    "remove",
-    *NAMED_SECTIONS,
-)
-#: What a module's ``extend:`` may append to: section -> list-valued keys of its entries.
-EXTENDABLE = {"actions": ("require",)}
+#: The section lists, the keys of each kind of file and what ``extend:`` may append to
+#: come from the one declaration of the format (rules/schema.py).
+NAMED_SECTIONS = schema.NAMED_SECTIONS
+SINGLE_SECTIONS = schema.SINGLE_SECTIONS
+RULESET_KEYS = schema.RULESET.names
+MODULE_KEYS = schema.MODULE.names
+EXTENDABLE = schema.EXTENDABLE
 
 
 @frozen
