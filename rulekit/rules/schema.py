@@ -106,6 +106,8 @@ class MapOf:
     what: str
     #: Keys are not checked as identifiers (state scopes, action names of bots.weights).
     free: bool = False
+    #: Keys may be reserved words (attributes are read as ``x.turn``, never alone).
+    reserved_ok: bool = False
 
 
 @frozen
@@ -233,7 +235,7 @@ COMPONENT_KIND = Table(
         Key("collection", Name(), "Name of the list of all items (default: the kind name + 's')."),
         Key(
             "attributes",
-            MapOf(TypeText(), "attribute"),
+            MapOf(TypeText(), "attribute", reserved_ok=True),
             "Static attributes and their types (int, str, bool, list[int], a kind).",
         ),
         Key("items", ListOf(Data()), "The components: {id: ..., attribute: value, ...}."),

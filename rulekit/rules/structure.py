@@ -224,7 +224,7 @@ class Structurer:
             return FAILED
         for name, item in raw.items():
             key_span = raw.key_spans.get(name)
-            if not shape.free and not self.ident(name, shape.what, key_span):
+            if not shape.free and not self.ident(name, shape.what, key_span, reserved_ok=shape.reserved_ok):
                 continue
             value = self.value(shape.value, item, key_span, f"{path}.{name}")
             if value is not FAILED:
@@ -232,12 +232,12 @@ class Structurer:
                 entries.spans[str(name)] = key_span
         return entries
 
-    def ident(self, name: Any, what: str, span: Span | None) -> bool:
+    def ident(self, name: Any, what: str, span: Span | None, *, reserved_ok: bool = False) -> bool:
         """Whether ``name`` may name a ``what``; if not, say so at ``span``."""
         if not is_name(name):
             self.error(f"{what} '{name}' is not a valid name (letters, digits, _)", span)
             return False
-        if name in RESERVED_NAMES:
+        if name in RESERVED_NAMES and not reserved_ok:
             self.error(
                 f"'{name}' is reserved and cannot name {'an' if what[:1] in 'aeiou' else 'a'} {what}", span
             )
