@@ -43,17 +43,13 @@ from rulekit.rules.compose import (
     ModuleSource,
     RulesetSource,
     _display,
-    add_entries,
     check_player_count,
     compose,
-    extend_entries,
-    known_section,
     load_source,
     module_order,
-    override_entries,
     plain_data,
-    remove_entry,
 )
+from rulekit.rules.patch import add_entries, extend_entries, known_section, override_entries, remove_entry
 from rulekit.rules.paths import apply_set, resolve
 from rulekit.rules.yaml_source import LocDict, load_file, span_of
 
