@@ -137,3 +137,16 @@ def test_sections_and_extendable_keys_come_from_the_schema() -> None:
     assert compose.EXTENDABLE == {"actions": ("require",)}
     assert isinstance(schema.shape_at(["actions", "buy", "offered_with"]), schema.Names)
     assert isinstance(schema.shape_at(["flow", "0", "repeat", "until"]), schema.Expr)
+
+
+def test_a_variants_dsl_errors_come_with_its_composition_errors(write_ruleset: Callable[..., Path]) -> None:
+    """One report: the path that does not exist and the effect that does not parse, both in the variant."""
+    directory = write_ruleset(BASE)
+    variant = _variant(
+        directory,
+        "set:\n  actions.stop.doc: x\nadd:\n  actions:\n    stop: {effect: 'game.n =', ends_turn: true}\n",
+    )
+    with pytest.raises(RulesetError) as caught:
+        load_program(str(directory), (), [variant])
+    found = [(Path(d.span.file).name, d.span.line) for d in caught.value.diagnostics if d.span]
+    assert found == [("house.yaml", 4), ("house.yaml", 7)]
