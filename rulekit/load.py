@@ -10,7 +10,16 @@ import attrs
 from rulekit.compiler.program import Program, compile_rules
 from rulekit.engine.game import Game
 from rulekit.errors import DiagnosticBag, RulesetError
-from rulekit.rules.compose import ModuleSource, compose, find_ruleset, fingerprint, load_source, module_order
+from rulekit.rules.compose import (
+    ModuleSource,
+    _display,
+    compose,
+    entry_origins,
+    find_ruleset,
+    fingerprint,
+    load_source,
+    module_order,
+)
 from rulekit.rules.fingerprint import semantic_fingerprint
 from rulekit.rules.loader import build_model
 from rulekit.rules.yaml_source import LocDict
@@ -103,7 +112,14 @@ def _load_program(
     if before_compile is not None:
         before_compile(fingerprint(data), tuple(variant_names), semantics)
     model = build_model(data, fingerprint(data), tuple(m.name for m in chosen))
-    model = attrs.evolve(model, variants=tuple(variant_names), semantic_fingerprint=semantics)
+    sources = {_display(m.path): f"module {m.name}" for m in chosen}
+    sources.update({path: f"variant {path}" for path, _ in variant_names})
+    model = attrs.evolve(
+        model,
+        variants=tuple(variant_names),
+        semantic_fingerprint=semantics,
+        origins=entry_origins(data, sources),
+    )
     program = compile_rules(model)
     _CACHE[key] = program
     return program

@@ -335,6 +335,25 @@ def compose(source: RulesetSource, modules: list[ModuleSource]) -> LocDict:
     return data
 
 
+def entry_origins(data: LocDict, sources: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Who wrote each named entry of composed data, by section and name.
+
+    ``sources`` maps a file (as spans name it) to what it is, e.g. ``"module harbor"``;
+    entries written (or last overridden) in any other file are ``"ruleset"``.
+    """
+    origins: dict[str, dict[str, str]] = {}
+    for section in NAMED_SECTIONS:
+        part = data.get(section)
+        if not isinstance(part, LocDict):
+            continue
+        for name, entry in part.items():
+            span = part.key_spans.get(name) or span_of(entry)
+            origins.setdefault(section, {})[str(name)] = (
+                sources.get(span.file, "ruleset") if span else "ruleset"
+            )
+    return origins
+
+
 def _copy(value: Any) -> Any:
     if isinstance(value, LocDict):
         result = LocDict((k, _copy(v)) for k, v in value.items())

@@ -150,3 +150,19 @@ def test_a_variants_dsl_errors_come_with_its_composition_errors(write_ruleset: C
         load_program(str(directory), (), [variant])
     found = [(Path(d.span.file).name, d.span.line) for d in caught.value.diagnostics if d.span]
     assert found == [("house.yaml", 4), ("house.yaml", 7)]
+
+
+def test_the_model_remembers_which_module_or_variant_wrote_each_entry(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    """origins name the module that added or overrode an entry and the variant that added one."""
+    module = (
+        "module: extra\nactions:\n  jump: {ends_turn: true}\n"
+        "override:\n  actions:\n    wait: {ends_turn: true}\n"
+    )
+    directory = write_ruleset(BASE, modules={"extra": module})
+    variant = _variant(directory, "add:\n  actions:\n    rest: {ends_turn: true}\n")
+    origins = load_program(str(directory), ("extra",), [variant]).rules.origins["actions"]
+    assert origins["go"] == "ruleset"
+    assert origins["jump"] == origins["wait"] == "module extra"
+    assert origins["rest"].startswith("variant ") and origins["rest"].endswith("house.yaml")
