@@ -1,12 +1,15 @@
 """JSON Schemas (draft 2020-12) for rulekit's YAML files, for editors and tests.
 
-The shipped files in ``rulekit/schema/`` are generated from this module so that
-they follow the loader's key lists::
+The shipped files in ``rulekit/schema/`` are generated from the one declaration of
+the rules format, :mod:`rulekit.rules.schema` (each shape becomes its JSON Schema),
+so editors and ``rulekit check`` agree about keys and values::
 
     python -m rulekit.tools.schema          # rewrite rulekit/schema/*.schema.json
 
-The schemas are strict about keys (an unknown key is a typo the loader would
-reject too) and permissive about values that are DSL text or game data.
+A test asserts the shipped files are current.  The schemas are strict about keys
+(an unknown key is a typo the loader rejects too) and about flags, numbers and
+words; DSL text and game data are checked by the loader.  Scenario files are
+described here (their loader is tools/scenario.py).
 """
 
 from __future__ import annotations
@@ -32,7 +35,6 @@ _EXPR = {
     "type": ["string", "integer", "boolean", "null"],
 }
 _BLOCK = {"description": "DSL statements, one per line (use a | block for several lines).", "type": "string"}
-_TEXT = {"type": "string"}
 
 
 def _text(description: str) -> dict[str, Any]:
@@ -55,15 +57,6 @@ def _obj(properties: dict[str, Any], description: str = "", **extra: Any) -> dic
     result["additionalProperties"] = False
     result.update(extra)
     return result
-
-
-def _names_of(ref: str, description: str) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "description": description,
-        "propertyNames": {"$ref": "#/$defs/name"},
-        "additionalProperties": {"$ref": ref},
-    }
 
 
 def _list_or_one(item: dict[str, Any], description: str) -> dict[str, Any]:
