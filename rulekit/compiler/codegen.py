@@ -413,6 +413,8 @@ class CodeGen:
                 self.expect(expected, ftype, arg, f"argument '{builtin.params[i][0]}' of {builtin.name}")
                 continue
             code, type_ = self.expr(arg, ctx)
+            if i in builtin.choices:
+                self.check_choice(builtin, i, arg)
             index = min(i, len(builtin.params) - 1)
             if builtin.params:
                 pname, expected = builtin.params[index]
@@ -427,6 +429,16 @@ class CodeGen:
         if builtin.name in PLAYER_BUILTINS:
             return f"{emit.name('B_', builtin.name)}(R.num_players{''.join(', ' + c for c in codes)})", result
         return f"{emit.name('B_', builtin.name)}({', '.join(codes)})", result
+
+    def check_choice(self, builtin: Any, index: int, arg: ast.Expr) -> None:
+        """A literal text argument that must name one of a built-in's fixed set."""
+        choices = builtin.choices[index]
+        if isinstance(arg, ast.Literal) and isinstance(arg.value, str) and arg.value not in choices:
+            self.error(
+                f"'{builtin.name}' knows no {builtin.params[index][0]} {arg.value!r}",
+                arg,
+                hint=did_you_mean(arg.value, choices) or "one of " + ", ".join(map(repr, choices)),
+            )
 
     def generator(
         self, comp: ast.Comprehension, ctx: Context, with_key: bool = False

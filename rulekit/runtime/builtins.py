@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 
 from rulekit.dsl.types import (
     ANY,
@@ -48,6 +48,9 @@ class Builtin:
     variadic: bool = False
     fields: tuple[int, ...] = ()  # indexes of params passed as field keys
     example: str = ""
+    #: For text parameters that name one of a fixed set: parameter index -> the names (checked
+    #: at load time when the argument is a literal).
+    choices: dict[int, tuple[str, ...]] = field(factory=dict)
 
     def result_type(self, args: Sequence[Type]) -> Type:
         if isinstance(self.returns, Type):
@@ -69,10 +72,11 @@ def _register(
     variadic: bool = False,
     fields: tuple[int, ...] = (),
     example: str = "",
+    choices: dict[int, tuple[str, ...]] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         BUILTINS[name] = Builtin(
-            name, tuple(params), returns, doc, fn, effect, optional, variadic, fields, example
+            name, tuple(params), returns, doc, fn, effect, optional, variadic, fields, example, choices or {}
         )
         return fn
 
@@ -491,7 +495,7 @@ def _text(value: Any) -> str:
     STR,
     "The values written as text, one after the other (any number of them); players as P1, P2.",
     variadic=True,
-    example='concat("round ", game.round) == "round 3"',
+    example='concat("round ", 3) == "round 3"',
 )
 def _concat(*values: Any) -> str:
     return _bounded("".join(_text(v) for v in values))
@@ -764,4 +768,5 @@ VALUE_EFFECTS = frozenset({"roll"})
 
 _ = (MAP, OWNER)  # re-exported types used in signatures above
 
+from rulekit.runtime import geometry as _geometry  # noqa: E402, F401 - registers the square-grid built-ins
 from rulekit.runtime import tiles as _tiles  # noqa: E402, F401 - registers the tile-grid built-ins

@@ -59,3 +59,26 @@ def test_every_builtin_example_is_valid_dsl(name: str) -> None:
         parse_block(builtin.example)
     else:
         parse_expression(builtin.example)
+
+
+def _claims() -> list[str]:
+    """Pure built-ins whose example is a claim: a top-level ``==`` comparison."""
+    from rulekit.dsl import ast
+
+    return sorted(
+        name
+        for name, builtin in BUILTINS.items()
+        if not builtin.effect
+        and isinstance(node := parse_expression(builtin.example), ast.Binary)
+        and node.op == "=="
+    )
+
+
+@pytest.mark.parametrize("name", _claims())
+def test_every_builtin_example_written_as_a_claim_holds(name: str) -> None:
+    """An example such as ``half(15) == 7`` is evaluated (in a 2-player game) and is true."""
+    from rulekit.load import load_game
+
+    game = load_game("tic_tac_toe", 2)
+    fn, _ = game.program.compile_expression(BUILTINS[name].example)
+    assert fn(game.new_initial_state(0).fields, game.runtime, 0) is True
