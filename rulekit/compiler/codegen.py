@@ -20,6 +20,7 @@ from attrs import frozen
 from rulekit.compiler import emit
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
+from rulekit.dsl.printer import print_expr
 from rulekit.dsl.types import Type
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
 from rulekit.rules.model import RulesModel
@@ -91,6 +92,7 @@ class CodeGen:
         self.spans: list[Span | None] = []
         self.depth = 0
         self.too_deep = False
+        self.text_plus: set[int] = set()  # '+' nodes inside another '+' (text errors: once per chain)
         self.constants: dict[str, Any] = {}
         self.kinds = set(rules.kinds)
         self.collections = {k.collection: k for k in rules.kinds.values()}
@@ -527,6 +529,8 @@ class CodeGen:
         return f"(-{code})", t.INT
 
     def _expr_Binary(self, node: ast.Binary, ctx: Context) -> tuple[str, Type]:
+        if node.op == "+":
+            self.text_plus.update(id(side) for side in (node.left, node.right) if _is_plus(side))
         left, ltype = self.expr(node.left, ctx)
         right, rtype = self.expr(node.right, ctx)
         op = node.op
@@ -537,6 +541,15 @@ class CodeGen:
         if op in _ARITH:
             if op == "+" and (ltype.is_list or rtype.is_list) and ltype != t.INT and rtype != t.INT:
                 return emit.step_iter(f"tuple({left}) + tuple({right})"), ltype if ltype.is_list else rtype
+            if op == "+" and t.STR in (ltype, rtype):
+                if id(node) in self.text_plus:  # part of a chain a + b + c: reported on the whole
+                    return "None", t.STR
+                self.error(
+                    "'+' adds numbers and joins lists, not text",
+                    node,
+                    hint=f"to join text, write {_concat_hint(node)}",
+                )
+                return "None", t.STR
             self.expect(t.INT, ltype, node.left, f"the left side of '{op}'")
             self.expect(t.INT, rtype, node.right, f"the right side of '{op}'")
             if op == "*":  # the one operator that can grow a number exponentially in a loop
@@ -724,6 +737,26 @@ def _as_text(code: str, type_: Type) -> str:
     if type_.is_list and t.element_type(type_) in (t.PLAYER, t.OWNER):
         return f"tuple(B_player_name(_p) for _p in {code})"
     return code
+
+
+def _is_plus(node: ast.Expr) -> bool:
+    return isinstance(node, ast.Binary) and node.op == "+"
+
+
+def _concat_hint(node: ast.Binary) -> str:
+    """``concat(a, b)`` for ``a + b`` (a chain ``a + b + c`` becomes one concat)."""
+    parts: list[ast.Expr] = []
+
+    def flatten(e: ast.Expr) -> None:
+        if isinstance(e, ast.Binary) and e.op == "+":
+            flatten(e.left)
+            flatten(e.right)
+        else:
+            parts.append(e)
+
+    flatten(node)
+    text = f"concat({', '.join(print_expr(p) for p in parts)})"
+    return text if len(text) <= 80 else "concat(a, b, ...)"
 
 
 def _describe(node: ast.Expr) -> str:

@@ -160,14 +160,27 @@ def _len(items: Sequence[Any]) -> int:
 
 @_register(
     "range",
+    [("start", INT), ("stop", INT)],
+    list_of(INT),
+    "The integers start, start+1, ..., stop-1: stop is left out, as in Python (at most 100000).",
+    example="range(0, 3) == [0, 1, 2]",
+)
+def _range(start: int, stop: int) -> tuple[int, ...]:
+    if stop - start > 100_000:
+        raise RuleFailure("range() is limited to 100000 elements")
+    return tuple(range(start, stop))
+
+
+@_register(
+    "between",
     [("low", INT), ("high", INT)],
     list_of(INT),
-    "The integers low, low+1, ..., high (both included).",
-    example="range(1, 3) == [1, 2, 3]",
+    "The integers low, low+1, ..., high: both ends included, as in \"spaces 1 to 12\" (at most 100000).",
+    example="between(1, 3) == [1, 2, 3]",
 )
-def _range(low: int, high: int) -> tuple[int, ...]:
+def _between(low: int, high: int) -> tuple[int, ...]:
     if high - low > 100_000:
-        raise RuleFailure("range() is limited to 100000 elements")
+        raise RuleFailure("between() is limited to 100000 elements")
     return tuple(range(low, high + 1))
 
 
@@ -305,7 +318,7 @@ def _unique(items: Sequence[Any]) -> tuple[Any, ...]:
     [("items", ANY_LIST)],
     _same_as_first,
     "The list in reverse order.",
-    example="reversed(range(1, 12))",
+    example="reversed(range(0, 3)) == [2, 1, 0]",
 )
 def _reversed(items: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(reversed(tuple(items)))
