@@ -162,6 +162,23 @@ class CodeGen:
         elif type_.is_list:
             for element in value:
                 self.check_ids(element, t.element_type(type_), span, what)
+        elif (type_.is_map or type_.is_record) and not isinstance(value, dict):
+            self.bag.error(f"{what}: must be a map ({type_}), not {value!r}", span)
+        elif type_.is_record:
+            fields = dict(type_.fields or ())
+            if set(value) != set(fields):
+                self.bag.error(
+                    f"{what}: a {type_} needs the fields {', '.join(fields)}, "
+                    f"not {', '.join(map(str, value))}",
+                    span,
+                )
+            for name, element in value.items():
+                if name in fields:
+                    self.check_ids(element, fields[name], span, what)
+        elif type_.is_map:
+            for key, element in value.items():
+                self.check_ids(key, t.map_key(type_), span, what)
+                self.check_ids(element, t.map_value(type_), span, what)
 
     def span_ref(self, span: Span | None) -> str:
         self.spans.append(span)
@@ -328,7 +345,18 @@ class CodeGen:
             known = [*self.attr_types.get(kind, {}), *self.field_types.get(kind, {}), "id"]
             self.error(f"{kind} has no attribute or field '{name}'", node, hint=did_you_mean(name, known))
             return "None", t.ANY, None
-        if subject_type in (t.MAP, t.ANY):
+        if subject_type.is_record:
+            field_type = subject_type.field(name)
+            if field_type is None:
+                known = [n for n, _ in subject_type.fields or ()]
+                self.error(
+                    f"the record has no field '{name}'",
+                    node,
+                    hint=did_you_mean(name, known) or f"its fields: {', '.join(known)}",
+                )
+                return "None", t.ANY, None
+            return f"B_get({subject_code}, {emit.literal(name)})", field_type, None
+        if subject_type.is_map or subject_type == t.ANY:
             return f"B_get({subject_code}, {emit.literal(name)})", t.ANY, None
         self.error(f"{_a(subject_type)} has no attribute '{name}'", node)
         return "None", t.ANY, None
@@ -339,7 +367,11 @@ class CodeGen:
         if subject_type.is_list:
             self.expect(t.INT, key_type, node.key, "a list index")
             return f"{subject}[{key}]", t.element_type(subject_type)
-        if subject_type not in (t.MAP, t.ANY, t.TUPLE):
+        if subject_type.is_map or subject_type.is_record:
+            if not t.comparable(t.map_key(subject_type), key_type):
+                self.error(f"a key of {_a(subject_type)} is never {_a(key_type)}", node.key)
+            return f"{subject}[{key}]", t.map_value(subject_type)
+        if subject_type not in (t.ANY, t.TUPLE):
             self.error(f"cannot index {_a(subject_type)}", node)
         return f"{subject}[{key}]", t.ANY
 
@@ -425,6 +457,9 @@ class CodeGen:
                 code = _as_text(code, type_)
             codes.append(code)
             types.append(type_)
+        problem = builtin.check(types) if builtin.check is not None else None
+        if problem is not None:
+            self.error(problem[1], node.args[problem[0]])
         result = builtin.result_type(types)
         if builtin.effect:
             return f"{emit.name('E_', builtin.name)}(R, F{''.join(', ' + c for c in codes)})", result
@@ -451,7 +486,7 @@ class CodeGen:
         with ctx.nested():
             for var, iterable in comp.loops:
                 code, type_ = self.expr(iterable, ctx)
-                if not (type_.is_list or type_ in (t.ANY, t.TUPLE, t.MAP)):
+                if not (type_.is_list or type_.is_map or type_ in (t.ANY, t.TUPLE)):
                     self.error(f"cannot loop over {_a(type_)}", iterable)
                 py = ctx.bind(var, t.element_type(type_))
                 parts.append(f"for {py} in {emit.step_iter(code)}")
@@ -504,8 +539,11 @@ class CodeGen:
 
     def _expr_ListExpr(self, node: ast.ListExpr, ctx: Context) -> tuple[str, Type]:
         items = [self.expr(item, ctx) for item in node.items]
-        types = {ty for _, ty in items if ty != t.NONE}
-        element = types.pop() if len(types) == 1 else t.ANY
+        element = t.NONE
+        for _, type_ in items:
+            element = t.join(element, type_)
+        if element == t.NONE:
+            element = t.ANY
         return "(" + "".join(code + ", " for code, _ in items) + ")", t.list_of(element)
 
     def _expr_TupleExpr(self, node: ast.TupleExpr, ctx: Context) -> tuple[str, Type]:
@@ -567,9 +605,9 @@ class CodeGen:
             self.expect(t.INT, rtype, node.right, f"the right side of '{op}'")
             return f"({left} {op} {right})", t.BOOL
         # in / not in
-        if not (rtype.is_list or rtype in (t.ANY, t.MAP, t.TUPLE, t.STR)):
+        if not (rtype.is_list or rtype.is_map or rtype.is_record or rtype in (t.ANY, t.TUPLE, t.STR)):
             self.error(f"'{op}' needs a list on its right, not {_a(rtype)}", node.right)
-        elif rtype.is_list and not t.comparable(t.element_type(rtype), ltype):
+        elif (rtype.is_list or rtype.is_map) and not t.comparable(t.element_type(rtype), ltype):
             self.error(f"{_a(ltype)} is never in {_a(rtype)}", node)
         return f"({left} {op} {right})", t.BOOL
 
@@ -578,8 +616,7 @@ class CodeGen:
         self.expect(t.BOOL, ctype, node.condition, "a condition")
         then, ttype = self.expr(node.then, ctx)
         other, otype = self.expr(node.otherwise, ctx)
-        result = ttype if ttype == otype or otype == t.NONE else otype if ttype == t.NONE else t.ANY
-        return f"({then} if {cond} else {other})", result
+        return f"({then} if {cond} else {other})", t.join(ttype, otype)
 
     def _expr_Where(self, node: ast.Where, ctx: Context) -> tuple[str, Type]:
         value, vtype = self.expr(node.value, ctx)
@@ -587,6 +624,46 @@ class CodeGen:
             py = ctx.bind(node.name, vtype)
             body, btype = self.expr(node.body, ctx)
         return f"(lambda {py}: {body})({value})", btype
+
+    def _expr_LetIn(self, node: ast.LetIn, ctx: Context) -> tuple[str, Type]:
+        value, vtype = self.expr(node.value, ctx)
+        with ctx.nested():
+            py = ctx.bind(node.name, vtype)
+            body, btype = self.expr(node.body, ctx)
+        return f"(lambda {py}: {body})({value})", btype
+
+    def _expr_Record(self, node: ast.Record, ctx: Context) -> tuple[str, Type]:
+        parts, types = [], {}
+        for field in node.fields:
+            code, type_ = self.expr(field.value, ctx)
+            parts.append(f"{emit.literal(field.name)}: {code}")
+            types[field.name] = type_
+        # {} is the empty map as well as the empty record
+        return "{" + ", ".join(parts) + "}", t.record_of(types) if types else t.MAP
+
+    def _expr_With(self, node: ast.With, ctx: Context) -> tuple[str, Type]:
+        subject, stype = self.expr(node.subject, ctx)
+        changes, ctype = self._expr_Record(node.changes, ctx)
+        if stype.is_record:
+            for change in node.changes.fields:
+                name, value = change.name, change.value
+                declared = stype.field(name)
+                if declared is None:
+                    self.error(
+                        f"the record has no field '{name}' to replace",
+                        change,
+                        hint=did_you_mean(name, [n for n, _ in stype.fields or ()])
+                        or f"its fields: {', '.join(n for n, _ in stype.fields or ())}",
+                    )
+                else:
+                    self.expect(declared, ctype.field(name) or t.ANY, value, f"field '{name}'")
+            result = stype
+        elif stype.is_map or stype == t.ANY:
+            result = stype
+        else:
+            self.error(f"'with' needs a record on its left, not {_a(stype)}", node.subject)
+            result = t.ANY
+        return f"{{**{subject}, **{changes}}}", result
 
     # ----------------------------------------------------------- statements
     def block(self, block: ast.Block | tuple[ast.Stmt, ...], ctx: Context, indent: int) -> list[str]:
@@ -705,7 +782,7 @@ class CodeGen:
             return lines
         assert isinstance(node, ast.For)
         code, type_ = self.expr(node.iterable, ctx)
-        if not (type_.is_list or type_ in (t.ANY, t.TUPLE, t.MAP)):
+        if not (type_.is_list or type_.is_map or type_ in (t.ANY, t.TUPLE)):
             self.error(f"cannot loop over {_a(type_)}", node.iterable)
         with ctx.nested():
             py = ctx.bind(node.var, t.element_type(type_))
@@ -731,12 +808,40 @@ SPAN_MARK = "#@"
 _TEXT_BUILTINS = frozenset({"str", "concat"})
 
 
-def _as_text(code: str, type_: Type) -> str:
+def _as_text(code: str, type_: Type, depth: int = 0) -> str:
+    """Code for the value with its players replaced by their names (P1, P2), also inside lists,
+    maps and records (the checker knows where players are; at run time they are seat numbers)."""
+    if not _holds_players(type_):
+        return code
     if type_ in (t.PLAYER, t.OWNER):
         return f"B_player_name({code})"
-    if type_.is_list and t.element_type(type_) in (t.PLAYER, t.OWNER):
-        return f"tuple(B_player_name(_p) for _p in {code})"
-    return code
+    var = f"_p{depth}"
+    if type_.is_list:
+        return f"tuple({_as_text(var, t.element_type(type_), depth + 1)} for {var} in {code})"
+    if type_.is_map:
+        key, value = f"_k{depth}", f"_v{depth}"
+        key_text = _as_text(key, t.map_key(type_), depth + 1)
+        value_text = _as_text(value, t.map_value(type_), depth + 1)
+        return f"{{{key_text}: {value_text} for {key}, {value} in {code}.items()}}"
+    assert type_.is_record
+    fields = dict(type_.fields or ())
+    converted = ", ".join(
+        f"{emit.literal(name)}: {_as_text(f'B_get({var}, {emit.literal(name)})', ft, depth + 1)}"
+        for name, ft in fields.items()
+    )
+    return f"(lambda {var}: {{**{var}, {converted}}})({code})"
+
+
+def _holds_players(type_: Type) -> bool:
+    if type_ in (t.PLAYER, t.OWNER):
+        return True
+    if type_.is_list:
+        return _holds_players(t.element_type(type_))
+    if type_.is_map:
+        return _holds_players(t.map_key(type_)) or _holds_players(t.map_value(type_))
+    if type_.is_record:
+        return any(_holds_players(ft) for _, ft in type_.fields or ())
+    return False
 
 
 def _is_plus(node: ast.Expr) -> bool:

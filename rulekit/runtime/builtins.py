@@ -25,8 +25,12 @@ from rulekit.dsl.types import (
     STR,
     TUPLE,
     Type,
+    compatible,
     element_type,
+    join,
     list_of,
+    map_key,
+    map_value,
 )
 from rulekit.limits import LIMITS
 from rulekit.runtime.errors import RuleFailure
@@ -51,6 +55,8 @@ class Builtin:
     #: For text parameters that name one of a fixed set: parameter index -> the names (checked
     #: at load time when the argument is a literal).
     choices: dict[int, tuple[str, ...]] = field(factory=dict)
+    #: A check of the argument types beyond each parameter's own: (argument index, problem) or None.
+    check: Callable[[Sequence[Type]], tuple[int, str] | None] | None = None
 
     def result_type(self, args: Sequence[Type]) -> Type:
         if isinstance(self.returns, Type):
@@ -73,10 +79,22 @@ def _register(
     fields: tuple[int, ...] = (),
     example: str = "",
     choices: dict[int, tuple[str, ...]] | None = None,
+    check: Callable[[Sequence[Type]], tuple[int, str] | None] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         BUILTINS[name] = Builtin(
-            name, tuple(params), returns, doc, fn, effect, optional, variadic, fields, example, choices or {}
+            name,
+            tuple(params),
+            returns,
+            doc,
+            fn,
+            effect,
+            optional,
+            variadic,
+            fields,
+            example,
+            choices or {},
+            check,
         )
         return fn
 
@@ -89,6 +107,42 @@ def _first_element(args: Sequence[Type]) -> Type:
 
 def _same_as_first(args: Sequence[Type]) -> Type:
     return args[0] if args else ANY
+
+
+def _map_value(args: Sequence[Type]) -> Type:
+    """get(table, key, default): the table's value type, or what the default adds."""
+    if not args:
+        return ANY
+    table = args[0]
+    found = element_type(table) if table.is_list else map_value(table)
+    return join(found, args[2]) if len(args) > 2 else found
+
+
+def _key_fits(args: Sequence[Type]) -> tuple[int, str] | None:
+    """The key (argument 2) can be a key of the table (argument 1)."""
+    if len(args) > 1 and not compatible(map_key(args[0]), args[1]):
+        return 1, f"a key of {args[0]} must be {map_key(args[0])}, not {args[1]}"
+    return None
+
+
+def _entry_fits(args: Sequence[Type]) -> tuple[int, str] | None:
+    """put(table, key, value): key and value fit a typed map (a record keeps its fields' types)."""
+    found = _key_fits(args)
+    if found is not None or len(args) < 3:
+        return found
+    table, value = args[0], args[2]
+    if table.is_map and not compatible(map_value(table), value):
+        return 2, f"a value of {table} must be {map_value(table)}, not {value}"
+    return None
+
+
+def _keys_of(args: Sequence[Type]) -> Type:
+    return list_of(map_key(args[0])) if args else ANY_LIST
+
+
+def _put_result(args: Sequence[Type]) -> Type:
+    """put(table, key, value): a typed map stays typed; an untyped one stays untyped."""
+    return args[0] if args and args[0].is_map else MAP
 
 
 # --------------------------------------------------------------- arithmetic
@@ -175,7 +229,7 @@ def _range(start: int, stop: int) -> tuple[int, ...]:
     "between",
     [("low", INT), ("high", INT)],
     list_of(INT),
-    "The integers low, low+1, ..., high: both ends included, as in \"spaces 1 to 12\" (at most 100000).",
+    'The integers low, low+1, ..., high: both ends included, as in "spaces 1 to 12" (at most 100000).',
     example="between(1, 3) == [1, 2, 3]",
 )
 def _between(low: int, high: int) -> tuple[int, ...]:
@@ -338,7 +392,7 @@ def _sort(items: Sequence[Any]) -> tuple[Any, ...]:
 @_register(
     "get",
     [("table", ANY), ("key", ANY), ("default", ANY)],
-    ANY,
+    _map_value,
     "table[key] for a map or list, or default when the key is missing.",
     optional=1,
     example="get(PROLIFERATION, n, 0)",
@@ -354,8 +408,9 @@ def _get(table: Any, key: Any, default: Any = None) -> Any:
 @_register(
     "put",
     [("table", MAP), ("key", ANY), ("value", ANY)],
-    MAP,
+    _put_result,
     "A new map with key set to value.",
+    check=_entry_fits,
     example="put(game.map, (0, 1), tile)",
 )
 def _put(table: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
@@ -367,8 +422,9 @@ def _put(table: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
 @_register(
     "remove_key",
     [("table", MAP), ("key", ANY)],
-    MAP,
+    _put_result,
     "A new map without key.",
+    check=_key_fits,
     example="remove_key(game.map, cell)",
 )
 def _remove_key(table: dict[Any, Any], key: Any) -> dict[Any, Any]:
@@ -378,7 +434,7 @@ def _remove_key(table: dict[Any, Any], key: Any) -> dict[Any, Any]:
 
 
 @_register(
-    "keys", [("table", MAP)], ANY_LIST, "The keys of a map, in insertion order.", example="keys(game.map)"
+    "keys", [("table", MAP)], _keys_of, "The keys of a map, in insertion order.", example="keys(game.map)"
 )
 def _keys(table: dict[Any, Any]) -> tuple[Any, ...]:
     return tuple(table)
@@ -389,6 +445,7 @@ def _keys(table: dict[Any, Any]) -> tuple[Any, ...]:
     [("table", MAP), ("key", ANY)],
     BOOL,
     "Whether the map has key.",
+    check=_key_fits,
     example="has_key(game.map, cell)",
 )
 def _has_key(table: dict[Any, Any], key: Any) -> bool:
@@ -499,6 +556,8 @@ def _text(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, tuple | list):
         return "[" + ", ".join(_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_text(k)}: {_text(v)}" for k, v in value.items()) + "}"
     return str(value)
 
 

@@ -160,7 +160,7 @@ def _run(grid: Mapping[Any, Any], cell: Cell, direction: Cell) -> int:
     INT,
     "How many cells in a row, through an (x, y) cell along a (dx, dy) direction and its opposite, "
     "hold the same value as that cell in the grid (a map from cells); 0 if the cell is empty.",
-    example="run_length(put(put(put(record(), (0, 0), 1), (1, 0), 1), (3, 0), 1), (1, 0), (1, 0)) == 2",
+    example="run_length(put(put(put({}, (0, 0), 1), (1, 0), 1), (3, 0), 1), (1, 0), (1, 0)) == 2",
 )
 def _run_length(grid: Mapping[Any, Any], cell: Sequence[int], direction: Sequence[int]) -> int:
     return _run(grid, _cell(cell, "run_length: the cell"), _cell(direction, "run_length: the direction"))
@@ -172,7 +172,7 @@ def _run_length(grid: Mapping[Any, Any], cell: Sequence[int], direction: Sequenc
     BOOL,
     "Whether at least n cells in a row through an (x, y) cell, along one of the (dx, dy) directions "
     '(each read both ways; directions("lines") for every line), hold the value of that cell in the grid.',
-    example='n_in_a_row(put(put(record(), (0, 0), 1), (1, 1), 1), (1, 1), 2, directions("lines"))',
+    example='n_in_a_row(put(put({}, (0, 0), 1), (1, 1), 1), (1, 1), 2, directions("lines"))',
 )
 def _n_in_a_row(grid: Mapping[Any, Any], cell: Sequence[int], n: int, directions: Sequence[Any]) -> bool:
     start = _cell(cell, "n_in_a_row: the cell")
