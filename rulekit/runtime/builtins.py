@@ -9,10 +9,8 @@ Lists are tuples at run time and are never mutated in place.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
-
-from attrs import field, frozen
 
 from rulekit.dsl.types import (
     ANY,
@@ -34,71 +32,8 @@ from rulekit.dsl.types import (
 )
 from rulekit.limits import LIMITS
 from rulekit.runtime.errors import RuleFailure
-
-ReturnRule = Type | Callable[[Sequence[Type]], Type]
-
-
-@frozen
-class Builtin:
-    """A built-in: its name, parameter types, result type, docs and implementation."""
-
-    name: str
-    params: tuple[tuple[str, Type], ...]
-    returns: ReturnRule
-    doc: str
-    impl: Callable[..., Any]
-    effect: bool = False
-    optional: int = 0  # how many trailing params may be left out
-    variadic: bool = False
-    fields: tuple[int, ...] = ()  # indexes of params passed as field keys
-    example: str = ""
-    #: For text parameters that name one of a fixed set: parameter index -> the names (checked
-    #: at load time when the argument is a literal).
-    choices: dict[int, tuple[str, ...]] = field(factory=dict)
-    #: A check of the argument types beyond each parameter's own: (argument index, problem) or None.
-    check: Callable[[Sequence[Type]], tuple[int, str] | None] | None = None
-
-    def result_type(self, args: Sequence[Type]) -> Type:
-        if isinstance(self.returns, Type):
-            return self.returns
-        return self.returns(args)
-
-
-BUILTINS: dict[str, Builtin] = {}
-
-
-def _register(
-    name: str,
-    params: Sequence[tuple[str, Type]],
-    returns: ReturnRule,
-    doc: str,
-    *,
-    effect: bool = False,
-    optional: int = 0,
-    variadic: bool = False,
-    fields: tuple[int, ...] = (),
-    example: str = "",
-    choices: dict[int, tuple[str, ...]] | None = None,
-    check: Callable[[Sequence[Type]], tuple[int, str] | None] | None = None,
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
-        BUILTINS[name] = Builtin(
-            name,
-            tuple(params),
-            returns,
-            doc,
-            fn,
-            effect,
-            optional,
-            variadic,
-            fields,
-            example,
-            choices or {},
-            check,
-        )
-        return fn
-
-    return decorate
+from rulekit.runtime.registry import BUILTINS as BUILTINS  # the catalogue, filled by every family
+from rulekit.runtime.registry import register as _register
 
 
 def _first_element(args: Sequence[Type]) -> Type:

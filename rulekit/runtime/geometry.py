@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rulekit.dsl.types import BOOL, INT, MAP, STR, TUPLE, list_of
-from rulekit.runtime.builtins import _register
 from rulekit.runtime.errors import RuleFailure
+from rulekit.runtime.registry import register
 
 Cell = tuple[int, int]
 
@@ -41,7 +41,7 @@ def _cell(value: Any, what: str) -> Cell:
     return (value[0], value[1])
 
 
-@_register(
+@register(
     "directions",
     [("which", STR)],
     list_of(TUPLE),
@@ -57,7 +57,7 @@ def _directions(which: str) -> tuple[Cell, ...]:
     return found
 
 
-@_register(
+@register(
     "all_neighbors",
     [("cell", TUPLE)],
     list_of(TUPLE),
@@ -69,7 +69,7 @@ def _all_neighbors(cell: Sequence[int]) -> tuple[Cell, ...]:
     return tuple((x + dx, y + dy) for dx, dy in DIRECTIONS["all"])
 
 
-@_register(
+@register(
     "diagonal_neighbors",
     [("cell", TUPLE)],
     list_of(TUPLE),
@@ -81,7 +81,7 @@ def _diagonal_neighbors(cell: Sequence[int]) -> tuple[Cell, ...]:
     return tuple((x + dx, y + dy) for dx, dy in DIRECTIONS["diagonal"])
 
 
-@_register(
+@register(
     "shift",
     [("cell", TUPLE), ("direction", TUPLE), ("times", INT)],
     TUPLE,
@@ -95,7 +95,7 @@ def _shift(cell: Sequence[int], direction: Sequence[int], times: int = 1) -> Cel
     return (x + dx * times, y + dy * times)
 
 
-@_register(
+@register(
     "grid_cells",
     [("width", INT), ("height", INT)],
     list_of(TUPLE),
@@ -108,7 +108,7 @@ def _grid_cells(width: int, height: int) -> tuple[Cell, ...]:
     return tuple((x, y) for y in range(height) for x in range(width))
 
 
-@_register(
+@register(
     "in_grid",
     [("cell", TUPLE), ("width", INT), ("height", INT)],
     BOOL,
@@ -120,7 +120,7 @@ def _in_grid(cell: Sequence[int], width: int, height: int) -> bool:
     return 0 <= x < width and 0 <= y < height
 
 
-@_register(
+@register(
     "line",
     [("cell", TUPLE), ("direction", TUPLE), ("n", INT)],
     list_of(TUPLE),
@@ -154,7 +154,7 @@ def _run(grid: Mapping[Any, Any], cell: Cell, direction: Cell) -> int:
     return count
 
 
-@_register(
+@register(
     "run_length",
     [("grid", MAP), ("cell", TUPLE), ("direction", TUPLE)],
     INT,
@@ -166,7 +166,7 @@ def _run_length(grid: Mapping[Any, Any], cell: Sequence[int], direction: Sequenc
     return _run(grid, _cell(cell, "run_length: the cell"), _cell(direction, "run_length: the direction"))
 
 
-@_register(
+@register(
     "n_in_a_row",
     [("grid", MAP), ("cell", TUPLE), ("n", INT), ("directions", list_of(TUPLE))],
     BOOL,
