@@ -37,6 +37,8 @@ AGGREGATES = {
     "first": "the first element, or none",
     "rank": "elements sorted by the 'by' key, highest first; ties keep collection order",
     "sorted": "elements sorted by the 'by' key, lowest first; ties keep collection order",
+    "distinct": "the first element of each group of identical ones (by the 'by' key, or else "
+    "components of the same kind with equal attributes and fields), in collection order",
 }
 
 _ARITH = {"+", "-", "*", "//", "%"}
@@ -503,7 +505,9 @@ class CodeGen:
         else:
             head = element
             if key is not None:
-                self.error("'by' is only allowed in rank(...), sorted(...) and [...]", comp.key)
+                self.error(
+                    "'by' is only allowed in rank(...), sorted(...), distinct(...) and [...]", comp.key
+                )
         return f"{head} {' '.join(parts)}", etype, key_type
 
     def _expr_Aggregate(self, node: ast.Aggregate, ctx: Context) -> tuple[str, Type]:
@@ -522,6 +526,8 @@ class CodeGen:
             gen, etype, _ = self.generator(comp, ctx, with_key=True)
             reverse = ", reverse=True" if name == "rank" else ""
             return f"tuple(_e for _k, _e in sorted(({gen}), key=_key0{reverse}))", t.list_of(etype)
+        if name == "distinct":
+            return self.distinct(comp, ctx)
         gen, etype, _ = self.generator(comp, ctx)
         if name == "count":
             return f"sum(1 for _ in ({gen}))", t.INT
@@ -536,6 +542,22 @@ class CodeGen:
         if name == "first":
             return f"next(({gen}), None)", etype
         return f"tuple({gen})", t.list_of(etype)
+
+    def distinct(self, comp: ast.Comprehension, ctx: Context) -> tuple[str, Type]:
+        """``distinct(c for c in me.hand [by key])``: identical elements offered once, the first
+        in collection order (so a log names the same one on every replay)."""
+        gen, etype, _ = self.generator(comp, ctx, with_key=True)
+        if comp.key is not None:
+            keys = "tuple(_k for _k, _e in _p)"
+        elif etype.name == "entity":
+            kind = etype.kind or ""
+            parts = [f"A[(_e, {emit.literal(a)})]" for a in self.attr_types.get(kind, {})]
+            parts += [f"F[(_e, {emit.literal(f)})]" for f in self.field_types.get(kind, {})]
+            keys = f"tuple(({''.join(p + ', ' for p in parts)}) for _k, _e in _p)"
+        else:
+            keys = "tuple(_e for _k, _e in _p)"
+        code = f"(lambda _p: B_unique_by(tuple(_e for _k, _e in _p), {keys}))(tuple({gen}))"
+        return code, t.list_of(etype)
 
     def _expr_ListExpr(self, node: ast.ListExpr, ctx: Context) -> tuple[str, Type]:
         items = [self.expr(item, ctx) for item in node.items]

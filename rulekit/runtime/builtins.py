@@ -303,6 +303,33 @@ def _unique(items: Sequence[Any]) -> tuple[Any, ...]:
 
 
 @_register(
+    "unique_by",
+    [("items", ANY_LIST), ("keys", ANY_LIST)],
+    _same_as_first,
+    "The items whose key (the element of keys at the same position) has not occurred before: "
+    "one of each group of equivalent items, the first, in order (see the distinct(...) aggregate).",
+    example='unique_by(["a1", "a2", "b1"], ["a", "a", "b"]) == ["a1", "b1"]',
+)
+def _unique_by(items: Sequence[Any], keys: Sequence[Any]) -> tuple[Any, ...]:
+    if len(items) != len(keys):
+        raise RuleFailure(f"unique_by: {len(items)} items but {len(keys)} keys")
+    seen: set[Any] = set()
+    unhashable: list[Any] = []  # records (maps) as keys: compared one by one
+    kept = []
+    for item, key in zip(items, keys, strict=True):
+        try:
+            if key in seen:
+                continue
+            seen.add(key)
+        except TypeError:
+            if key in unhashable:
+                continue
+            unhashable.append(key)
+        kept.append(item)
+    return tuple(kept)
+
+
+@_register(
     "reversed",
     [("items", ANY_LIST)],
     _same_as_first,
