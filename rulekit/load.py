@@ -12,8 +12,8 @@ from rulekit.engine.game import Game
 from rulekit.errors import DiagnosticBag, RulesetError
 from rulekit.rules.compose import (
     ModuleSource,
-    _display,
     compose,
+    display_path,
     entry_origins,
     find_ruleset,
     fingerprint,
@@ -112,7 +112,7 @@ def _load_program(
     if before_compile is not None:
         before_compile(fingerprint(data), tuple(variant_names), semantics)
     model = build_model(data, fingerprint(data), tuple(m.name for m in chosen))
-    sources = {_display(m.path): f"module {m.name}" for m in chosen}
+    sources = {display_path(m.path): f"module {m.name}" for m in chosen}
     sources.update({path: f"variant {path}" for path, _ in variant_names})
     model = attrs.evolve(
         model,

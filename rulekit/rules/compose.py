@@ -102,7 +102,7 @@ def find_ruleset(name_or_path: str) -> Path:
     )
 
 
-def _display(path: Path) -> str:
+def display_path(path: Path) -> str:
     try:
         return str(path.resolve().relative_to(Path.cwd()))
     except ValueError:
@@ -124,7 +124,7 @@ def load_source(name_or_path: str) -> RulesetSource:
     directory = find_ruleset(name_or_path)
     main_path = directory / "ruleset.yaml"
     bag = DiagnosticBag()
-    shown = _display(main_path)
+    shown = display_path(main_path)
     data = _expect_mapping(load_file(main_path, shown), "a ruleset file", Span(shown, 1, 1))
     check_keys(data, RULESET_KEYS, "ruleset", bag)
     for included in _includes(data, directory, bag):
@@ -160,7 +160,7 @@ def _includes(data: LocDict, directory: Path, bag: DiagnosticBag, root: Path | N
         if not path.is_file():
             bag.error(f"included file '{entry}' does not exist", span_of(entry))
             continue
-        included = load_file(path, _display(path))
+        included = load_file(path, display_path(path))
         if not isinstance(included, LocDict):
             what = "empty" if included is None else "not a mapping"
             bag.error(
@@ -179,9 +179,9 @@ def _is_count(value: Any) -> bool:
 
 
 def load_module_file(path: Path, bag: DiagnosticBag) -> ModuleSource | None:
-    data = load_file(path, _display(path))
+    data = load_file(path, display_path(path))
     if not isinstance(data, LocDict):
-        bag.error("a module file must be a mapping", span_of(data, Span(_display(path), 1, 1)))
+        bag.error("a module file must be a mapping", span_of(data, Span(display_path(path), 1, 1)))
         return None
     check_keys(data, MODULE_KEYS, "module", bag)
     for included in _includes(data, path.parent, bag, root=path.parent.parent):

@@ -139,9 +139,34 @@ def convert(value: Any, declared: Declared | t.Type, ctx: DataContext) -> Any:
                     raise DataProblem(str(problem), problem.hint, problem.span or span_of(item)) from None
                 raise DataProblem(f"element {index + 1} {problem}", problem.hint) from None
         return tuple(result)
-    if name == "map" and not isinstance(value, dict):
-        raise DataProblem(f"must be a mapping, not {_show(value)}")
+    if name in ("map", "record"):
+        if not isinstance(value, dict):
+            raise DataProblem(f"must be a mapping ({type_}), not {_show(value)}")
+        return _mapping(value, type_, ctx)
     return plain(value)
+
+
+def _mapping(value: dict[Any, Any], type_: t.Type, ctx: DataContext) -> dict[Any, Any]:
+    """A typed map's keys and values, or a record's fields, checked one by one."""
+    if type_.name == "record":
+        fields = dict(type_.fields or ())
+        for missing in [f for f in fields if f not in value]:
+            raise DataProblem(f"has no value for '{missing}' ({type_})")
+        for extra in [k for k in value if k not in fields]:
+            hint = did_you_mean(str(extra), fields)
+            raise DataProblem(f"has no field '{extra}' ({type_})", hint, span_of(extra))
+        pairs = [(str(k), v, fields[str(k)]) for k, v in value.items()]
+    elif type_.key is None:
+        return plain(value)
+    else:
+        pairs = [(convert(k, type_.key, ctx), v, type_.element or t.ANY) for k, v in value.items()]
+    result = {}
+    for key, item, declared in pairs:
+        try:
+            result[key] = convert(item, declared, ctx)
+        except DataProblem as problem:
+            raise DataProblem(f"'{key}' {problem}", problem.hint, problem.span or span_of(item)) from None
+    return result
 
 
 def _player(value: Any, ctx: DataContext, *, owner: bool) -> int:

@@ -42,9 +42,9 @@ from rulekit.rules.compose import (
     SINGLE_SECTIONS,
     ModuleSource,
     RulesetSource,
-    _display,
     check_player_count,
     compose,
+    display_path,
     load_source,
     module_order,
     plain_data,
@@ -141,7 +141,7 @@ def load_variant(ref: str | Path, source: RulesetSource | None = None) -> Varian
         RulesetError: not a variant file, unknown keys, malformed constraints.
     """
     path = find_variant(str(ref), source)
-    display = _display(path)
+    display = display_path(path)
     data = load_file(path, display)
     bag = DiagnosticBag()
     if not isinstance(data, LocDict):

@@ -166,3 +166,24 @@ def test_the_model_remembers_which_module_or_variant_wrote_each_entry(
     assert origins["go"] == "ruleset"
     assert origins["jump"] == origins["wait"] == "module extra"
     assert origins["rest"].startswith("variant ") and origins["rest"].endswith("house.yaml")
+
+
+@pytest.mark.parametrize(
+    ("type_text", "value", "expected"),
+    [
+        ("map[str, player]", "{a: P1, b: P2}", {"a": 0, "b": 1}),
+        ("{kind: str, seats: list[player]}", "{kind: x, seats: [P2]}", {"kind": "x", "seats": (1,)}),
+        ("list[owner]", "[bank, P1]", (-1, 0)),
+    ],
+)
+def test_typed_containers_are_converted_element_by_element(
+    write_ruleset: Callable[..., Path], type_text: str, value: str, expected: object
+) -> None:
+    """Players inside typed maps, records and lists become seats (the bank is -1)."""
+    text = BASE.replace("value: P2}", f"value: P2}}\n  DATA: {{type: '{type_text}', value: {value}}}")
+    assert load_program(str(write_ruleset(text))).rules.constants["DATA"].value == expected
+
+
+def test_a_wrong_value_inside_a_record_is_located_at_the_value(write_ruleset: Callable[..., Path]) -> None:
+    text = BASE.replace("value: P2}", "value: P2}\n  R: {type: '{n: int}', value: {n: many}}")
+    assert _messages(write_ruleset(text)) == [(5, "constant 'R': 'n' must be an int, not the text 'many'")]
