@@ -47,8 +47,11 @@ class TypeProblem(Exception):
         self.hint = hint
 
 
-def parse_declared(text: Any, kinds: set[str] | frozenset[str]) -> Declared:
+def parse_declared(text: Any, kinds: set[str] | frozenset[str] | dict[str, t.Type]) -> Declared:
     """Parse type text such as ``int``, ``city?`` or ``list[card]``.
+
+    ``kinds`` are the component kinds; a dict also names record types (its values),
+    as :func:`rulekit.dsl.types.parse_type` reads it.
 
     Raises:
         TypeProblem: not text, or no such type (with the nearest type names).
@@ -58,7 +61,7 @@ def parse_declared(text: Any, kinds: set[str] | frozenset[str]) -> Declared:
             f"a type must be written as text, not {text!r}", "e.g. int, str, player?, list[int]"
         )
     stripped = text.strip()
-    parsed = t.parse_type(stripped, set(kinds))
+    parsed = t.parse_type(stripped, kinds if isinstance(kinds, dict) else set(kinds))
     if parsed is None:
         inner = stripped.rstrip("?").strip()
         while inner.startswith("list[") and inner.endswith("]"):
