@@ -13,7 +13,7 @@ requirement.  The planner writes one function that lists the action's legal inst
 * when the first test after choosing ``x`` from a whole collection is ``x in E`` (or
   ``x in E or x in G``), the loop runs over the members of ``E`` (and ``G``) in
   collection order instead of over the whole collection;
-* nothing is built for a candidate until it is legal: then ``mk(name, args)`` is
+* nothing is built for a candidate until it is legal: then ``mk((name, args))`` is
   appended to ``out``.
 
 Every generated line keeps the ``#@N`` span marker of the rule text it runs, so an
@@ -125,11 +125,12 @@ def generate(plan: ActionPlan, fname: str) -> str:
         indent += "    "
         tests(i + 1, indent, "continue")
     lines.append(
-        f"{indent}out.append(mk({emit.literal(plan.name)}, ({''.join(p + ', ' for p in plan.params)})))"
+        f"{indent}out.append(mk(({emit.literal(plan.name)}, ({''.join(p + ', ' for p in plan.params)}))))"
     )
-    if n:  # a listing may not grow without bound (the limit max_candidates)
-        lines.append(f"{indent}if len(out) > P_limits.max_candidates:")
-        lines.append(f"{indent}    P_too_many()")
+    if n:  # a listing may not grow without bound (the limit max_candidates): checked after each
+        # run of the innermost loop, whose length the step budget already bounds
+        lines.append(f"{indent[:-4]}if len(out) > P_limits.max_candidates:")
+        lines.append(f"{indent[:-4]}    P_too_many()")
     return "\n".join(lines) + "\n"
 
 

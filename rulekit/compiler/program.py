@@ -68,7 +68,7 @@ class CompiledAction:
     effect: Fn | None
     weight: Fn | None = None
     cost_arity: int = 0
-    #: The planned enumerator ``fn(F, R, me, mk, out)``: appends ``mk(name, args)`` for each
+    #: The planned enumerator ``fn(F, R, me, mk, out)``: appends ``mk((name, args))`` for each
     #: legal instance (see :mod:`rulekit.compiler.planner`).
     enumerate: Fn | None = None
 
