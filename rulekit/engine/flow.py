@@ -50,7 +50,7 @@ def advance(state: State) -> None:
     F = state.fields
     game = state.game
     R = game.runtime
-    steps_of = compiled_flow(game)[0]
+    steps_of = (game.flow_fns or compiled_flow(game))[0]
     steps = 0
     while True:
         steps += 1
@@ -82,7 +82,11 @@ def advance(state: State) -> None:
             return
 
 
-def compiled_flow(game: Game) -> tuple[list[Step], list[Enter]]:
+#: Per node: for a turn, its ``until`` function and whether it is one action long; else None.
+TurnEnd = tuple[Callable[..., Any] | None, bool] | None
+
+
+def compiled_flow(game: Game) -> tuple[list[Step], list[Enter], list[TurnEnd]]:
     """The flow of ``game``'s program as one step and one enter function per node, built
     once per game: each knows its node's children and compiled functions, so running the
     flow is a call per step instead of a dispatch on the node's kind and a look-up of each
@@ -93,15 +97,17 @@ def compiled_flow(game: Game) -> tuple[list[Step], list[Enter]]:
     return built
 
 
-def _build(game: Game) -> tuple[list[Step], list[Enter]]:
+def _build(game: Game) -> tuple[list[Step], list[Enter], list[TurnEnd]]:
     program = game.program
     nodes = program.flow
     steps: list[Step] = []
     enters: list[Enter] = []
+    ends: list[TurnEnd] = []
     for node_id, node in enumerate(nodes):
         steps.append(_make_step(node_id, node, enters))
         enters.append(_make_enter(node_id, node, game))
-    return steps, enters
+        ends.append((node.fns.get("until"), bool(node.data["once"])) if node.kind == "turn" else None)
+    return steps, enters, ends
 
 
 def _make_step(node_id: int, node: FlowNode, enters: list[Enter]) -> Step:
@@ -277,23 +283,23 @@ def after_action(state: State, compiled: CompiledAction) -> None:
     """Bookkeeping after an action: answer the ask, or maybe end the turn; end checks."""
     F = state.fields
     game = state.game
-    program = game.program
     R = game.runtime
-    if F.get((_E, "asked")):
-        F[(_E, "asks")] = F[(_E, "asks")][1:]
-        F[(_E, "asked")] = False
+    if F.get(_ASKED):
+        F[_ASKS] = F[_ASKS][1:]
+        F[_ASKED] = False
     else:
-        frames = F[(_E, "flow")]
+        frames = F[_FLOW]
         if frames:
             frame = frames[-1]
-            node = program.flow[frame[0]]
-            if node.kind == "turn" and not frame[2]:
-                until = node.fns.get("until")
+            turn_end = compiled_flow(game)[2][frame[0]]
+            if turn_end is not None and not frame[2]:
+                until, once = turn_end
                 ended = until is not None and until(F, R, frame[1])
-                if compiled.decl.ends_turn or node.data["once"] or ended:
-                    F[(_E, "flow")] = (*frames[:-1], (frame[0], frame[1], True))
-    if program.end_when is not None and program.end_when(F, R, -1):
-        F[(_E, "over")] = True
+                if compiled.decl.ends_turn or once or ended:
+                    F[_FLOW] = (*frames[:-1], (frame[0], frame[1], True))
+    end_when = game.program.end_when
+    if end_when is not None and end_when(F, R, -1):
+        F[_OVER] = True
 
 
 def _finish(state: State) -> None:
