@@ -31,8 +31,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 from rulekit.dsl.types import ANY, ANY_LIST, BOOL, INT, MAP, TUPLE, list_of
-from rulekit.runtime.builtins import _register
 from rulekit.runtime.errors import RuleFailure
+from rulekit.runtime.registry import register
 
 Cell = tuple[int, int]
 _V = TypeVar("_V")
@@ -289,7 +289,7 @@ def _part_by_side(tile: dict[Any, Any]) -> list[int]:
 # --------------------------------------------------------------- records
 
 
-@_register(
+@register(
     "record",
     [("key", ANY), ("value", ANY)],
     MAP,
@@ -308,7 +308,7 @@ def _record(*items: Any) -> dict[Any, Any]:
 # ------------------------------------------------------------ single tiles
 
 
-@_register(
+@register(
     "tile_edges",
     [("edges", ANY_LIST), ("rotation", INT)],
     ANY_LIST,
@@ -320,7 +320,7 @@ def _tile_edges_builtin(edges: Sequence[Any], rotation: int) -> tuple[Any, ...]:
     return _placed_edges(edges, rotation)
 
 
-@_register(
+@register(
     "tile_edge",
     [("tile", MAP), ("side", INT)],
     ANY,
@@ -331,7 +331,7 @@ def _tile_edge(tile: dict[Any, Any], side: int) -> Any:
     return _tile_edges(tile)[side % 4]
 
 
-@_register(
+@register(
     "tile_parts",
     [("edges", ANY_LIST), ("joined", ANY_LIST)],
     list_of(TUPLE),
@@ -346,7 +346,7 @@ def _tile_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part,
     return _default_parts(edges, tuple(joined))
 
 
-@_register(
+@register(
     "tile_part_at",
     [("tile", MAP), ("side", INT)],
     INT,
@@ -374,7 +374,7 @@ def _fits(grid: dict[Any, Any], cell: Cell, placed: tuple[Any, ...], kind: Any, 
     )
 
 
-@_register(
+@register(
     "tile_fits",
     [
         ("grid", MAP),
@@ -438,7 +438,7 @@ def _compute_frontier(grid: dict[Any, Any], kind: Any) -> list[Cell]:
     return sorted(cells)
 
 
-@_register(
+@register(
     "tile_frontier",
     [("grid", MAP), ("kind", ANY)],
     list_of(TUPLE),
@@ -450,7 +450,7 @@ def _tile_frontier(grid: dict[Any, Any], kind: Any = None) -> tuple[Cell, ...]:
     return _frontier(grid, kind)
 
 
-@_register(
+@register(
     "tile_placements",
     [("grid", MAP), ("edges", ANY_LIST), ("kind", ANY)],
     list_of(TUPLE),
@@ -487,7 +487,7 @@ def _compute_placements(
 # -------------------------------------------------------------- adjacency
 
 
-@_register(
+@register(
     "tile_facing",
     [("grid", MAP), ("cell", TUPLE), ("kind", ANY), ("label", ANY)],
     list_of(INT),
@@ -525,7 +525,7 @@ def _compute_facing(derived: _Derived, cell: Sequence[int], label: Any) -> tuple
     return tuple(result)
 
 
-@_register(
+@register(
     "tile_facing_part",
     [("grid", MAP), ("cell", TUPLE), ("side", INT), ("kind", ANY)],
     TUPLE,
@@ -608,7 +608,7 @@ def _compute_regions(grid: dict[Any, Any], kind: Any, label: Any) -> list[tuple[
     return sorted(tuple(sorted(g)) for g in groups.values())
 
 
-@_register(
+@register(
     "tile_regions",
     [("grid", MAP), ("kind", ANY), ("label", ANY)],
     list_of(ANY_LIST),
@@ -621,7 +621,7 @@ def _tile_regions(grid: dict[Any, Any], kind: Any, label: Any) -> tuple[tuple[tu
     return tuple(_regions(grid, kind, label))
 
 
-@_register(
+@register(
     "tile_region_ids",
     [("grid", MAP), ("kind", ANY), ("label", ANY)],
     MAP,
@@ -633,7 +633,7 @@ def _tile_region_ids(grid: dict[Any, Any], kind: Any, label: Any) -> dict[tuple[
     return {node: i for i, region in enumerate(_regions(grid, kind, label)) for node in region}
 
 
-@_register(
+@register(
     "tile_region_at",
     [("grid", MAP), ("cell", TUPLE), ("side", INT), ("kind", ANY)],
     ANY_LIST,
