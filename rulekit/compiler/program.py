@@ -8,6 +8,7 @@ looked up by name during play.
 
 from __future__ import annotations
 
+import ast as ast_module
 import re
 from collections.abc import Callable, Iterator, Sequence
 from operator import itemgetter
@@ -754,8 +755,9 @@ def _attributes(rules: m.RulesModel) -> dict[tuple[str, str], Any]:
 def _compiled(source: str, filename: str, rules: m.RulesModel) -> Any:
     """``source`` audited and compiled; rules too deeply nested for Python are a located error."""
     try:
-        emit.audit(source)
-        return compile(source, filename, "exec")
+        tree = ast_module.parse(source, filename)
+        emit.audit(tree)
+        return compile(tree, filename, "exec")
     except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
         raise RulesetError(
             Diagnostic(
