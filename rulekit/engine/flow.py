@@ -40,8 +40,9 @@ _DECISION = (_E, "decision")
 _TURN = (_E, "turn")
 
 #: A step of the flow: ``step(state, F, R, frames, frame)`` works on the top frame and
-#: returns True when a player must now decide.
-Step = Callable[["State", dict[Any, Any], Any, tuple[Any, ...], tuple[Any, ...]], bool]
+#: returns True when a player must now decide, False when it ran effects (which may end the
+#: game or ask a player), None when it ran none (the next step follows at once).
+Step = Callable[["State", dict[Any, Any], Any, tuple[Any, ...], tuple[Any, ...]], bool | None]
 #: Entering a node: ``enter(state, F, R, frames)`` pushes its frame (or runs it).
 Enter = Callable[["State", dict[Any, Any], Any, tuple[Any, ...]], None]
 
@@ -74,12 +75,22 @@ def advance(state: State) -> None:
             continue
         if F.get(_ASKED) is not False:
             F[_ASKED] = False
-        frames = F[_FLOW]
-        if not frames:
-            F[_OVER] = True
-            continue
-        frame = frames[-1]
-        if steps_of[frame[0]](state, F, R, frames, frame):
+        while True:  # steps that run no effect cannot end the game or ask: no checks between them
+            frames = F[_FLOW]
+            if not frames:
+                F[_OVER] = True
+                done: bool | None = False
+                break
+            frame = frames[-1]
+            done = steps_of[frame[0]](state, F, R, frames, frame)
+            if done is not None:
+                break
+            steps += 1
+            if steps > MAX_FLOW_STEPS:
+                raise RuleEvaluationError(
+                    Diagnostic("the flow runs without ever asking a player to decide (an endless loop?)")
+                )
+        if done:
             return
 
 
@@ -105,29 +116,37 @@ def _build(game: Game) -> tuple[list[Step], list[Enter], list[TurnEnd]]:
     enters: list[Enter] = []
     ends: list[TurnEnd] = []
     for node_id, node in enumerate(nodes):
-        steps.append(_make_step(node_id, node, enters))
+        steps.append(_make_step(node_id, node, enters, nodes))
         enters.append(_make_enter(node_id, node, game))
         ends.append((node.fns.get("until"), bool(node.data["once"])) if node.kind == "turn" else None)
     return steps, enters, ends
 
 
-def _make_step(node_id: int, node: FlowNode, enters: list[Enter]) -> Step:
+def _runs_effects(node: FlowNode) -> bool:
+    """Whether entering ``node`` may run effects (else it only evaluates expressions and
+    pushes a frame, or resets turn fields)."""
+    return node.kind == "do" or (node.kind == "turn" and node.fns.get("on_start") is not None)
+
+
+def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[FlowNode]) -> Step:
     kind = node.kind
     children = node.children
     fns = node.fns
     if kind == "seq":
         count = len(children)
+        # what the step returns after entering each child: False if effects may have run
+        entered = tuple(False if _runs_effects(nodes[child]) else None for child in children)
 
         def seq(
             state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
-        ) -> bool:
+        ) -> bool | None:
             index = frame[1]
             if index >= count:
                 F[_FLOW] = frames[:-1]
-                return False
+                return None
             F[_FLOW] = (*frames[:-1], (node_id, index + 1))
             enters[children[index]](state, F, R, F[_FLOW])
-            return False
+            return entered[index]
 
         return seq
     if kind == "repeat":
@@ -138,7 +157,7 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter]) -> Step:
 
         def repeat(
             state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
-        ) -> bool:
+        ) -> bool | None:
             _, iteration, limit = frame
             done = limit is not None and iteration >= limit
             if not done and while_ is not None and not while_(F, R, -1):
@@ -147,11 +166,11 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter]) -> Step:
                 done = True
             if done:
                 F[_FLOW] = frames[:-1]
-                return False
+                return None
             if counter:
                 F[("game", counter)] = iteration + 1
             F[_FLOW] = (*frames[:-1], (node_id, iteration + 1, limit), (body, 0))
-            return False
+            return None
 
         return repeat
     if kind == "for_each":
@@ -160,42 +179,43 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter]) -> Step:
 
         def for_each(
             state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
-        ) -> bool:
+        ) -> bool | None:
             _, items, index = frame
             if index >= len(items):
                 F[_FLOW] = frames[:-1]
-                return False
+                return None
             F[("game", var)] = items[index]
             F[_FLOW] = (*frames[:-1], (node_id, items, index + 1), (body, 0))
-            return False
+            return None
 
         return for_each
     if kind == "turn":
         on_end = fns.get("on_end")
+        ended = None if on_end is None else False
         actions = node.data["actions"]
 
         def turn(
             state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
-        ) -> bool:
+        ) -> bool | None:
             _, player, done = frame
             if done:
                 if on_end is not None:
                     on_end(F, R, player)
                 F[_FLOW] = frames[:-1]
                 F[_TURN] = None
-                return False
+                return ended
             F[_DECISION] = (player, actions)
             state._legal = None
             if state.legal_actions():
                 return True
             F[_FLOW] = (*frames[:-1], (node_id, player, True))
-            return False
+            return None
 
         return turn
 
     def not_a_frame(
         state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
-    ) -> bool:
+    ) -> bool | None:
         raise AssertionError(kind)  # pragma: no cover - only seq, repeat, for_each and turn push frames
 
     return not_a_frame
