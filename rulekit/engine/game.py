@@ -677,7 +677,8 @@ class State:
         compiled, names, before, after = game.apply_plan(name)
         F, R = self.fields, game.runtime
         me = F[_DECISION][0]
-        kwargs = dict(zip(names, args, strict=True)) if before or after else {}
+        # (a legal action has exactly the action's parameters; zip's strict check costs here)
+        kwargs = dict(zip(names, args)) if before or after else {}  # noqa: B905
         if R.fired is not None:
             R.fired(f"action:{name}")
         if before:
