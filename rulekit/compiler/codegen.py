@@ -541,7 +541,7 @@ class CodeGen:
             return f"{name}({gen})", t.BOOL
         if name == "first":
             return f"next(({gen}), None)", etype
-        return f"tuple({gen})", t.list_of(etype)
+        return f"tuple([{gen}])", t.list_of(etype)  # a list comprehension: faster than a generator
 
     def distinct(self, comp: ast.Comprehension, ctx: Context) -> tuple[str, Type]:
         """``distinct(c for c in me.hand [by key])``: identical elements offered once, the first
@@ -578,7 +578,7 @@ class CodeGen:
             gen, etype, _ = self.generator(comp, ctx, with_key=True)
             return f"tuple(_e for _k, _e in sorted(({gen}), key=_key0))", t.list_of(etype)
         gen, etype, _ = self.generator(comp, ctx)
-        return f"tuple({gen})", t.list_of(etype)
+        return f"tuple([{gen}])", t.list_of(etype)  # a list comprehension: faster than a generator
 
     def _expr_Unary(self, node: ast.Unary, ctx: Context) -> tuple[str, Type]:
         code, type_ = self.expr(node.operand, ctx)

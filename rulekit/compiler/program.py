@@ -8,6 +8,7 @@ looked up by name during play.
 
 from __future__ import annotations
 
+import ast as ast_module
 import re
 from collections.abc import Callable, Iterator, Sequence
 from operator import itemgetter
@@ -68,7 +69,7 @@ class CompiledAction:
     effect: Fn | None
     weight: Fn | None = None
     cost_arity: int = 0
-    #: The planned enumerator ``fn(F, R, me, mk, out)``: appends ``mk(name, args)`` for each
+    #: The planned enumerator ``fn(F, R, me, mk, out)``: appends ``mk((name, args))`` for each
     #: legal instance (see :mod:`rulekit.compiler.planner`).
     enumerate: Fn | None = None
 
@@ -754,8 +755,9 @@ def _attributes(rules: m.RulesModel) -> dict[tuple[str, str], Any]:
 def _compiled(source: str, filename: str, rules: m.RulesModel) -> Any:
     """``source`` audited and compiled; rules too deeply nested for Python are a located error."""
     try:
-        emit.audit(source)
-        return compile(source, filename, "exec")
+        tree = ast_module.parse(source, filename)
+        emit.audit(tree)
+        return compile(tree, filename, "exec")
     except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
         raise RulesetError(
             Diagnostic(
