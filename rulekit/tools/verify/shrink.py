@@ -26,14 +26,21 @@ from collections.abc import Callable, Sequence
 
 from attrs import define, field
 
-from rulekit.engine.game import State
+from rulekit.engine.game import Action, State
 from rulekit.errors import RulekitError
 from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.failures import NotReplayable, PropertyFailure
 from rulekit.tools.verify.options import MAX_PAIR_SEARCH, MAX_SEED
+from rulekit.tools.verify.relevance import names_read, writers
 
 #: Other chance seeds tried per pass.
 RESEEDS = 8
+#: Share of the time left that the targeted search of a long counterexample may take.
+SEARCH_SHARE = 0.4
+#: The targeted search stops after this many games without a shorter failure.
+SEARCH_PATIENCE = 4000
+#: How much likelier a relevant action kind is in a targeted-search game (one per game).
+RELEVANCE_WEIGHTS = (4.0, 20.0, 200.0)
 
 
 @define
@@ -49,15 +56,17 @@ class Shrinker:
     improvements: int = 0
     minimal: bool = False
     timed_out: bool = False
+    #: The action kinds the targeted search preferred (writing what the failing check reads).
+    relevant: frozenset[str] = frozenset()
     _seed_tries: int = field(default=0, init=False)
 
     def shrink(self, failure: PropertyFailure) -> PropertyFailure:
         """The shortest failure found within the time (``failure`` itself if none)."""
         self.deadline = time.perf_counter() + self.seconds
         best = self._try(failure.players, failure.seed, _texts(failure), failure.key) or failure
-        best = self._by_choices(best)
         if len(best.history) > MAX_PAIR_SEARCH:
-            best = self._by_choices(self._search_shorter(best))
+            best = self._search_shorter(best)
+        best = self._by_choices(best)
         while not self._out_of_time():
             before = len(best.history)
             best = self._pass(best)
@@ -117,25 +126,34 @@ class Shrinker:
         return best
 
     def _search_shorter(self, best: PropertyFailure) -> PropertyFailure:
-        """Still long: play new random games cut off before the best length, for up to a third
-        of the time left; the shortest that fails the same way. (With a checker focused on the
-        failure, a game costs little, and other games often reach the bug sooner.)"""
+        """Still long: a *targeted search*. Play new games cut off before the best length, for
+        up to ``SEARCH_SHARE`` of the time left, in which the actions that write what the
+        failing check reads (see ``relevance``) are strongly preferred; keep the shortest that
+        fails the same way. (With a checker focused on the failure a game costs little, and a
+        game that goes for the relevant actions reaches the bug far sooner than the one found.)
+        Each game draws an action kind first, then one of its instances, so a kind with many
+        instances (buying one of many cards) does not crowd out the others."""
         rng = random.Random(len(best.history))
-        stop = time.perf_counter() + (self.deadline - time.perf_counter()) / 3
         checker = self.checker
-        while time.perf_counter() < stop and not self._out_of_time():
+        relevant = writers(checker, best, names_read(checker.program.rules, best.key))
+        self.relevant = relevant
+        stop = time.perf_counter() + (self.deadline - time.perf_counter()) * SEARCH_SHARE
+        since = 0
+        while time.perf_counter() < stop and not self._out_of_time() and since < SEARCH_PATIENCE:
             self.candidates += 1
-            players = rng.randint(self.min_players, best.players)
+            since += 1
+            players = self.min_players if rng.random() < 0.5 else rng.randint(self.min_players, best.players)
+            weight = rng.choice(RELEVANCE_WEIGHTS) if relevant else 1.0
             try:
                 state = checker.start(players, rng.randrange(MAX_SEED))
                 for _ in range(len(best.history) - 1):
                     if state.is_terminal():
                         break
-                    legal = state.legal_actions()
-                    checker.step(state, legal[rng.randrange(len(legal))])
+                    checker.step(state, _pick(rng, state.legal_actions(), relevant, weight))
             except PropertyFailure as failure:
                 if failure.key == best.key and len(failure.history) < len(best.history):
                     best = failure
+                    since = 0
                     self.improvements += 1
                     self.on_better(failure)
         return best
@@ -284,6 +302,20 @@ class Shrinker:
         if time.perf_counter() >= self.deadline:
             self.timed_out = True
         return self.timed_out
+
+
+def _pick(rng: random.Random, legal: Sequence[Action], relevant: frozenset[str], weight: float) -> Action:
+    """One of ``legal``: an action kind first (a relevant kind ``weight`` times as likely),
+    then one of its instances."""
+    if len(legal) == 1:
+        return legal[0]
+    kinds: dict[str, list[Action]] = {}
+    for action in legal:
+        kinds.setdefault(action.name, []).append(action)
+    names = list(kinds)
+    weights = [weight if name in relevant else 1.0 for name in names]
+    chosen = kinds[rng.choices(names, weights)[0]]
+    return chosen[rng.randrange(len(chosen))]
 
 
 def _texts(failure: PropertyFailure) -> list[str]:
