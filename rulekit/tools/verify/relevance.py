@@ -78,10 +78,19 @@ def _collect(node: Any, rules: RulesModel, seen: set[str], found: set[str]) -> N
 def writers(checker: Checker, failure: PropertyFailure, reads: Iterable[str]) -> frozenset[str]:
     """The action kinds of ``failure``'s history that changed a field named in ``reads``
     (replayed with ``checker``; the flow after an action counts as the action's)."""
+    return frozenset(progress(checker, failure, reads))
+
+
+def progress(checker: Checker, failure: PropertyFailure, reads: Iterable[str]) -> dict[str, float]:
+    """For each action kind of ``failure``'s history that changed a field named in ``reads``,
+    how far its applications took those fields towards their values in the failing state
+    (a number's distance, a list's length): positive for the kinds that lead to the failure
+    (putting cards down until the stock is empty), negative for those that lead away from
+    it (taking a card back), zero for a change of no measurable direction."""
     wanted = frozenset(reads)
     if not wanted:
-        return frozenset()
-    found: set[str] = set()
+        return {}
+    steps: list[tuple[str, dict[Any, Any], dict[Any, Any]]] = []
     try:
         state = checker.start(failure.players, failure.seed)
         game = state.game
@@ -91,14 +100,33 @@ def writers(checker: Checker, failure: PropertyFailure, reads: Iterable[str]) ->
             try:
                 checker.step(state, action)
             finally:
-                after = state.fields
-                if any(
-                    key[0] != _ENGINE and key[1] in wanted and before.get(key) != value
-                    for key, value in after.items()
-                ):
-                    found.add(action.name)
+                steps.append((action.name, before, dict(state.fields)))
     except PropertyFailure:
         pass
-    except Exception:  # the history does not replay: no targeting
-        return frozenset(found)
-    return frozenset(found)
+    except Exception:  # the history does not replay (any further): what was replayed counts
+        pass
+    if not steps:
+        return {}
+    target = steps[-1][2]
+    found: dict[str, float] = {}
+    for name, before, after in steps:
+        for key, value in after.items():
+            if key[0] == _ENGINE or key[1] not in wanted or before.get(key) == value:
+                continue
+            gain = found.get(name, 0.0)
+            goal, old, new = _measure(target.get(key)), _measure(before.get(key)), _measure(value)
+            if goal is not None and old is not None and new is not None:
+                gain += abs(old - goal) - abs(new - goal)
+            found[name] = gain
+    return found
+
+
+def _measure(value: Any) -> int | None:
+    """A number to compare: an int, or the size of a list or map."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, tuple | dict):
+        return len(value)
+    return None

@@ -13,6 +13,12 @@ sequence (it is then 1-minimal) or the time is up:
 4. replay with fewer players and with other chance seeds: a failure that comes
    earlier there is shorter.
 
+A long counterexample (more than ``MAX_PAIR_SEARCH`` actions) is first replaced by
+a *targeted search* (``search.py``): new games that go for the actions writing what
+the failing check reads; it is tried again whenever the passes leave the sequence
+1-minimal but still long. Then the game's *choices* are shrunk (``_by_choices``),
+then the passes above run on the action texts.
+
 Every improvement is reported at once (``on_better``), so a caller can rewrite
 the counterexample's files: the user keeps the best one found even if the time
 runs out.
@@ -20,27 +26,25 @@ runs out.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Sequence
 
 from attrs import define, field
 
-from rulekit.engine.game import Action, State
+from rulekit.engine.game import State
 from rulekit.errors import RulekitError
 from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.failures import NotReplayable, PropertyFailure
-from rulekit.tools.verify.options import MAX_PAIR_SEARCH, MAX_SEED
-from rulekit.tools.verify.relevance import names_read, writers
+from rulekit.tools.verify.options import MAX_PAIR_SEARCH
+from rulekit.tools.verify.relevance import names_read, progress
+from rulekit.tools.verify.search import TargetedSearch
 
 #: Other chance seeds tried per pass.
 RESEEDS = 8
 #: Share of the time left that the targeted search of a long counterexample may take.
-SEARCH_SHARE = 0.4
+SEARCH_SHARE = 0.5
 #: The targeted search stops after this many games without a shorter failure.
 SEARCH_PATIENCE = 4000
-#: How much likelier a relevant action kind is in a targeted-search game (one per game).
-RELEVANCE_WEIGHTS = (4.0, 20.0, 200.0)
 
 
 @define
@@ -64,16 +68,26 @@ class Shrinker:
         """The shortest failure found within the time (``failure`` itself if none)."""
         self.deadline = time.perf_counter() + self.seconds
         best = self._try(failure.players, failure.seed, _texts(failure), failure.key) or failure
-        if len(best.history) > MAX_PAIR_SEARCH:
-            best = self._search_shorter(best)
-        best = self._by_choices(best)
-        while not self._out_of_time():
-            before = len(best.history)
-            best = self._pass(best)
-            if self.timed_out:
-                break
-            if len(best.history) == before:
-                self.minimal = True
+        searched = False
+        while True:
+            if len(best.history) > MAX_PAIR_SEARCH and not self._out_of_time():
+                # long: search new games first; once 1-minimal, search again from it
+                length = len(best.history)
+                best = self._search_shorter(best)
+                if searched and len(best.history) == length:
+                    break
+                searched = True
+                self.minimal = False
+            best = self._by_choices(best)
+            while not self._out_of_time():
+                before = len(best.history)
+                best = self._pass(best)
+                if self.timed_out:
+                    break
+                if len(best.history) == before:
+                    self.minimal = True
+                    break
+            if self.timed_out or len(best.history) <= MAX_PAIR_SEARCH:
                 break
         return best
 
@@ -126,37 +140,30 @@ class Shrinker:
         return best
 
     def _search_shorter(self, best: PropertyFailure) -> PropertyFailure:
-        """Still long: a *targeted search*. Play new games cut off before the best length, for
-        up to ``SEARCH_SHARE`` of the time left, in which the actions that write what the
-        failing check reads (see ``relevance``) are strongly preferred; keep the shortest that
-        fails the same way. (With a checker focused on the failure a game costs little, and a
-        game that goes for the relevant actions reaches the bug far sooner than the one found.)
-        Each game draws an action kind first, then one of its instances, so a kind with many
-        instances (buying one of many cards) does not crowd out the others."""
-        rng = random.Random(len(best.history))
+        """Still long: a *targeted search* (``search.py``) for up to ``SEARCH_SHARE`` of the
+        time left: new games cut off before the best length that go for the action kinds
+        writing what the failing check reads and for extreme values of those fields."""
         checker = self.checker
-        relevant = writers(checker, best, names_read(checker.program.rules, best.key))
-        self.relevant = relevant
-        stop = time.perf_counter() + (self.deadline - time.perf_counter()) * SEARCH_SHARE
-        since = 0
-        while time.perf_counter() < stop and not self._out_of_time() and since < SEARCH_PATIENCE:
-            self.candidates += 1
-            since += 1
-            players = self.min_players if rng.random() < 0.5 else rng.randint(self.min_players, best.players)
-            weight = rng.choice(RELEVANCE_WEIGHTS) if relevant else 1.0
-            try:
-                state = checker.start(players, rng.randrange(MAX_SEED))
-                for _ in range(len(best.history) - 1):
-                    if state.is_terminal():
-                        break
-                    checker.step(state, _pick(rng, state.legal_actions(), relevant, weight))
-            except PropertyFailure as failure:
-                if failure.key == best.key and len(failure.history) < len(best.history):
-                    best = failure
-                    since = 0
-                    self.improvements += 1
-                    self.on_better(failure)
+        reads = names_read(checker.program.rules, best.key)
+        gains = progress(checker, best, reads)
+        # the kind of the failing action always counts; the others by how far they led
+        last = best.history[-1][1].partition("(")[0] if best.history else ""
+        top = max([*gains.values(), 0.0])
+        shares = {name: (gain / top if top > 0 else 1.0) for name, gain in gains.items() if gain >= 0}
+        shares[last] = 1.0
+        self.relevant = frozenset(shares)
+        away = frozenset(name for name, gain in gains.items() if gain < 0 and name != last)
+        search = TargetedSearch(
+            checker, best.key, self.min_players, best.players, shares, reads, away, self._found
+        )
+        until = time.perf_counter() + (self.deadline - time.perf_counter()) * SEARCH_SHARE
+        best = search.run(best, min(until, self.deadline), SEARCH_PATIENCE)
+        self.candidates += search.games
         return best
+
+    def _found(self, failure: PropertyFailure) -> None:
+        self.improvements += 1
+        self.on_better(failure)
 
     def _choices_of(self, failure: PropertyFailure) -> list[int] | None:
         """The choice indices that replay ``failure`` (``None`` if it does not replay)."""
@@ -302,20 +309,6 @@ class Shrinker:
         if time.perf_counter() >= self.deadline:
             self.timed_out = True
         return self.timed_out
-
-
-def _pick(rng: random.Random, legal: Sequence[Action], relevant: frozenset[str], weight: float) -> Action:
-    """One of ``legal``: an action kind first (a relevant kind ``weight`` times as likely),
-    then one of its instances."""
-    if len(legal) == 1:
-        return legal[0]
-    kinds: dict[str, list[Action]] = {}
-    for action in legal:
-        kinds.setdefault(action.name, []).append(action)
-    names = list(kinds)
-    weights = [weight if name in relevant else 1.0 for name in names]
-    chosen = kinds[rng.choices(names, weights)[0]]
-    return chosen[rng.randrange(len(chosen))]
 
 
 def _texts(failure: PropertyFailure) -> list[str]:
