@@ -19,8 +19,8 @@ from typing import Any
 
 from rulekit.dsl import ast
 from rulekit.rules.model import RulesModel
-from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.failures import PropertyFailure
+from rulekit.tools.verify.replayer import Replayer
 
 _ENGINE = "_"
 
@@ -75,13 +75,13 @@ def _collect(node: Any, rules: RulesModel, seen: set[str], found: set[str]) -> N
         _collect(getattr(node, attribute.name), rules, seen, found)
 
 
-def writers(checker: Checker, failure: PropertyFailure, reads: Iterable[str]) -> frozenset[str]:
+def writers(checker: Replayer, failure: PropertyFailure, reads: Iterable[str]) -> frozenset[str]:
     """The action kinds of ``failure``'s history that changed a field named in ``reads``
     (replayed with ``checker``; the flow after an action counts as the action's)."""
     return frozenset(progress(checker, failure, reads))
 
 
-def progress(checker: Checker, failure: PropertyFailure, reads: Iterable[str]) -> dict[str, float]:
+def progress(checker: Replayer, failure: PropertyFailure, reads: Iterable[str]) -> dict[str, float]:
     """For each action kind of ``failure``'s history that changed a field named in ``reads``,
     how far its applications took those fields towards their values in the failing state
     (a number's distance, a list's length): positive for the kinds that lead to the failure
@@ -114,14 +114,14 @@ def progress(checker: Checker, failure: PropertyFailure, reads: Iterable[str]) -
             if key[0] == _ENGINE or key[1] not in wanted or before.get(key) == value:
                 continue
             gain = found.get(name, 0.0)
-            goal, old, new = _measure(target.get(key)), _measure(before.get(key)), _measure(value)
+            goal, old, new = measure(target.get(key)), measure(before.get(key)), measure(value)
             if goal is not None and old is not None and new is not None:
                 gain += abs(old - goal) - abs(new - goal)
             found[name] = gain
     return found
 
 
-def _measure(value: Any) -> int | None:
+def measure(value: Any) -> int | None:
     """A number to compare: an int, or the size of a list or map."""
     if isinstance(value, bool) or value is None:
         return None

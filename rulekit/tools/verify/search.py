@@ -29,10 +29,10 @@ from typing import Any
 from attrs import define, field
 
 from rulekit.engine.game import Action, State
-from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.failures import PropertyFailure
 from rulekit.tools.verify.options import MAX_SEED
-from rulekit.tools.verify.relevance import _measure
+from rulekit.tools.verify.relevance import measure
+from rulekit.tools.verify.replayer import Replayer
 
 #: How much likelier a relevant action kind is (one factor drawn per game).
 RELEVANCE_WEIGHTS = (4.0, 20.0, 200.0)
@@ -56,7 +56,7 @@ class _Prefix:
 class TargetedSearch:
     """Searches for a shorter failure of ``key`` (see the module's docstring)."""
 
-    checker: Checker
+    checker: Replayer
     key: str
     min_players: int
     max_players: int
@@ -87,7 +87,9 @@ class TargetedSearch:
         if self._kept and rng.random() < FROM_EXTREMES:
             kept = self._kept[rng.randrange(len(self._kept))]
             players, seed = kept.players, kept.seed
-            prefix = kept.actions[: rng.randint(1, len(kept.actions))]
+            # the whole prefix (from the extreme on) or a part of it (another way from there)
+            cut = len(kept.actions) if rng.random() < 0.5 else rng.randint(1, len(kept.actions))
+            prefix = kept.actions[:cut]
         else:
             players = self.min_players
             if rng.random() >= 0.5:
@@ -129,7 +131,7 @@ class TargetedSearch:
         fields = state.fields
         new = False
         for name, keys in watched.items():
-            values = [v for v in (_measure(fields[k]) for k in keys) if v is not None]
+            values = [v for v in (measure(fields[k]) for k in keys) if v is not None]
             if not values:
                 continue
             for largest, value in ((False, min(values)), (True, max(values))):

@@ -33,10 +33,10 @@ from attrs import define, field
 
 from rulekit.engine.game import State
 from rulekit.errors import RulekitError
-from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.failures import NotReplayable, PropertyFailure
 from rulekit.tools.verify.options import MAX_PAIR_SEARCH
 from rulekit.tools.verify.relevance import names_read, progress
+from rulekit.tools.verify.replayer import Replayer
 from rulekit.tools.verify.search import TargetedSearch
 
 #: Other chance seeds tried per pass.
@@ -51,7 +51,7 @@ SEARCH_PATIENCE = 4000
 class Shrinker:
     """Shortens one failure; ``checker`` replays candidates (best focused on the failure)."""
 
-    checker: Checker
+    checker: Replayer
     seconds: float
     min_players: int
     on_better: Callable[[PropertyFailure], None] = lambda failure: None
@@ -326,13 +326,13 @@ def _turns(history: Sequence[tuple[int, str]]) -> list[tuple[int, int]]:
     return turns
 
 
-def minimize(checker: Checker, failure: PropertyFailure, seconds: float = float("inf")) -> PropertyFailure:
+def minimize(checker: Replayer, failure: PropertyFailure, seconds: float = float("inf")) -> PropertyFailure:
     """Shorten ``failure`` (see the module's docstring) for at most ``seconds``."""
     return Shrinker(checker, seconds, failure.players).shrink(failure)
 
 
 def find_failure(
-    checker: Checker, players: int, seed: int, texts: Sequence[str], key: str
+    checker: Replayer, players: int, seed: int, texts: Sequence[str], key: str
 ) -> PropertyFailure | None:
     """Play ``texts``, checking everything; the failure ``key`` if it occurs (maybe before
     the end), else ``None`` (also when an action is not legal where it comes)."""
@@ -345,7 +345,7 @@ def find_failure(
     return None
 
 
-def play_sequence(checker: Checker, players: int, seed: int, texts: Sequence[str]) -> State:
+def play_sequence(checker: Replayer, players: int, seed: int, texts: Sequence[str]) -> State:
     """Play the action texts from the start, checking everything after every action.
 
     Raises:
