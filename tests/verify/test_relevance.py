@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from rulekit.load import load_program
 from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.failures import PropertyFailure
 from rulekit.tools.verify.options import Stats
-from rulekit.tools.verify.relevance import condition_of, names_read, writers
+from rulekit.tools.verify.relevance import condition_of, names_read, progress, writers
+from rulekit.tools.verify.search import TargetedSearch
 from rulekit.tools.verify.shrink import Shrinker, play_sequence
 
 TALLY = """
@@ -80,13 +82,28 @@ def test_writers_are_the_action_kinds_that_changed_what_the_check_reads(tmp_path
     assert writers(checker, failure, names_read(program.rules, failure.key)) == {"mark"}
 
 
-def test_a_long_counterexample_is_shrunk_by_the_targeted_search(tmp_path: Path) -> None:
+def test_a_long_counterexample_is_shrunk_to_the_relevant_actions(tmp_path: Path) -> None:
     program = _program(tmp_path)
     checker = Checker(program, Stats(), focus="invariant:few_marks")
     failure = _long_failure(program, checker)
     assert len(failure.history) == 123
     shrinker = Shrinker(checker, 30.0, 1)
     best = shrinker.shrink(failure)
-    assert shrinker.relevant == {"mark"}
     assert [text for _, text in best.history] == ["mark", "mark", "mark"]
     assert shrinker.minimal
+
+
+def test_the_targeted_search_goes_for_the_kinds_that_led_to_the_failure(tmp_path: Path) -> None:
+    program = _program(tmp_path)
+    checker = Checker(program, Stats(), focus="invariant:few_marks")
+    failure = _long_failure(program, checker)
+    reads = names_read(program.rules, failure.key)
+    gains = progress(checker, failure, reads)
+    assert gains == {"mark": 3.0}  # each mark took game.marks one closer to its failing value
+    found: list[int] = []
+    search = TargetedSearch(
+        checker, failure.key, 1, 1, gains, reads, on_better=lambda f: found.append(len(f.history))
+    )
+    best = search.run(failure, time.perf_counter() + 30.0, patience=200)
+    assert found and found == sorted(found, reverse=True)
+    assert len(best.history) < 10  # with 'mark' preferred, three marks come within a few actions

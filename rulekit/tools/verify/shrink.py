@@ -13,11 +13,11 @@ sequence (it is then 1-minimal) or the time is up:
 4. replay with fewer players and with other chance seeds: a failure that comes
    earlier there is shorter.
 
-A long counterexample (more than ``MAX_PAIR_SEARCH`` actions) is first replaced by
-a *targeted search* (``search.py``): new games that go for the actions writing what
-the failing check reads; it is tried again whenever the passes leave the sequence
-1-minimal but still long. Then the game's *choices* are shrunk (``_by_choices``),
-then the passes above run on the action texts.
+The game's *choices* are shrunk first (``_by_choices``). A counterexample still long
+(more than ``MAX_PAIR_SEARCH`` actions) is then replaced by a *targeted search*
+(``search.py``): new games that go for the actions writing what the failing check
+reads; it is tried again whenever the passes leave the sequence 1-minimal but still
+long. After a search, the choices again, then the passes above on the action texts.
 
 Every improvement is reported at once (``on_better``), so a caller can rewrite
 the counterexample's files: the user keeps the best one found even if the time
@@ -42,7 +42,7 @@ from rulekit.tools.verify.search import TargetedSearch
 #: Other chance seeds tried per pass.
 RESEEDS = 8
 #: Share of the time left that the targeted search of a long counterexample may take.
-SEARCH_SHARE = 0.5
+SEARCH_SHARE = 0.4
 #: The targeted search stops after this many games without a shorter failure.
 SEARCH_PATIENCE = 4000
 
@@ -68,17 +68,19 @@ class Shrinker:
         """The shortest failure found within the time (``failure`` itself if none)."""
         self.deadline = time.perf_counter() + self.seconds
         best = self._try(failure.players, failure.seed, _texts(failure), failure.key) or failure
+        best = self._by_choices(best)
         searched = False
         while True:
             if len(best.history) > MAX_PAIR_SEARCH and not self._out_of_time():
-                # long: search new games first; once 1-minimal, search again from it
+                # still long: search new games; once 1-minimal, search again from it
                 length = len(best.history)
                 best = self._search_shorter(best)
-                if searched and len(best.history) == length:
+                if len(best.history) < length:
+                    best = self._by_choices(best)
+                elif searched:
                     break
                 searched = True
                 self.minimal = False
-            best = self._by_choices(best)
             while not self._out_of_time():
                 before = len(best.history)
                 best = self._pass(best)
