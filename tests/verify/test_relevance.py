@@ -107,3 +107,56 @@ def test_the_targeted_search_goes_for_the_kinds_that_led_to_the_failure(tmp_path
     best = search.run(failure, time.perf_counter() + 30.0, patience=200)
     assert found and found == sorted(found, reverse=True)
     assert len(best.history) < 10  # with 'mark' preferred, three marks come within a few actions
+
+
+CHARGER = """
+ruleset: charger
+players: {min: 1, max: 1}
+state:
+  game:
+    n: {type: int}
+    energy: {type: int}
+    sparks: {type: int}
+    who: {type: player, initial: "player_at(1)"}
+events:
+  moved: {}
+actions:
+  step:
+    effect: |
+      game.n += 1
+      emit moved()
+    ends_turn: true
+  charge:
+    effect: |
+      game.n += 1
+      game.energy += 1
+      emit moved()
+    ends_turn: true
+triggers:
+  spark:
+    after: moved
+    when: game.energy >= 50
+    effect: game.sparks += 1
+flow:
+  - repeat:
+      until: game.n >= 40
+      steps:
+        - turn: game.who
+"""
+
+
+def test_exploration_prefers_the_kinds_that_write_what_a_never_true_condition_reads(tmp_path: Path) -> None:
+    from rulekit.tools.verify import VerifyOptions
+    from rulekit.tools.verify.coverage import Coverage
+    from rulekit.tools.verify.explore import Explorer
+
+    (tmp_path / "ruleset.yaml").write_text(CHARGER, encoding="utf-8")
+    program = load_program(str(tmp_path))
+    coverage = Coverage(program)
+    checker = Checker(coverage.instrument(), Stats())
+    checker.fired, checker.branch = coverage.fire, coverage.branch
+    explorer = Explorer(VerifyOptions(str(tmp_path), out=None), checker, [1], coverage)
+    assert explorer.run(range(3)) is None
+    assert explorer.writes["charge"] >= {"energy", "n"} and "energy" not in explorer.writes["step"]
+    # 'when: game.energy >= 50' was never true: charging feeds it, stepping does not
+    assert explorer._feeders() == {"charge"}

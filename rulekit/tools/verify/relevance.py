@@ -55,6 +55,13 @@ def names_read(rules: RulesModel, key: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def expression_reads(rules: RulesModel, expr: ast.Expr) -> frozenset[str]:
+    """The names ``expr`` reads, following calls of the rules' functions."""
+    found: set[str] = set()
+    _collect(expr, rules, set(), found)
+    return frozenset(found)
+
+
 def _collect(node: Any, rules: RulesModel, seen: set[str], found: set[str]) -> None:
     if isinstance(node, tuple | list):
         for item in node:
