@@ -1,4 +1,20 @@
-"""Explaining a failed invariant: the values of its parts."""
+"""Why a condition is false: the values of its parts. The one implementation of this for
+rulekit's tools (verify's counterexamples, scenario expectations).
+
+Public and stable:
+
+* :func:`explain_condition` -- the lines explaining why a boolean DSL expression is false in
+  a state (optionally with names bound: a loop variable, a parameter);
+* :func:`explain_invariant` -- the same for a compiled invariant (its condition);
+* :func:`explain_error` -- why evaluating an expression raised (the innermost failing part);
+* :func:`compile_node` -- compile a parsed expression of the ruleset to ``fn(F, R, me, *params)``;
+* :data:`unparse` -- the DSL text of an expression.
+
+The explanation follows the expression: for ``and`` the part that is false, for ``or`` every
+part, for ``not`` and comparisons the value of each non-constant side, for ``x where x = ...``
+the value bound, for ``a if c else b`` the branch taken, for ``all(...)`` the elements it fails
+for and why it fails for the first, for ``any(...)`` that no element makes it true.
+"""
 
 from __future__ import annotations
 
@@ -24,12 +40,22 @@ from rulekit.tools.verify.failures import (
 
 def explain_invariant(program: Program, invariant: CompiledInvariant, state: State) -> list[str]:
     """The values of the parts of a failed invariant, e.g. both sides of its comparison."""
+    return explain_condition(program, invariant.decl.condition, state)
+
+
+def explain_condition(
+    program: Program, condition: ast.Expr, state: State, bindings: Sequence[Binding] = ()
+) -> list[str]:
+    """Why ``condition`` (a parsed boolean DSL expression of ``program``'s rules, e.g. a
+    scenario's ``expect``) is false in ``state``: one line per part, indented by depth.
+    ``bindings`` are names the expression uses besides the state: ``(name, type, value)``.
+    If evaluating it raises, the lines say where and why (see :func:`explain_error`)."""
     lines: list[str] = []
     try:
-        _explain(program, invariant.decl.condition, state, [], lines, 0)
+        _explain(program, condition, state, list(bindings), lines, 0)
     except Exception as error:
         lines.clear()
-        lines.extend(explain_error(program, invariant.decl.condition, state, error))
+        lines.extend(explain_error(program, condition, state, error))
     return lines
 
 
