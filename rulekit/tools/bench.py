@@ -56,10 +56,6 @@ class BenchResult:
     def playouts_per_second(self) -> float:
         return self.playouts / self.seconds if self.seconds else 0.0
 
-    @property
-    def actions_per_second(self) -> float:
-        return self.actions / self.seconds if self.seconds else 0.0
-
 
 @frozen
 class Case:

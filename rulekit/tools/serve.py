@@ -270,8 +270,8 @@ def bind(port: int) -> socket.socket:
     return sock
 
 
-def make_server(app: Any, sock: socket.socket) -> Any:
-    """A uvicorn server for ``app`` on an already bound socket (quiet access log)."""
+def make_server(app: Any) -> Any:
+    """A uvicorn server for ``app`` (quiet access log); run it on a socket from :func:`bind`."""
     import uvicorn
 
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
@@ -315,6 +315,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(
         f"{session.game.program.rules.title}: open http://127.0.0.1:{port}/ (Ctrl-C stops; log: {args.log})"
     )
-    server = make_server(make_app(session), sock)
+    server = make_server(make_app(session))
     server.run(sockets=[sock])
     return 0

@@ -235,9 +235,9 @@ class _Drawer:
     def colour(self, attr: CompiledAttr | None, *args: Any, default: str = "none") -> str:
         if attr is None:
             return default
-        return self.to_colour(self.value(attr, *args), attr.type_)
+        return self.to_colour(self.value(attr, *args))
 
-    def to_colour(self, value: Any, type_: Type = t.ANY) -> str:
+    def to_colour(self, value: Any) -> str:
         if value is None:
             return "none"
         if isinstance(value, bool):
@@ -413,11 +413,10 @@ class _Drawer:
         rotation = int(self.number(a.get("rotation"), *args, default=0))
         cx, cy = x + size / 2, y + size / 2
         corners = [(x, y), (x + size, y), (x + size, y + size), (x, y + size)]
-        element_type = t.element_type(a["sides"].type_)
         for side in range(4):
             printed = sides[(side - rotation) % 4]
             (ax, ay), (bx, by) = corners[side], corners[(side + 1) % 4]
-            fill = self.to_colour(printed, element_type)
+            fill = self.to_colour(printed)
             self.add(
                 "polygon",
                 layer.decl.name,
