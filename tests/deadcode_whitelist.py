@@ -63,7 +63,7 @@ _.observe
 # Augmented assignment to a list vulture reads as an unused variable (rulekit/tools/balance.py).
 into
 
-# Bench columns read by name through getattr (rulekit/tools/bench.py COLUMNS).
+# Bench figures read by name through getattr (rulekit/tools/bench/report.py FIGURES).
 actions_per_s
 
 # pytest and hypothesis hooks, fixtures and rules (tests/).
