@@ -30,7 +30,7 @@ from rulekit.dsl.types import Type
 from rulekit.engine.game import State
 from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, Span, did_you_mean
 from rulekit.rules.yaml_source import LocStr, span_of
-from rulekit.tools.rules_listing import describe_rules as describe_rules  # the `rules` command, once here
+from rulekit.tools.rules_listing import describe_rules as describe_rules  # re-exported: was here
 
 _PANEL_KEYS = ("title", "lines", "doc")
 MAX_NOTES_SHOWN = 5
