@@ -45,7 +45,7 @@ def test_a_let_name_is_unknown_outside_its_body() -> None:
 def test_a_let_value_with_a_comparison_needs_parentheses() -> None:
     """``let ok = a > b in ...`` would be ambiguous with ``in``; parentheses make it a value."""
     assert _value("let ok = (1 > 0) in ok and true")[0] is True
-    with pytest.raises(DslSyntaxError):
+    with pytest.raises(DslSyntaxError, match=r"a value with a comparison, and/or or if/else in \(\.\.\.\)"):
         parse_expression("let ok = 1 > 0 in ok")
 
 
