@@ -182,6 +182,17 @@ class CodeGen:
                 self.check_ids(key, t.map_key(type_), span, what)
                 self.check_ids(element, t.map_value(type_), span, what)
 
+    def check_action_param(self, name: str, type_: Type, node: Any) -> None:
+        """An action parameter is written in logs as action text (``build(marseille, 3)``), which
+        has no notation for maps and records: those cannot be parameters."""
+        if _holds_maps(type_):
+            self.error(
+                f"action parameter '{name}' would hold {_a(type_)}, which an action log cannot write",
+                node,
+                hint="offer a component, a number, a player, text, or a tuple of those "
+                "(e.g. the cell (x, y) instead of the record on it)",
+            )
+
     def span_ref(self, span: Span | None) -> str:
         self.spans.append(span)
         return f"SPANS[{len(self.spans) - 1}]"
@@ -852,6 +863,12 @@ def _as_text(code: str, type_: Type, depth: int = 0) -> str:
         for name, ft in fields.items()
     )
     return f"(lambda {var}: {{**{var}, {converted}}})({code})"
+
+
+def _holds_maps(type_: Type) -> bool:
+    if type_.is_map or type_.is_record:
+        return True
+    return type_.is_list and _holds_maps(t.element_type(type_))
 
 
 def _holds_players(type_: Type) -> bool:

@@ -365,6 +365,7 @@ class _Compiler:
                 f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n    return {emit.step_iter(code)}{mark}\n"
             )
             domains.append(fname)
+            self.gen.check_action_param(param.name, t.element_type(type_), param.domain)
             params.append((param.name, t.element_type(type_)))
         requires = [
             self.define_expr(f"req_{decl.name}", r.condition, params, expected=t.BOOL, what="a requirement")

@@ -232,3 +232,11 @@ def test_the_ast_of_a_record_keeps_each_field_span() -> None:
     record = parse_expression("{a: 1, bb: 2}")
     assert isinstance(record, ast.Record)
     assert [(f.name, f.span.column) for f in record.fields] == [("a", 2), ("bb", 8)]
+
+
+def test_a_record_cannot_be_an_action_parameter(write_ruleset: Callable[..., Path]) -> None:
+    """Logs write actions as text, which has no notation for records: the checker says so."""
+    domain = '"[(x, 0) for x in range(0, 3) if not has_key(game.board, (x, 0))]"'
+    text = MAP_RULES.replace(domain, '"[{x: x} for x in range(0, 3)]"') % "pass"
+    with pytest.raises(RulesetError, match="action parameter 'cell' would hold a {x: int}"):
+        load_program(str(write_ruleset(text)))
