@@ -660,6 +660,10 @@ class CodeGen:
 
     def _expr_LetIn(self, node: ast.LetIn, ctx: Context) -> tuple[str, Type]:
         value, vtype = self.expr(node.value, ctx)
+        if node.declared is not None:
+            declared = t.parse_type(node.declared, self.kinds) or t.ANY
+            self.expect(declared, vtype, node.value, f"'{node.name}'")
+            vtype = declared
         with ctx.nested():
             py = ctx.bind(node.name, vtype)
             body, btype = self.expr(node.body, ctx)
