@@ -134,6 +134,8 @@ class CodeGen:
                 types[name] = parsed
             self.field_types[scope] = types
         self.function_types: dict[str, Type] = {}
+        #: Procedures (see rulekit.compiler.procedures): name -> parameter names and types.
+        self.procedures: dict[str, tuple[tuple[str, Type], ...]] = {}
         self.const_types = {}
         for name, constant in rules.constants.items():
             declared = t.value_type(constant.value)
@@ -410,6 +412,13 @@ class CodeGen:
                 f"{emit.name('fn_', name)}(F, R, {me}{''.join(', ' + a for a in args)})",
                 self.function_types.get(name, t.ANY),
             )
+        if name in self.procedures:
+            self.error(
+                f"'{name}' is a procedure: it changes the game, so it stands on a line of its own",
+                node,
+                hint="only effects (actions, triggers, setup, flow do:) call procedures",
+            )
+            return "None", t.ANY
         builtin = BUILTINS.get(name)
         if builtin is None:
             if name in AGGREGATES:
@@ -429,6 +438,23 @@ class CodeGen:
             return "None", t.ANY
         code, type_ = self.call_args(builtin, node, ctx)
         return code, type_
+
+    def procedure_call(self, call: ast.Call, ctx: Context) -> str:
+        """``name(args)`` as a statement: the procedure's function with the caller's ``me``."""
+        params = self.procedures[call.function]
+        if call.keywords:
+            self.error(f"procedure '{call.function}' takes no keyword arguments", call)
+        if len(call.args) != len(params):
+            self.error(
+                f"procedure '{call.function}' takes {len(params)} argument(s), not {len(call.args)}", call
+            )
+        args = []
+        for arg, (pname, expected) in zip(call.args, params, strict=False):
+            code, type_ = self.expr(arg, ctx)
+            self.expect(expected, type_, arg, f"argument '{pname}' of {call.function}")
+            args.append(code)
+        me = "me" if ctx.me else "-1"
+        return f"{emit.name('pr_', call.function)}(F, R, {me}{''.join(', ' + a for a in args)})"
 
     def call_args(self, builtin: Any, node: ast.Call, ctx: Context) -> tuple[str, Type]:
         if node.keywords:
@@ -784,6 +810,8 @@ class CodeGen:
             return [f"{pad}pass"]
         if isinstance(node, ast.CallStatement):
             call = node.call
+            if call.function in self.procedures:
+                return [f"{pad}{self.procedure_call(call, ctx)}"]
             builtin = BUILTINS.get(call.function)
             if builtin is None or not builtin.effect:
                 if builtin is not None or call.function in self.rules.functions:
