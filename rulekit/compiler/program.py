@@ -71,6 +71,9 @@ class CompiledAction:
     #: The planned enumerator ``fn(F, R, me, mk, out)``: appends ``mk(name, args)`` for each
     #: legal instance (see :mod:`rulekit.compiler.planner`).
     enumerate: Fn | None = None
+    #: Offered only if no other action is legal: the message when it is refused (see
+    #: :mod:`rulekit.engine.priority`); None for every other action.
+    fallback: str | None = None
 
 
 @define
