@@ -74,6 +74,8 @@ class CompiledAction:
     #: Offered only if no other action is legal: the message when it is refused (see
     #: :mod:`rulekit.engine.priority`); None for every other action.
     fallback: str | None = None
+    #: Actions that do not keep a fallback action from being offered.
+    fallback_ignoring: frozenset[str] = frozenset()
 
 
 @define

@@ -614,7 +614,8 @@ class State:
         except Exception as error:  # a rule that fails while explaining still gets a message
             return Diagnostic(f"{text} is not legal: {error}", compiled.decl.span)
         if compiled.fallback is not None:
-            others = [game.action_to_string(a) for a in self.legal_actions()]
+            blocking = priority.blocking(compiled, self.legal_actions(), game.program.actions)
+            others = [game.action_to_string(a) for a in blocking]
             return Diagnostic(
                 f"{text} is not legal: {priority.refusal(compiled, others)}", compiled.decl.span
             )

@@ -67,3 +67,16 @@ def test_refusing_the_fallback_gives_the_rules_message_and_what_is_possible(
 def test_without_the_flag_both_are_offered(write_ruleset: Callable[..., Path]) -> None:
     state = load_game(str(write_ruleset(RULES)), 2).new_initial_state(0)
     assert state.legal_action_strings() == ["take", "pass_turn"]
+
+
+def test_ignored_actions_do_not_rule_the_fallback_out(write_ruleset: Callable[..., Path]) -> None:
+    """An action the fallback ignores (here 'look') is offered beside it."""
+    rules = RULES.replace("actions:\n", "actions:\n  look:\n    effect: pass\n")
+    game = load_game(str(write_ruleset(rules)), 2)
+    game.program.actions["pass_turn"].fallback = "she can still take"
+    game.program.actions["pass_turn"].fallback_ignoring = frozenset({"look"})
+    state = game.new_initial_state(0)
+    assert state.legal_action_strings() == ["look", "take"]
+    state.apply_action("take")
+    state.apply_action("take")
+    assert state.legal_action_strings() == ["look", "pass_turn"]
