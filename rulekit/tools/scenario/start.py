@@ -7,8 +7,8 @@ from typing import Any
 
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
+from rulekit.engine.defaults import field_default as _field_default
 from rulekit.engine.game import State
-from rulekit.engine.game import _default as _field_default
 from rulekit.errors import Diagnostic, RulesetError, Span
 from rulekit.rules.yaml_source import LocDict, span_of
 from rulekit.tools.scenario import values

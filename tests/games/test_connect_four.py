@@ -1,0 +1,97 @@
+"""Connect Four (rulesets/connect_four): the same games as OpenSpiel's, bots that play it.
+
+OpenSpiel's C++ ``connect_four`` is the reference: random move sequences played in both
+must offer the same moves and end at the same move with the same returns. Its action ``k``
+is a disc dropped in column ``k`` (0 = a), the same integer as rulekit's action space.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from rulekit.load import load_game
+from rulekit.tools.bots import make_bots, play_game
+from rulekit.tools.scenario import find_scenarios, run_scenario
+
+RULESET_DIR = Path(__file__).resolve().parents[2] / "rulesets" / "connect_four"
+SCENARIOS = sorted(find_scenarios([RULESET_DIR / "scenarios"]))
+
+
+def test_every_scenario_passes() -> None:
+    failures = [r for r in map(run_scenario, SCENARIOS) if not r.passed]
+    assert SCENARIOS and not failures, [f.errors for f in failures]
+
+
+def test_without_diagonals_the_diagonal_scenarios_fail(tmp_path: Path) -> None:
+    """The scenarios can fail: rules that forget the diagonals fail exactly the diagonal wins."""
+    variant = tmp_path / "no_diagonals.yaml"
+    variant.write_text(
+        "variant: no_diagonals\nruleset: connect_four\nset:\n  constants.DIRECTIONS: [[1, 0], [0, 1]]\n"
+    )
+    failed = {p.stem for p in SCENARIOS if not run_scenario(p, variants=[str(variant)]).passed}
+    assert failed == {"win_on_a_rising_diagonal", "win_on_a_falling_diagonal"}
+
+
+def test_the_columns_are_numbered_as_in_openspiel() -> None:
+    """Action k drops a disc in column k, left to right, as in OpenSpiel."""
+    from rulekit.engine.spaces import ActionSpace
+
+    game = load_game(str(RULESET_DIR), 2)
+    space = ActionSpace(game)
+    assert [str(space.decode(k)) for k in range(7)] == [f"drop({c})" for c in "abcdefg"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_move_sequences_end_as_in_openspiel(seed: int) -> None:
+    """Same legal moves at every step, same end, same returns as OpenSpiel's connect_four."""
+    from tests.ecosystem.extras import require
+
+    pyspiel = require("pyspiel", "openspiel")
+    from rulekit import openspiel
+
+    openspiel.register(str(RULESET_DIR), players=2)
+    ours = pyspiel.load_game("rulekit_connect_four").new_initial_state()
+    theirs = pyspiel.load_game("connect_four").new_initial_state()
+    rng = random.Random(seed)
+    moves = 0
+    while not theirs.is_terminal():
+        assert not ours.is_terminal(), f"rulekit ended after {moves} moves, OpenSpiel did not"
+        assert ours.current_player() == theirs.current_player()
+        assert ours.legal_actions() == theirs.legal_actions(), f"after {moves} moves"
+        move = rng.choice(theirs.legal_actions())
+        ours.apply_action(move)
+        theirs.apply_action(move)
+        moves += 1
+    assert ours.is_terminal(), f"OpenSpiel ended after {moves} moves, rulekit did not"
+    assert ours.returns() == theirs.returns()
+
+
+def test_heuristic_bot_beats_random_bots() -> None:
+    """bots.evaluate is good enough for a one-move look-ahead to beat random play."""
+    game = load_game(str(RULESET_DIR), 2)
+    wins = 0
+    for seed in range(10):
+        seat = seed % 2
+        bots = make_bots(game, "heuristic,random" if seat == 0 else "random,heuristic", seed)
+        played = play_game(game, seed, bots, 100)
+        assert played.finished
+        wins += played.state.winners() == [seat]
+    assert wins >= 8, f"the heuristic bot won {wins} of 10"
+
+
+@pytest.mark.slow
+def test_mcts_beats_random_more_often_than_not() -> None:
+    """MCTS (100 iterations, cut-offs rated by bots.evaluate) wins most games in either seat."""
+    game = load_game(str(RULESET_DIR), 2)
+    wins = 0
+    games = 6
+    for seed in range(games):
+        seat = seed % 2
+        spec = "mcts:iterations=100,random" if seat == 0 else "random,mcts:iterations=100"
+        played = play_game(game, seed, make_bots(game, spec, seed), 100)
+        assert played.finished
+        wins += played.state.winners() == [seat]
+    assert wins > games // 2, f"MCTS won {wins} of {games}"
