@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import attrs
@@ -57,6 +58,27 @@ def explain_condition(
         lines.clear()
         lines.extend(explain_error(program, condition, state, error))
     return lines
+
+
+def explain_condition(program: Program, condition: ast.Expr, state: State, me: int | None) -> list[str]:
+    """The values of the parts of a false condition that may use ``me`` (a scenario's expectation),
+    in the same form as :func:`explain_invariant`."""
+    token = _ME.set((me,))
+    try:
+        lines: list[str] = []
+        try:
+            _explain(program, condition, state, [], lines, 0)
+        except Exception as error:
+            lines.clear()
+            lines.extend(explain_error(program, condition, state, error))
+        return lines
+    finally:
+        _ME.reset(token)
+
+
+#: ``me`` while :func:`explain_condition` runs (as a 1-tuple: it may be None); unset, the parts
+#: are compiled and evaluated as an invariant's, without ``me``.
+_ME: ContextVar[tuple[int | None] | None] = ContextVar("explained_me", default=None)
 
 
 def explain_error(program: Program, expr: ast.Expr, state: State, error: Exception) -> list[str]:
@@ -131,14 +153,17 @@ def _evaluate(
     program: Program, expr: ast.Expr, state: State, bindings: Sequence[Binding]
 ) -> tuple[Any, Type]:
     fn, type_ = compile_node(program, expr, [(n, ty) for n, ty, _ in bindings])
-    return fn(state.fields, state.game.runtime, -1, *(v for _, _, v in bindings)), type_
+    me = _ME.get()
+    return fn(
+        state.fields, state.game.runtime, -1 if me is None else me[0], *(v for _, _, v in bindings)
+    ), type_
 
 
 def compile_node(
     program: Program, expr: ast.Expr, params: Sequence[tuple[str, Type]]
 ) -> tuple[Callable[..., Any], Type]:
     """Compile an already parsed expression of the ruleset (``fn(F, R, me, *params)``)."""
-    return program.compile_function(expr, params=params, me=False)
+    return program.compile_function(expr, params=params, me=_ME.get() is not None)
 
 
 def _show(value: Any, type_: Type) -> str:
