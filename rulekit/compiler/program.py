@@ -137,15 +137,54 @@ class Program:
         Raises:
             DslSyntaxError, RulesetError: with the position inside ``origin``'s file.
         """
-        expr = parse_expression(text, origin)
+        return self.compile_function(parse_expression(text, origin), params=params)
+
+    def compile_function(
+        self,
+        expr: ast.Expr,
+        *,
+        params: Sequence[tuple[str, Type]] = (),
+        me: bool = True,
+        generator: type[CodeGen] = CodeGen,
+        extra_args: Sequence[str] = (),
+    ) -> tuple[Fn, Type]:
+        """Check and compile a parsed expression against this ruleset's names; its value's type.
+
+        The result is called as ``fn(F, R, me, *extra_args, *params)``: ``params`` are DSL names
+        bound by position, ``me`` says whether the expression may use ``me``. A tool that
+        extends the language passes its ``CodeGen`` subclass as ``generator``; ``extra_args``
+        are the Python names its generated code reads (values the tool passes in).
+
+        Raises:
+            RulesetError: every problem of the expression, located in its rules file.
+        """
         bag = DiagnosticBag()
-        gen = self._codegen(bag)
-        ctx = Context()
-        names = [ctx.bind(n, ty) for n, ty in params]
+        gen, ctx, names = self._snippet_codegen(bag, generator, me=me, params=params)
         code, type_ = gen.expr(expr, ctx)
         bag.raise_if_any()
-        head = f"def _snippet(F, R, me{''.join(', ' + n for n in names)}):\n"
-        return self._define(f"{head}    return {code}\n", gen), type_
+        return self._define([*extra_args, *names], [f"    return {code}"], gen), type_
+
+    def compile_predicate(
+        self,
+        expr: ast.Expr,
+        what: str,
+        *,
+        params: Sequence[tuple[str, Type]] = (),
+        me: bool = True,
+        generator: type[CodeGen] = CodeGen,
+        extra_args: Sequence[str] = (),
+    ) -> Fn:
+        """Like :meth:`compile_function` for a condition: ``what`` (``"a property"``) must be a bool.
+
+        Raises:
+            RulesetError: every problem of the expression, ``"<what> must be bool, not ..."`` too.
+        """
+        bag = DiagnosticBag()
+        gen, ctx, names = self._snippet_codegen(bag, generator, me=me, params=params)
+        code, type_ = gen.expr(expr, ctx)
+        gen.expect(t.BOOL, type_, expr, what)
+        bag.raise_if_any()
+        return self._define([*extra_args, *names], [f"    return {code}"], gen)
 
     def compile_effect(
         self, text: str, origin: Origin | None = None, *, params: Sequence[tuple[str, Type]] = ()
@@ -153,22 +192,29 @@ class Program:
         """Check and compile an extra effect block, called as ``fn(F, R, me, *params)``."""
         block = parse_block(text, origin)
         bag = DiagnosticBag()
-        gen = self._codegen(bag)
-        ctx = Context(effects=True)
-        names = [ctx.bind(n, ty) for n, ty in params]
+        gen, ctx, names = self._snippet_codegen(bag, CodeGen, me=True, params=params, effects=True)
         body = gen.block(block, ctx, 1)
         bag.raise_if_any()
-        return self._define(
-            f"def _snippet(F, R, me{''.join(', ' + n for n in names)}):\n" + "\n".join(body) + "\n", gen
-        )
+        return self._define(names, body, gen)
 
-    def _codegen(self, bag: DiagnosticBag) -> CodeGen:
-        gen = CodeGen(self.rules, bag)
+    def _snippet_codegen(
+        self,
+        bag: DiagnosticBag,
+        generator: type[CodeGen],
+        *,
+        me: bool,
+        params: Sequence[tuple[str, Type]],
+        effects: bool = False,
+    ) -> tuple[CodeGen, Context, list[str]]:
+        gen = generator(self.rules, bag)
         gen.function_types = dict(self.function_types)
         gen.spans = self.spans
-        return gen
+        ctx = Context(me=me, effects=effects)
+        return gen, ctx, [ctx.bind(n, ty) for n, ty in params]
 
-    def _define(self, source: str, gen: CodeGen) -> Fn:
+    def _define(self, args: Sequence[str], body: Sequence[str], gen: CodeGen) -> Fn:
+        """``def _snippet(F, R, me, *args)`` with ``body``, run in this program's namespace."""
+        source = f"def _snippet(F, R, me{''.join(', ' + a for a in args)}):\n" + "\n".join(body) + "\n"
         namespace = dict(self.namespace)
         for name, value in gen.constants.items():
             namespace[f"K_{name}"] = value

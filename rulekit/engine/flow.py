@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rulekit.compiler.program import FlowNode
+from rulekit.engine.defaults import field_default
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, RuleEvaluationError
 from rulekit.runtime.errors import RuleFailure
@@ -255,11 +256,9 @@ def _make_enter(node_id: int, node: FlowNode, game: Game) -> Enter:
 
 def _turn_reset(game: Game) -> Callable[[dict[Any, Any], Any], None]:
     """Set every turn field to its default, then run the turn fields' initial values."""
-    from rulekit.engine.game import _default
-
     program = game.program
     defaults = tuple(
-        (("turn", name), _default(program.field_types["turn"][name], decl.type_text))
+        (("turn", name), field_default(program.field_types["turn"][name], decl.type_text))
         for name, decl in program.rules.fields["turn"].items()
     )
     inits = tuple((("turn", name), fn) for scope, name, fn in program.field_inits if scope == "turn")

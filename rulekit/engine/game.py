@@ -18,9 +18,9 @@ from typing import Any, TypeVar
 from attrs import frozen
 
 from rulekit.compiler.program import CompiledAction, Program
-from rulekit.dsl import types as t
 from rulekit.dsl.printer import print_expr
 from rulekit.engine import flow
+from rulekit.engine.defaults import field_default
 from rulekit.engine.guard import rule_error as _rule_error
 from rulekit.engine.values import NotationError, coerce, format_value, from_json, parse_action_text, to_json
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, Span
@@ -117,7 +117,7 @@ class Game:
         for scope, fields in program.rules.fields.items():
             owners = self.owners(scope)
             for name, decl in fields.items():
-                default = _default(program.field_types[scope][name], decl.type_text)
+                default = field_default(program.field_types[scope][name], decl.type_text)
                 for owner in owners:
                     F[(owner, name)] = default
         runtime = self.runtime
@@ -198,22 +198,6 @@ def _whole(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise RuleFailure(f"{what} must be a whole number, not {format_value(value)}")
     return value
-
-
-def _default(type_: t.Type, text: str) -> Any:
-    if text.endswith("?"):
-        return None
-    if type_ == t.INT:
-        return 0
-    if type_ == t.BOOL:
-        return False
-    if type_ == t.STR:
-        return ""
-    if type_.is_list or type_ == t.TUPLE:
-        return ()
-    if type_ == t.MAP:
-        return {}
-    return None
 
 
 class State:

@@ -19,6 +19,7 @@ import yaml
 from rulekit.dsl import Origin
 from rulekit.errors import Diagnostic, RulesetError, Span, remember_source
 from rulekit.limits import LIMITS
+from rulekit.rules.yaml_errors import describe
 
 
 class LocStr(str):
@@ -152,7 +153,14 @@ def _convert(
             if isinstance(key, list | dict):
                 raise RulesetError(Diagnostic("a mapping key must be a scalar", _span(file, key_node)))
             if key in result:
-                raise RulesetError(Diagnostic(f"duplicate key '{key}'", _span(file, key_node)))
+                first = result.key_spans[key]
+                raise RulesetError(
+                    Diagnostic(
+                        f"duplicate key '{key}'",
+                        _span(file, key_node),
+                        hint=f"'{key}' is already set on line {first.line}; a mapping holds each key once",
+                    )
+                )
             result[key] = _convert(file, value_node, lines, depth + 1, count)
             result.key_spans[key] = _span(file, key_node)
         return result
@@ -216,17 +224,7 @@ def load_text(text: str, file: str) -> Any:
             Diagnostic(f"nested more than {LIMITS.max_depth} levels deep", Span(file, 1, 1))
         ) from None
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        span = Span(file, mark.line + 1, mark.column + 1) if mark else Span(file, 1, 1)
-        message = (error.problem or "invalid YAML").strip()
-        if error.context:
-            where = ""
-            if error.context_mark is not None and error.problem_mark is not None:
-                where = (
-                    f" started at line {error.context_mark.line + 1}, column {error.context_mark.column + 1}"
-                )
-            message = f"{message} ({error.context.strip()}{where})"
-        raise RulesetError(Diagnostic(f"invalid YAML: {message}", span)) from None
+        raise RulesetError(describe(error, file, text.split("\n"))) from None
     except yaml.YAMLError as error:
         raise RulesetError(Diagnostic(f"invalid YAML: {error}", Span(file, 1, 1))) from None
     if node is None:

@@ -9,10 +9,8 @@ Lists are tuples at run time and are never mutated in place.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
-
-from attrs import frozen
 
 from rulekit.dsl.types import (
     ANY,
@@ -30,53 +28,8 @@ from rulekit.dsl.types import (
 )
 from rulekit.limits import LIMITS
 from rulekit.runtime.errors import RuleFailure
-
-ReturnRule = Type | Callable[[Sequence[Type]], Type]
-
-
-@frozen
-class Builtin:
-    """A built-in: its name, parameter types, result type, docs and implementation."""
-
-    name: str
-    params: tuple[tuple[str, Type], ...]
-    returns: ReturnRule
-    doc: str
-    impl: Callable[..., Any]
-    effect: bool = False
-    optional: int = 0  # how many trailing params may be left out
-    variadic: bool = False
-    fields: tuple[int, ...] = ()  # indexes of params passed as field keys
-    example: str = ""
-
-    def result_type(self, args: Sequence[Type]) -> Type:
-        if isinstance(self.returns, Type):
-            return self.returns
-        return self.returns(args)
-
-
-BUILTINS: dict[str, Builtin] = {}
-
-
-def _register(
-    name: str,
-    params: Sequence[tuple[str, Type]],
-    returns: ReturnRule,
-    doc: str,
-    *,
-    effect: bool = False,
-    optional: int = 0,
-    variadic: bool = False,
-    fields: tuple[int, ...] = (),
-    example: str = "",
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
-        BUILTINS[name] = Builtin(
-            name, tuple(params), returns, doc, fn, effect, optional, variadic, fields, example
-        )
-        return fn
-
-    return decorate
+from rulekit.runtime.registry import BUILTINS as BUILTINS  # the catalogue, filled by every family
+from rulekit.runtime.registry import register as _register
 
 
 def _first_element(args: Sequence[Type]) -> Type:

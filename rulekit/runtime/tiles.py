@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from rulekit.dsl.types import ANY, ANY_LIST, BOOL, INT, MAP, TUPLE, list_of
-from rulekit.runtime.builtins import _register
 from rulekit.runtime.errors import RuleFailure
+from rulekit.runtime.registry import register
 
 Cell = tuple[int, int]
 Part = tuple[Any, tuple[int, ...]]
@@ -218,7 +218,7 @@ def _part_by_side(tile: dict[Any, Any]) -> list[int]:
 # --------------------------------------------------------------- records
 
 
-@_register(
+@register(
     "record",
     [("key", ANY), ("value", ANY)],
     MAP,
@@ -237,7 +237,7 @@ def _record(*items: Any) -> dict[Any, Any]:
 # ------------------------------------------------------------ single tiles
 
 
-@_register(
+@register(
     "tile_edges",
     [("edges", ANY_LIST), ("rotation", INT)],
     ANY_LIST,
@@ -249,7 +249,7 @@ def _tile_edges_builtin(edges: Sequence[Any], rotation: int) -> tuple[Any, ...]:
     return _placed_edges(edges, rotation)
 
 
-@_register(
+@register(
     "tile_edge",
     [("tile", MAP), ("side", INT)],
     ANY,
@@ -260,7 +260,7 @@ def _tile_edge(tile: dict[Any, Any], side: int) -> Any:
     return _tile_edges(tile)[side % 4]
 
 
-@_register(
+@register(
     "tile_parts",
     [("edges", ANY_LIST), ("joined", ANY_LIST)],
     list_of(TUPLE),
@@ -275,7 +275,7 @@ def _tile_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part,
     return _default_parts(edges, tuple(joined))
 
 
-@_register(
+@register(
     "tile_part_at",
     [("tile", MAP), ("side", INT)],
     INT,
@@ -303,7 +303,7 @@ def _fits(grid: dict[Any, Any], cell: Cell, placed: tuple[Any, ...], kind: Any, 
     )
 
 
-@_register(
+@register(
     "tile_fits",
     [
         ("grid", MAP),
@@ -352,7 +352,7 @@ def _compute_frontier(grid: dict[Any, Any], kind: Any) -> list[Cell]:
     return sorted(cells)
 
 
-@_register(
+@register(
     "tile_frontier",
     [("grid", MAP), ("kind", ANY)],
     list_of(TUPLE),
@@ -364,7 +364,7 @@ def _tile_frontier(grid: dict[Any, Any], kind: Any = None) -> tuple[Cell, ...]:
     return _frontier(grid, kind)
 
 
-@_register(
+@register(
     "tile_placements",
     [("grid", MAP), ("edges", ANY_LIST), ("kind", ANY)],
     list_of(TUPLE),
@@ -388,7 +388,7 @@ def _tile_placements(
 # -------------------------------------------------------------- adjacency
 
 
-@_register(
+@register(
     "tile_facing",
     [("grid", MAP), ("cell", TUPLE), ("kind", ANY), ("label", ANY)],
     list_of(INT),
@@ -410,7 +410,7 @@ def _tile_facing(grid: dict[Any, Any], cell: Sequence[int], kind: Any, label: An
     return tuple(result)
 
 
-@_register(
+@register(
     "tile_facing_part",
     [("grid", MAP), ("cell", TUPLE), ("side", INT), ("kind", ANY)],
     TUPLE,
@@ -493,7 +493,7 @@ def _compute_regions(grid: dict[Any, Any], kind: Any, label: Any) -> list[tuple[
     return sorted(tuple(sorted(g)) for g in groups.values())
 
 
-@_register(
+@register(
     "tile_regions",
     [("grid", MAP), ("kind", ANY), ("label", ANY)],
     list_of(ANY_LIST),
@@ -506,7 +506,7 @@ def _tile_regions(grid: dict[Any, Any], kind: Any, label: Any) -> tuple[tuple[tu
     return tuple(_regions(grid, kind, label))
 
 
-@_register(
+@register(
     "tile_region_ids",
     [("grid", MAP), ("kind", ANY), ("label", ANY)],
     MAP,
@@ -518,7 +518,7 @@ def _tile_region_ids(grid: dict[Any, Any], kind: Any, label: Any) -> dict[tuple[
     return {node: i for i, region in enumerate(_regions(grid, kind, label)) for node in region}
 
 
-@_register(
+@register(
     "tile_region_at",
     [("grid", MAP), ("cell", TUPLE), ("side", INT), ("kind", ANY)],
     ANY_LIST,

@@ -17,8 +17,8 @@ from attrs import define, field
 from rulekit.dsl import Origin, ast, parse_expression
 from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
+from rulekit.engine.defaults import field_default as _field_default
 from rulekit.engine.game import Game, State
-from rulekit.engine.game import _default as _field_default
 from rulekit.errors import (
     Diagnostic,
     DiagnosticBag,

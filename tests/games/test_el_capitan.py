@@ -1,8 +1,8 @@
 """El Capitan base game (rulesets/el_capitan): random games, money ledger, replay, scenarios.
 
 Random bots must finish every game for 2-5 players; what the bank paid out and
-took in must explain every player's money; a logged game replays to the same
-final state hash; every scenario file of the base game passes.
+took in must explain every player's money.  Replaying a logged game and running every
+scenario file are part of the contract every ruleset keeps (tests/contract).
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ import pytest
 
 from rulekit.load import load_game
 from rulekit.tools.bots import make_bots, play_game
-from rulekit.tools.log import read_log, replay_actions
-from rulekit.tools.scenario import find_scenarios, run_scenario
+from rulekit.tools.scenario import find_scenarios
 
 RULESET_DIR = Path(__file__).resolve().parents[2] / "rulesets" / "el_capitan"
 SCENARIO_DIR = RULESET_DIR / "scenarios"
@@ -53,18 +52,6 @@ def test_first_legal_bot_finishes_the_game(players: int) -> None:
     assert played.finished
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_logged_game_replays_to_the_same_final_hash(players: int, tmp_path: Path) -> None:
-    """Replaying a logged random game gives the same final state hash."""
-    game = load_game(str(RULESET_DIR), players)
-    played = play_game(game, 7, make_bots(game, "random", 7), MAX_ACTIONS)
-    path = tmp_path / "game.jsonl"
-    played.log.write(path)
-    replayed = replay_actions(load_game(str(RULESET_DIR), players), read_log(path))
-    assert replayed.state_hash() == played.state.state_hash()
-    assert replayed.is_terminal()
-
-
 def test_tied_money_shares_the_victory() -> None:
     """With no tie-break, players with equal final money all win (R18)."""
     game = load_game(str(RULESET_DIR), 3)
@@ -87,10 +74,3 @@ def test_debt_counts_against_the_final_score() -> None:
 def test_there_are_at_least_forty_base_scenarios() -> None:
     """Every worked example and ruling of the base game has a scenario."""
     assert len(_base_scenarios()) >= 40
-
-
-@pytest.mark.parametrize("path", _base_scenarios(), ids=lambda p: p.stem)
-def test_scenario_passes(path: Path) -> None:
-    """Each base-game scenario file passes."""
-    result = run_scenario(path)
-    assert result.passed, "\n".join(result.failures)

@@ -3,7 +3,7 @@
 Each tile is a module of the el_capitan ruleset.  These tests check that every
 one of the 8 tile combinations loads, checks and plays to the end with random
 bots for 2-5 players, and that the tile scenarios in
-rulesets/el_capitan/scenarios/expansions/ pass.
+rulesets/el_capitan/scenarios/expansions/ cover each tile (tests/contract runs them).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import pytest
 import yaml
 
 from rulekit.load import load_game, load_program
-from rulekit.tools.scenario import run_scenario
 
 RULESET_DIR = Path(__file__).resolve().parents[2] / "rulesets" / "el_capitan"
 SCENARIO_DIR = RULESET_DIR / "scenarios" / "expansions"
@@ -80,12 +79,6 @@ def test_there_are_at_least_thirty_tile_scenarios_covering_each_tile() -> None:
     assert len(SCENARIOS) >= 30
     for tile in TILES:
         assert any(tile in (yaml.safe_load(p.read_text())["modules"] or ()) for p in SCENARIOS), tile
-
-
-@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
-def test_each_expansion_tile_scenario_passes(path: Path) -> None:
-    result = run_scenario(path)
-    assert result.passed, "\n".join(result.failures)
 
 
 def test_every_tile_scenario_cites_its_section() -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from rulekit.errors import RulekitError
 from rulekit.load import load_game, load_program
+from rulekit.rules import yaml_source
 
 CASES = Path(__file__).resolve().parent / "cases"
 #: Modules requested per case (the default is none).
@@ -43,6 +44,22 @@ def test_error_message_matches_golden(
         if not update_goldens:
             pytest.fail(f"wrote a new golden file {expected_path.name}; check it and run again")
     assert actual == expected_path.read_text(encoding="utf-8")
+
+
+YAML_CASES = [case for case in CASE_NAMES if case.startswith("yaml_") or case == "bad_yaml"]
+
+
+@pytest.mark.skipif(yaml_source._FAST_LOADER is None, reason="PyYAML was built without libyaml")
+@pytest.mark.parametrize("case", YAML_CASES)
+def test_yaml_errors_are_the_same_with_and_without_libyaml(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A YAML structure error has the same text and position whichever YAML loader read the file."""
+    monkeypatch.chdir(CASES)
+    with_libyaml = _render(case)
+    monkeypatch.setattr(yaml_source, "_FAST_LOADER", None)
+    assert _render(case) == with_libyaml
+    assert "error:" in with_libyaml
 
 
 PLAY_ATTEMPTS = ["bet(3)", "bet(9)", "borrow", "bett(1)", "bet", "bet(1, 2)", 'bet("x', "bet(2)", "bet(4)"]

@@ -76,14 +76,12 @@ def test_duplicate_keys_are_an_error_at_the_second_key() -> None:
 
 
 def test_invalid_yaml_is_a_located_ruleset_error() -> None:
-    """A YAML syntax problem is a RulesetError at the parser's mark, 1-based."""
+    """A YAML syntax problem is a RulesetError where the author made it: the unclosed bracket."""
     with pytest.raises(RulesetError) as caught:
         load_text("a: [1, 2\nb: 3\n", "bad.yaml")
     diagnostic = caught.value.diagnostics[0]
-    assert diagnostic.message.startswith("invalid YAML: ")
-    assert diagnostic.span is not None
-    assert diagnostic.span.file == "bad.yaml"
-    assert diagnostic.span.line == 2
+    assert diagnostic.message == "this '[' is never closed"
+    assert diagnostic.span == Span("bad.yaml", 1, 4, 1, 5)
 
 
 def test_a_file_that_is_not_utf8_is_a_ruleset_error_at_the_first_bad_byte(tmp_path: Path) -> None:
@@ -182,3 +180,31 @@ def test_errors_are_the_pure_loaders_even_with_libyaml(monkeypatch: pytest.Monke
     with pytest.raises(RulesetError) as pure:
         load_text(bad, "f.yaml")
     assert fast.value.render() == pure.value.render()
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "where"),
+    [
+        ("a:\n\tb: 1\n", "a tab character in the indentation", (2, 1)),
+        ("a: x: y\n", "the value of 'a' contains ': '", (1, 5)),
+        ("a:\n  e: |\n    x\n   y\n", "indented less than the first line of its block (line 3)", (4, 4)),
+        ("a:\n  e: |\n  x\n  y: 1\n", "the block scalar of 'e' (line 2) is empty", (3, 3)),
+        ("a: 'x\nb: 1\n", "this ' is never closed", (1, 4)),
+        ("a: [1, 2\nb: 3\n", "this '[' is never closed", (1, 4)),
+        ("a:\n  b: 1\n  - c\n", "a list item ('- ') among the keys of a mapping", (3, 3)),
+        ("a: @x\n", "a YAML value cannot start with '@'", (1, 4)),
+        ("a: *x\n", "'*x' refers to an anchor '&x' that is not defined", (1, 4)),
+        ("a: [1]]\n", "']' closes nothing", (1, 7)),
+    ],
+)
+def test_yaml_mistakes_are_reported_where_they_were_made_with_a_hint(
+    text: str, message: str, where: tuple[int, int]
+) -> None:
+    """Each common YAML mistake gets its own message, a hint, and the author's line and column."""
+    with pytest.raises(RulesetError) as caught:
+        load_text(text, "m.yaml")
+    diagnostic = caught.value.diagnostics[0]
+    assert message in diagnostic.message
+    assert diagnostic.hint
+    assert diagnostic.span is not None and (diagnostic.span.line, diagnostic.span.column) == where
+    assert "<" not in diagnostic.message  # no parser token names such as '<block end>'

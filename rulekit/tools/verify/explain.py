@@ -15,7 +15,6 @@ from rulekit.dsl.printer import print_expr
 from rulekit.dsl.types import Type
 from rulekit.engine.game import State
 from rulekit.engine.values import format_value, to_json
-from rulekit.errors import DiagnosticBag
 from rulekit.tools.verify.failures import (
     describe_error,
 )
@@ -110,16 +109,7 @@ def compile_node(
     program: Program, expr: ast.Expr, params: Sequence[tuple[str, Type]]
 ) -> tuple[Callable[..., Any], Type]:
     """Compile an already parsed expression of the ruleset (``fn(F, R, me, *params)``)."""
-    from rulekit.compiler.codegen import Context
-
-    bag = DiagnosticBag()
-    gen = program._codegen(bag)
-    ctx = Context(me=False)
-    names = [ctx.bind(n, ty) for n, ty in params]
-    code, type_ = gen.expr(expr, ctx)
-    bag.raise_if_any()
-    source = f"def _snippet(F, R, me{''.join(', ' + n for n in names)}):\n    return {code}\n"
-    return program._define(source, gen), type_
+    return program.compile_function(expr, params=params, me=False)
 
 
 def _show(value: Any, type_: Type) -> str:

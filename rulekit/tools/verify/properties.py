@@ -39,7 +39,7 @@ from rulekit.compiler.program import Program
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
-from rulekit.errors import DiagnosticBag
+from rulekit.errors import DiagnosticBag, RulesetError
 from rulekit.rules.model import PropertyDecl
 
 Fn = Callable[..., Any]
@@ -151,28 +151,21 @@ def compile_properties(program: Program) -> Properties:
     return Properties(over_action, over_turn, ensures)
 
 
-def _generator(program: Program, bag: DiagnosticBag) -> _TwoStateGen:
-    gen = _TwoStateGen(program.rules, bag)
-    gen.function_types = dict(program.function_types)
-    gen.spans = program.spans
-    return gen
-
-
 def _compile(
     program: Program, condition: ast.Expr, bag: DiagnosticBag, *, me: bool, params: Sequence[tuple[str, Type]]
 ) -> Fn:
-    gen = _generator(program, bag)
-    ctx = Context(me=me)
-    names = [ctx.bind(n, ty) for n, ty in params]
-    expr = two_state(condition)
-    code, type_ = gen.expr(expr, ctx)
-    gen.expect(t.BOOL, type_, expr, "a property")
-    source = (
-        f"def _snippet(F, R, me, S_before, S_after{''.join(', ' + n for n in names)}):\n    return {code}\n"
-    )
-    if bag.items:
+    try:
+        return program.compile_predicate(
+            two_state(condition),
+            "a property",
+            me=me,
+            params=params,
+            generator=_TwoStateGen,
+            extra_args=tuple(_SIDES.values()),
+        )
+    except RulesetError as error:
+        bag.extend(error.diagnostics)
         return lambda *args: True
-    return program._define(source, gen)
 
 
 def evaluate_parts(
@@ -207,15 +200,15 @@ def evaluate_parts(
 
 
 def _compile_value(program: Program, expr: ast.Expr, bag: DiagnosticBag, prop: CompiledProperty) -> Fn:
-    gen = _generator(program, bag)
-    ctx = Context(me=prop.action is not None)
-    names = []
+    params: list[tuple[str, Type]] = []
     if prop.action is not None:
         compiled = program.actions[prop.action]
-        names = [ctx.bind(n, ty) for n, ty in zip(compiled.params, compiled.param_types, strict=True)]
-    code, _ = gen.expr(two_state(expr), ctx)
-    bag.raise_if_any()
-    source = (
-        f"def _snippet(F, R, me, S_before, S_after{''.join(', ' + n for n in names)}):\n    return {code}\n"
+        params = list(zip(compiled.params, compiled.param_types, strict=True))
+    fn, _ = program.compile_function(
+        two_state(expr),
+        params=params,
+        me=prop.action is not None,
+        generator=_TwoStateGen,
+        extra_args=tuple(_SIDES.values()),
     )
-    return program._define(source, gen)
+    return fn

@@ -1,0 +1,64 @@
+"""The registry of DSL built-in functions: what a built-in is and how a module adds one.
+
+Each family of built-ins (:mod:`rulekit.runtime.builtins`, :mod:`rulekit.runtime.tiles`)
+registers its functions here with :func:`register`; nothing in this module knows any
+built-in, so families never import each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from attrs import frozen
+
+from rulekit.dsl.types import Type
+
+ReturnRule = Type | Callable[[Sequence[Type]], Type]
+
+
+@frozen
+class Builtin:
+    """A built-in: its name, parameter types, result type, docs and implementation."""
+
+    name: str
+    params: tuple[tuple[str, Type], ...]
+    returns: ReturnRule
+    doc: str
+    impl: Callable[..., Any]
+    effect: bool = False
+    optional: int = 0  # how many trailing params may be left out
+    variadic: bool = False
+    fields: tuple[int, ...] = ()  # indexes of params passed as field keys
+    example: str = ""
+
+    def result_type(self, args: Sequence[Type]) -> Type:
+        if isinstance(self.returns, Type):
+            return self.returns
+        return self.returns(args)
+
+
+BUILTINS: dict[str, Builtin] = {}
+
+
+def register(
+    name: str,
+    params: Sequence[tuple[str, Type]],
+    returns: ReturnRule,
+    doc: str,
+    *,
+    effect: bool = False,
+    optional: int = 0,
+    variadic: bool = False,
+    fields: tuple[int, ...] = (),
+    example: str = "",
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorate an implementation to register it as the built-in ``name``."""
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        BUILTINS[name] = Builtin(
+            name, tuple(params), returns, doc, fn, effect, optional, variadic, fields, example
+        )
+        return fn
+
+    return decorate
