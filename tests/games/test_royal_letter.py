@@ -167,3 +167,17 @@ def test_pettingzoo_observations_hide_other_hands() -> None:
     after = {agent: env.observe(agent)["observation"] for agent in env.possible_agents}
     same = [bool(np.array_equal(before[a], after[a])) for a in env.possible_agents]
     assert same == [True, False, True]
+
+
+@pytest.mark.slow
+def test_mcts_beats_random_bots_without_seeing_their_hands() -> None:
+    """MCTS searches determinized states (the hidden cards dealt again) and still wins most games."""
+    game = load_game(str(RULESET_DIR), 2)
+    games, wins = 12, 0
+    for seed in range(games):
+        seat = seed % 2
+        spec = "mcts:iterations=100,random" if seat == 0 else "random,mcts:iterations=100"
+        played = play_game(game, seed, make_bots(game, spec, seed), 200)
+        assert played.finished
+        wins += played.state.winners() == [seat]
+    assert wins > games // 2, f"MCTS won {wins} of {games}"
