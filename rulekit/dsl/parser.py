@@ -65,8 +65,8 @@ class _DslIndenter(Indenter):
     """
 
     NL_type = "_NL"
-    OPEN_PAREN_types = ["LPAR", "LSQB"]
-    CLOSE_PAREN_types = ["RPAR", "RSQB"]
+    OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
     tab_len = 4
@@ -121,6 +121,8 @@ _HUMAN_TERMINALS = {
     "RPAR": "')'",
     "LSQB": "'['",
     "RSQB": "']'",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
     "COMMA": "','",
     "COLON": "':'",
     "DOT": "'.'",
@@ -402,6 +404,24 @@ class _ToAst(Transformer[Token, Any]):
         return tuple(c)
 
     # -- expressions
+    def let_in(self, meta: Any, c: list[Any]) -> ast.LetIn:
+        return ast.LetIn(str(c[0]), c[1], c[2], span=self._span(meta))
+
+    def record(self, meta: Any, c: list[Any]) -> ast.Record:
+        fields = tuple(x for x in c if x is not None)
+        seen: set[str] = set()
+        for field in fields:
+            if field.name in seen:
+                raise DslSyntaxError(Diagnostic(f"field '{field.name}' is given twice", field.span))
+            seen.add(field.name)
+        return ast.Record(fields, span=self._span(meta))
+
+    def field_value(self, meta: Any, c: list[Any]) -> ast.Keyword:
+        return ast.Keyword(str(c[0]), c[1], span=self._span(meta))
+
+    def with_update(self, meta: Any, c: list[Any]) -> ast.With:
+        return ast.With(c[0], c[1], span=self._span(meta))
+
     def where(self, meta: Any, c: list[Any]) -> ast.Where:
         return ast.Where(c[0], str(c[1]), c[2], span=self._span(meta))
 

@@ -164,7 +164,7 @@ def test_an_endless_view_expression_is_stopped_by_the_step_budget(write_ruleset:
     text = HIDDEN.replace(
         "    - name: broken\n",
         "    - name: huge\n"
-        '      text: {x: 1, y: 1, text: "count(j for i in range(0, 3000) for j in range(0, 3000))"}\n'
+        '      text: {x: 1, y: 1, text: "count(j for i in between(0, 3000) for j in between(0, 3000))"}\n'
         "    - name: broken\n",
     )
     state = load_game(str(write_ruleset(text)), 2).new_initial_state(0)

@@ -65,7 +65,7 @@ def explain_error(program: Program, expr: ast.Expr, state: State, error: Excepti
 
 def _parts(expr: ast.Expr) -> list[ast.Expr]:
     """The direct sub-expressions of ``expr`` that use no loop variable of its own."""
-    if isinstance(expr, ast.Aggregate | ast.ListComprehension | ast.Where):
+    if isinstance(expr, ast.Aggregate | ast.ListComprehension | ast.Where | ast.LetIn):
         return []  # their parts need the loop variable or the binding
     parts = []
     for name in attrs.fields_dict(type(expr)):
@@ -92,6 +92,9 @@ _EXPRESSIONS = (
     ast.Binary,
     ast.Conditional,
     ast.Where,
+    ast.LetIn,
+    ast.Record,
+    ast.With,
 )
 
 
