@@ -16,10 +16,24 @@ import pytest
 from rulekit.engine.game import State
 from rulekit.load import load_game
 from rulekit.tools.bots import make_bots, play_game
+from rulekit.tools.scenario import run_scenario
 from tests.ecosystem.extras import require
 
 RULESET_DIR = Path(__file__).resolve().parents[2] / "rulesets" / "royal_letter"
 CARDS = 14
+
+
+def test_without_distinct_two_guards_are_two_choices(tmp_path: Path) -> None:
+    """The equivalent-choices scenario can fail: a plain list offers both Guards."""
+    scenario = RULESET_DIR / "scenarios" / "two_guards_are_one_choice.yaml"
+    assert run_scenario(scenario).passed
+    variant = tmp_path / "no_distinct.yaml"
+    variant.write_text(
+        "variant: no_distinct\nruleset: royal_letter\nset:\n"
+        '  actions.discard.params.card: "[c for c in me.hand if c.kind in TARGETED]"\n'
+    )
+    result = run_scenario(scenario, variants=[str(variant)])
+    assert not result.passed and "discard(guard_2) to be not legal" in "\n".join(result.failures)
 
 
 def _all_cards(state: State, players: int) -> list[str]:
