@@ -82,7 +82,7 @@ def _module_level_imports(body: list[ast.stmt]) -> Iterator[ast.Import | ast.Imp
     for node in body:
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             yield from _module_level_imports(node.orelse)
