@@ -80,7 +80,7 @@ class TargetedSearch:
     def run(self, best: PropertyFailure, until: float, patience: int) -> PropertyFailure:
         """Play games until ``until`` (a ``perf_counter`` time) or ``patience`` games without a
         shorter failure; the shortest failure found (``best`` if none)."""
-        rng = random.Random(len(best.history))
+        rng = random.Random(f"{best.key}:{len(best.history)}:{self.games}")  # a run again plays new games
         since = 0
         while time.perf_counter() < until and since < patience:
             since += 1
