@@ -68,6 +68,8 @@ class TargetedSearch:
     reads: frozenset[str]
     away: frozenset[str] = frozenset()
     on_better: Callable[[PropertyFailure], None] = lambda failure: None
+    #: Varies the games of searches that start from the same failure (the search is seeded).
+    salt: int = 0
     games: int = 0
     _kept: list[_Prefix] = field(factory=list)
     _ends_turn: frozenset[str] = field(init=False)
@@ -80,7 +82,7 @@ class TargetedSearch:
     def run(self, best: PropertyFailure, until: float, patience: int) -> PropertyFailure:
         """Play games until ``until`` (a ``perf_counter`` time) or ``patience`` games without a
         shorter failure; the shortest failure found (``best`` if none)."""
-        rng = random.Random(f"{best.key}:{len(best.history)}:{self.games}")  # a run again plays new games
+        rng = random.Random(f"{best.key}:{len(best.history)}:{self.salt}:{self.games}")
         since = 0
         while time.perf_counter() < until and since < patience:
             since += 1

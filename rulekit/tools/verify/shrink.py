@@ -156,7 +156,15 @@ class Shrinker:
         self.relevant = frozenset(shares)
         away = frozenset(name for name, gain in gains.items() if gain < 0 and name != last)
         search = TargetedSearch(
-            checker, best.key, self.min_players, best.players, shares, reads, away, self._found
+            checker,
+            best.key,
+            self.min_players,
+            best.players,
+            shares,
+            reads,
+            away,
+            self._found,
+            self.candidates,
         )
         until = time.perf_counter() + (self.deadline - time.perf_counter()) * SEARCH_SHARE
         best = search.run(best, min(until, self.deadline), SEARCH_PATIENCE)
