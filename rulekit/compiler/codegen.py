@@ -134,6 +134,8 @@ class CodeGen:
                 types[name] = parsed
             self.field_types[scope] = types
         self.function_types: dict[str, Type] = {}
+        #: Procedures (see rulekit.compiler.procedures): name -> parameter names and types.
+        self.procedures: dict[str, tuple[tuple[str, Type], ...]] = {}
         self.const_types = {}
         for name, constant in rules.constants.items():
             declared = t.value_type(constant.value)
@@ -181,6 +183,17 @@ class CodeGen:
             for key, element in value.items():
                 self.check_ids(key, t.map_key(type_), span, what)
                 self.check_ids(element, t.map_value(type_), span, what)
+
+    def check_action_param(self, name: str, type_: Type, node: Any) -> None:
+        """An action parameter is written in logs as action text (``build(marseille, 3)``), which
+        has no notation for maps and records: those cannot be parameters."""
+        if _holds_maps(type_):
+            self.error(
+                f"action parameter '{name}' would hold {_a(type_)}, which an action log cannot write",
+                node,
+                hint="offer a component, a number, a player, text, or a tuple of those "
+                "(e.g. the cell (x, y) instead of the record on it)",
+            )
 
     def span_ref(self, span: Span | None) -> str:
         self.spans.append(span)
@@ -399,6 +412,13 @@ class CodeGen:
                 f"{emit.name('fn_', name)}(F, R, {me}{''.join(', ' + a for a in args)})",
                 self.function_types.get(name, t.ANY),
             )
+        if name in self.procedures:
+            self.error(
+                f"'{name}' is a procedure: it changes the game, so it stands on a line of its own",
+                node,
+                hint="only effects (actions, triggers, setup, flow do:) call procedures",
+            )
+            return "None", t.ANY
         builtin = BUILTINS.get(name)
         if builtin is None:
             if name in AGGREGATES:
@@ -418,6 +438,23 @@ class CodeGen:
             return "None", t.ANY
         code, type_ = self.call_args(builtin, node, ctx)
         return code, type_
+
+    def procedure_call(self, call: ast.Call, ctx: Context) -> str:
+        """``name(args)`` as a statement: the procedure's function with the caller's ``me``."""
+        params = self.procedures[call.function]
+        if call.keywords:
+            self.error(f"procedure '{call.function}' takes no keyword arguments", call)
+        if len(call.args) != len(params):
+            self.error(
+                f"procedure '{call.function}' takes {len(params)} argument(s), not {len(call.args)}", call
+            )
+        args = []
+        for arg, (pname, expected) in zip(call.args, params, strict=False):
+            code, type_ = self.expr(arg, ctx)
+            self.expect(expected, type_, arg, f"argument '{pname}' of {call.function}")
+            args.append(code)
+        me = "me" if ctx.me else "-1"
+        return f"{emit.name('pr_', call.function)}(F, R, {me}{''.join(', ' + a for a in args)})"
 
     def call_args(self, builtin: Any, node: ast.Call, ctx: Context) -> tuple[str, Type]:
         if node.keywords:
@@ -541,7 +578,7 @@ class CodeGen:
             return f"{name}({gen})", t.BOOL
         if name == "first":
             return f"next(({gen}), None)", etype
-        return f"tuple({gen})", t.list_of(etype)
+        return f"tuple([{gen}])", t.list_of(etype)  # a list comprehension: faster than a generator
 
     def distinct(self, comp: ast.Comprehension, ctx: Context) -> tuple[str, Type]:
         """``distinct(c for c in me.hand [by key])``: identical elements offered once, the first
@@ -578,7 +615,7 @@ class CodeGen:
             gen, etype, _ = self.generator(comp, ctx, with_key=True)
             return f"tuple(_e for _k, _e in sorted(({gen}), key=_key0))", t.list_of(etype)
         gen, etype, _ = self.generator(comp, ctx)
-        return f"tuple({gen})", t.list_of(etype)
+        return f"tuple([{gen}])", t.list_of(etype)  # a list comprehension: faster than a generator
 
     def _expr_Unary(self, node: ast.Unary, ctx: Context) -> tuple[str, Type]:
         code, type_ = self.expr(node.operand, ctx)
@@ -649,6 +686,10 @@ class CodeGen:
 
     def _expr_LetIn(self, node: ast.LetIn, ctx: Context) -> tuple[str, Type]:
         value, vtype = self.expr(node.value, ctx)
+        if node.declared is not None:
+            declared = t.parse_type(node.declared, self.kinds) or t.ANY
+            self.expect(declared, vtype, node.value, f"'{node.name}'")
+            vtype = declared
         with ctx.nested():
             py = ctx.bind(node.name, vtype)
             body, btype = self.expr(node.body, ctx)
@@ -769,6 +810,8 @@ class CodeGen:
             return [f"{pad}pass"]
         if isinstance(node, ast.CallStatement):
             call = node.call
+            if call.function in self.procedures:
+                return [f"{pad}{self.procedure_call(call, ctx)}"]
             builtin = BUILTINS.get(call.function)
             if builtin is None or not builtin.effect:
                 if builtin is not None or call.function in self.rules.functions:
@@ -852,6 +895,12 @@ def _as_text(code: str, type_: Type, depth: int = 0) -> str:
         for name, ft in fields.items()
     )
     return f"(lambda {var}: {{**{var}, {converted}}})({code})"
+
+
+def _holds_maps(type_: Type) -> bool:
+    if type_.is_map or type_.is_record:
+        return True
+    return type_.is_list and _holds_maps(t.element_type(type_))
 
 
 def _holds_players(type_: Type) -> bool:

@@ -161,11 +161,17 @@ class Where:
 
 @frozen
 class LetIn:
-    """``let name = value in body``: a binding local to ``body``, read top-down."""
+    """``let name = value in body``: a binding local to ``body``, read top-down.
+
+    ``declared`` is the type text the value must have, when the binding stands for a
+    parameter (a requirement group's, bound to the argument of its use); the parser
+    never sets it.
+    """
 
     name: str
     value: Expr
     body: Expr
+    declared: str | None = field(default=None, kw_only=True)
     span: Span = _span()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast as pyast
 import os
+import re
 from collections.abc import Iterator
 from functools import cache
 from importlib.resources import files
@@ -288,9 +289,21 @@ def _syntax_error(error: UnexpectedInput, text: str, origin: Origin) -> DslSynta
     else:  # pragma: no cover - lark has no other subclasses
         message = "syntax error"
     hint = _hint(text, message)
+    if (
+        hint is None
+        and isinstance(error, UnexpectedToken)
+        and str(error.token) in _LOOSE
+        and "'in'" in expected
+        and re.search(r"\blet\b", text)
+    ):
+        hint = "in 'let name = value in body', put a value with a comparison, and/or or if/else in (...)"
     file_line, file_column = origin.locate(line, column)
     span = Span(origin.file, file_line, file_column, file_line, file_column + 1)
     return DslSyntaxError(Diagnostic(message, span, tuple(sorted(expected)), hint))
+
+
+#: Words that bind more loosely than a let value may (it is an arithmetic expression).
+_LOOSE = frozenset({"and", "or", "if", "not", "in", "==", "!=", "<", "<=", ">", ">="})
 
 
 def _end_of_text(text: str) -> tuple[int, int]:

@@ -800,7 +800,5 @@ def _end_game(R: Any, F: dict[Any, Any]) -> None:
 # Effect built-ins that produce a value are allowed inside expressions of effects.
 VALUE_EFFECTS = frozenset({"roll"})
 
-_ = (MAP, OWNER)  # re-exported types used in signatures above
-
 from rulekit.runtime import geometry as _geometry  # noqa: E402, F401 - registers the square-grid built-ins
 from rulekit.runtime import tiles as _tiles  # noqa: E402, F401 - registers the tile-grid built-ins

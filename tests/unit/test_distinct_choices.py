@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from rulekit.engine.game import Game
 from rulekit.errors import RulesetError
 from rulekit.load import load_game
 
@@ -47,7 +48,7 @@ SETUP = """\
 """
 
 
-def _game(write_ruleset: Callable[..., Path], domain: str, setup: str = SETUP) -> object:
+def _game(write_ruleset: Callable[..., Path], domain: str, setup: str = SETUP) -> Game:
     text = (RULES % domain).replace("SETUP\n", setup)
     return load_game(str(write_ruleset(text)), 2)
 
@@ -55,7 +56,7 @@ def _game(write_ruleset: Callable[..., Path], domain: str, setup: str = SETUP) -
 def test_identical_cards_are_offered_once_the_first_in_the_hand(write_ruleset: Callable[..., Path]) -> None:
     """Three identical guards make one choice (the first in the hand), not three."""
     game = _game(write_ruleset, "distinct(c for c in me.hand)")
-    state = game.new_initial_state(0)  # type: ignore[attr-defined]
+    state = game.new_initial_state(0)
     assert state.legal_action_strings() == ["play(guard_2)", "play(baron_1)"]
     state.apply_action("play(guard_2)")
     assert state.legal_action_strings() == ["play(guard_1)", "play(baron_1)"]
@@ -65,14 +66,14 @@ def test_a_card_whose_fields_differ_is_not_identical(write_ruleset: Callable[...
     """Identical means same kind, attributes and state fields: a marked guard is a choice of its own."""
     setup = SETUP + "  cards.guard_1.marked = true\n"
     game = _game(write_ruleset, "distinct(c for c in me.hand)", setup)
-    state = game.new_initial_state(0)  # type: ignore[attr-defined]
+    state = game.new_initial_state(0)
     assert state.legal_action_strings() == ["play(guard_2)", "play(guard_1)", "play(baron_1)"]
 
 
 def test_a_by_key_says_what_makes_cards_equivalent(write_ruleset: Callable[..., Path]) -> None:
     """``by c.value > 2`` groups cards into two classes; the first card of each is offered."""
     game = _game(write_ruleset, "distinct(c for c in me.hand by c.value > 2)")
-    state = game.new_initial_state(0)  # type: ignore[attr-defined]
+    state = game.new_initial_state(0)
     assert state.legal_action_strings() == ["play(guard_2)", "play(baron_1)"]
 
 
@@ -81,7 +82,7 @@ def test_the_card_not_offered_is_rejected_and_a_replay_takes_the_same_card(
 ) -> None:
     """The equivalent card that is not offered is illegal, so a log names exactly one card."""
     game = _game(write_ruleset, "distinct(c for c in me.hand)")
-    state = game.new_initial_state(0)  # type: ignore[attr-defined]
+    state = game.new_initial_state(0)
     with pytest.raises(Exception, match=r"not legal|not a possible"):
         state.apply_action("play(guard_1)")
     played = []
@@ -89,7 +90,7 @@ def test_the_card_not_offered_is_rejected_and_a_replay_takes_the_same_card(
         action = state.legal_action_strings()[0]
         played.append(action)
         state.apply_action(action)
-    again = game.new_initial_state(0)  # type: ignore[attr-defined]
+    again = game.new_initial_state(0)
     for action in played:
         again.apply_action(action)
     assert again.state_hash() == state.state_hash()

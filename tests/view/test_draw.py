@@ -10,7 +10,8 @@ import pytest
 
 from rulekit.engine.game import State
 from rulekit.load import load_game
-from rulekit.tools.view import Picture, Shape, _place, draw, masked_fields
+from rulekit.tools.view import Picture, Shape, draw, masked_fields
+from rulekit.tools.view.drawing import _place
 
 HIDDEN = """\
 ruleset: secret

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import attrs
@@ -43,20 +44,39 @@ def explain_invariant(program: Program, invariant: CompiledInvariant, state: Sta
     return explain_condition(program, invariant.decl.condition, state)
 
 
+#: ``me`` left out: the condition is compiled as an invariant's, without ``me``.
+NO_ME: tuple[()] = ()
+
+
 def explain_condition(
-    program: Program, condition: ast.Expr, state: State, bindings: Sequence[Binding] = ()
+    program: Program,
+    condition: ast.Expr,
+    state: State,
+    bindings: Sequence[Binding] = (),
+    *,
+    me: int | tuple[()] | None = NO_ME,
 ) -> list[str]:
     """Why ``condition`` (a parsed boolean DSL expression of ``program``'s rules, e.g. a
     scenario's ``expect``) is false in ``state``: one line per part, indented by depth.
-    ``bindings`` are names the expression uses besides the state: ``(name, type, value)``.
+    ``bindings`` are names the expression uses besides the state: ``(name, type, value)``;
+    ``me`` is the player the condition may call ``me`` (None: nobody, e.g. after the end).
     If evaluating it raises, the lines say where and why (see :func:`explain_error`)."""
-    lines: list[str] = []
+    token = _ME.set(None if isinstance(me, tuple) else (me,))
     try:
-        _explain(program, condition, state, list(bindings), lines, 0)
-    except Exception as error:
-        lines.clear()
-        lines.extend(explain_error(program, condition, state, error))
-    return lines
+        lines: list[str] = []
+        try:
+            _explain(program, condition, state, list(bindings), lines, 0)
+        except Exception as error:
+            lines.clear()
+            lines.extend(explain_error(program, condition, state, error))
+        return lines
+    finally:
+        _ME.reset(token)
+
+
+#: ``me`` while :func:`explain_condition` runs (as a 1-tuple: it may be None); unset, the parts
+#: are compiled and evaluated as an invariant's, without ``me``.
+_ME: ContextVar[tuple[int | None] | None] = ContextVar("explained_me", default=None)
 
 
 def explain_error(program: Program, expr: ast.Expr, state: State, error: Exception) -> list[str]:
@@ -131,14 +151,17 @@ def _evaluate(
     program: Program, expr: ast.Expr, state: State, bindings: Sequence[Binding]
 ) -> tuple[Any, Type]:
     fn, type_ = compile_node(program, expr, [(n, ty) for n, ty, _ in bindings])
-    return fn(state.fields, state.game.runtime, -1, *(v for _, _, v in bindings)), type_
+    me = _ME.get()
+    return fn(
+        state.fields, state.game.runtime, -1 if me is None else me[0], *(v for _, _, v in bindings)
+    ), type_
 
 
 def compile_node(
     program: Program, expr: ast.Expr, params: Sequence[tuple[str, Type]]
 ) -> tuple[Callable[..., Any], Type]:
     """Compile an already parsed expression of the ruleset (``fn(F, R, me, *params)``)."""
-    return program.compile_function(expr, params=params, me=False)
+    return program.compile_function(expr, params=params, me=_ME.get() is not None)
 
 
 def _show(value: Any, type_: Type) -> str:
