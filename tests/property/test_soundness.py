@@ -40,7 +40,8 @@ SITES = {ruleset: sites(ruleset) for ruleset in RULESETS}
 IDS = {ruleset: component_ids(ruleset) for ruleset in RULESETS}
 #: Actions played per game: enough to pass set-up, several turns and usually a round's end.
 MAX_ACTIONS = 150
-#: Loading a mutant compiles it afresh (a second or so), so the properties try few examples.
+#: Loading a mutant compiles it afresh (a second or so), so the properties try few examples in
+#: ``make test``; the long property over numbers, modules and variants is ``slow``.
 FEW = settings(
     max_examples=8,
     phases=[Phase.explicit, Phase.reuse, Phase.generate],  # shrinking a mutant would take minutes
@@ -108,7 +109,7 @@ def _number_changes(draw: Any) -> tuple[Path, str, list[tuple[tuple[Any, ...], A
 
 
 @pytest.mark.slow
-@FEW
+@settings(FEW, max_examples=40)
 @given(change=_number_changes(), data=st.data())
 def test_numbers_changed_within_their_type_check_and_play_or_are_refused_with_a_position(
     change: tuple[Path, str, list[tuple[tuple[Any, ...], Any]]], data: Any
@@ -215,7 +216,7 @@ def test_text_in_an_int_component_attribute_is_reported_at_the_value(
     _assert_reported(ruleset, site.file, site.path, text)
 
 
-@FEW
+@settings(FEW, max_examples=4)
 @given(
     case=st.sampled_from(
         [(r, s) for r in RULESETS for s in SITES[r] if s.path[0] == "state" and s.declared == "int"]
