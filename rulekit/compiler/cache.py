@@ -38,23 +38,23 @@ from rulekit.compiler.program import Program, runtime_namespace
 from rulekit.errors import remember_source
 from rulekit.rules import yaml_source
 
-FORMAT = 1
+FORMAT = 2
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def _rulekit_stamp() -> str:
-    """rulekit's version and the size and mtime of each of its source files."""
-    from importlib import metadata
-
-    try:
-        version = metadata.version("rulekit")
-    except metadata.PackageNotFoundError:
-        version = "unknown"
-    digest = hashlib.sha256(f"{version}\0{sys.implementation.cache_tag}\0{FORMAT}".encode())
-    for path in sorted(_PACKAGE.rglob("*")):
-        if path.suffix in (".py", ".lark", ".json"):
+    """rulekit itself: the size and mtime of each of its source files (installing another
+    version writes new files; so does any edit), and of the ``pyproject.toml`` that declares
+    the version in a source checkout.  (Not ``importlib.metadata.version``: importing
+    ``importlib.metadata`` alone costs more than the rest of a cache hit.)"""
+    digest = hashlib.sha256(f"{sys.implementation.cache_tag}\0{FORMAT}".encode())
+    project = _PACKAGE.parent / "pyproject.toml"
+    for path in [*sorted(_PACKAGE.rglob("*")), project]:
+        if path.suffix in (".py", ".lark", ".json", ".toml") and path.is_file():
             stat = path.stat()
-            digest.update(f"{path.relative_to(_PACKAGE)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+            digest.update(
+                f"{path.relative_to(_PACKAGE.parent)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode()
+            )
     return digest.hexdigest()
 
 
@@ -107,25 +107,13 @@ class _Pickler(pickle.Pickler):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
         self.generated = generated
 
-    def persistent_id(self, obj: Any) -> Any:
+    def reducer_override(self, obj: Any) -> Any:
+        # Called only for objects of classes (not for str, tuple, dict...: a persistent_id
+        # would be called for every object, which made storing a program twice as slow).
         code = getattr(obj, "__code__", None)
         if code is not None and code.co_filename == self.generated:
-            return ("fn", obj.__name__)
-        return None
-
-
-class _Unpickler(pickle.Unpickler):
-    """Reads generated functions back as placeholders (resolved once the module runs)."""
-
-    def __init__(self, file: io.BytesIO) -> None:
-        super().__init__(file)
-        self.placeholders: dict[str, _Placeholder] = {}
-
-    def persistent_load(self, pid: Any) -> Any:
-        kind, name = pid
-        if kind != "fn":
-            raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
-        return self.placeholders.setdefault(name, _Placeholder(name))
+            return (_Placeholder, (obj.__name__,))  # a generated function, by name
+        return NotImplemented
 
 
 def store(path: Path, program: Program, reads: list[tuple[str, str, str]], directory: Path) -> None:
@@ -194,7 +182,8 @@ def _restore(raw: bytes, directory: Path) -> tuple[Program, Reads] | None:
     if texts is None:
         return None
     # The bytecode runs only once every file it was compiled from is verified.
-    program: Program = _Unpickler(io.BytesIO(entry["program"])).load()
+    # Generated functions come back as placeholders, resolved once the module runs.
+    program: Program = pickle.loads(entry["program"])
     namespace = runtime_namespace(program.rules, program.spans, entry["constants"])
     code = marshal.loads(entry["code"])
     exec(code, namespace)

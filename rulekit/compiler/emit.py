@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast as pyast
 import math
+from collections import deque
 from typing import Any
 
 from rulekit.dsl.names import is_name
@@ -65,9 +66,11 @@ def checked_number(code: str) -> str:
     return f"R.number({code})"
 
 
-def step_entry() -> str:
-    """The statement that charges one step when a generated rule function is entered."""
-    return "R.tick()"
+def step_entry(indent: str = "    ") -> str:
+    """The statements that charge one step when a generated rule function is entered
+    (``R.tick()`` inlined: a rule function is entered millions of times per second),
+    starting at ``indent``."""
+    return f"R.left -= 1\n{indent}if R.left < 0:\n{indent}    R.over_budget()"
 
 
 #: Statements and expressions generated code never contains.
@@ -89,42 +92,72 @@ _FORBIDDEN = (
 )
 
 
-def audit(source: str) -> None:
+def audit(source: str | pyast.Module) -> None:
     """Refuse generated source that does what the code generator never does.
 
     No imports, classes, ``global``, default arguments, decorators or annotations,
     no name or keyword starting with ``__``, no attribute starting with ``_``, and only
-    plain constants.
+    plain constants.  ``source`` may be the module already parsed (the compiler parses
+    once, audits the tree and compiles it).
 
     Raises:
         UnsafeCode: naming the first offending construct.
     """
-    for node in pyast.walk(pyast.parse(source)):
-        if isinstance(node, _FORBIDDEN):
-            raise UnsafeCode(f"generated code contains {type(node).__name__}")
-        if isinstance(node, pyast.FunctionDef | pyast.Lambda):
-            args = node.args
-            if args.defaults or any(d is not None for d in args.kw_defaults):
-                raise UnsafeCode("generated code has a default argument")
-            if isinstance(node, pyast.FunctionDef) and (node.decorator_list or node.returns):
-                raise UnsafeCode("generated code has a decorator or annotation")
-        elif isinstance(node, pyast.arg):
-            _check_name(node.arg)
-            if node.annotation is not None:
-                raise UnsafeCode("generated code has an annotation")
-        elif isinstance(node, pyast.Name):
-            _check_name(node.id)
-        elif isinstance(node, pyast.Attribute):
-            if node.attr.startswith("_"):
-                raise UnsafeCode(f"generated code reads attribute {node.attr!r}")
-        elif isinstance(node, pyast.keyword):
-            if node.arg is not None:
-                _check_name(node.arg)
-        elif isinstance(node, pyast.Constant):
-            value = node.value
-            plain = value is None or isinstance(value, bool | int | str)
-            if not plain and not (isinstance(value, float) and math.isfinite(value)):
-                raise UnsafeCode(f"generated code has constant {value!r}")
+    tree = source if isinstance(source, pyast.AST) else pyast.parse(source)
+    forbidden = _FORBIDDEN_TYPES
+    checks = _CHECKS
+    AST = pyast.AST
+    queue: deque[pyast.AST] = deque(
+        [tree]
+    )  # breadth first, as ast.walk (the first offence is the one reported)
+    pop, push = queue.popleft, queue.append
+    while queue:
+        node = pop()
+        kind = type(node)
+        if kind in forbidden:
+            raise UnsafeCode(f"generated code contains {kind.__name__}")
+        check = checks.get(kind)
+        if check is not None:
+            check(node)
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
+            elif isinstance(value, AST):
+                push(value)
+
+
+def _check_function(node: Any) -> None:
+    args = node.args
+    if args.defaults or any(d is not None for d in args.kw_defaults):
+        raise UnsafeCode("generated code has a default argument")
+    if isinstance(node, pyast.FunctionDef) and (node.decorator_list or node.returns):
+        raise UnsafeCode("generated code has a decorator or annotation")
+
+
+def _check_arg(node: Any) -> None:
+    _check_name(node.arg)
+    if node.annotation is not None:
+        raise UnsafeCode("generated code has an annotation")
+
+
+def _check_attribute(node: Any) -> None:
+    if node.attr.startswith("_"):
+        raise UnsafeCode(f"generated code reads attribute {node.attr!r}")
+
+
+def _check_keyword(node: Any) -> None:
+    if node.arg is not None:
+        _check_name(node.arg)
+
+
+def _check_constant(node: Any) -> None:
+    value = node.value
+    plain = value is None or isinstance(value, bool | int | str)
+    if not plain and not (isinstance(value, float) and math.isfinite(value)):
+        raise UnsafeCode(f"generated code has constant {value!r}")
 
 
 def _check_name(text: str) -> None:
@@ -132,3 +165,17 @@ def _check_name(text: str) -> None:
     # one (v_x__y) is harmless: only attribute access could reach Python's internals.
     if text.startswith("__") or not is_name(text):
         raise UnsafeCode(f"generated code uses name {text!r}")
+
+
+_FORBIDDEN_TYPES = frozenset(_FORBIDDEN)
+#: What :func:`audit` checks on each kind of node (by exact type: ``ast.parse`` makes no
+#: subclasses of these).
+_CHECKS: dict[type, Any] = {
+    pyast.FunctionDef: _check_function,
+    pyast.Lambda: _check_function,
+    pyast.arg: _check_arg,
+    pyast.Name: lambda node: _check_name(node.id),
+    pyast.Attribute: _check_attribute,
+    pyast.keyword: _check_keyword,
+    pyast.Constant: _check_constant,
+}

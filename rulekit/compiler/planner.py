@@ -13,7 +13,7 @@ requirement.  The planner writes one function that lists the action's legal inst
 * when the first test after choosing ``x`` from a whole collection is ``x in E`` (or
   ``x in E or x in G``), the loop runs over the members of ``E`` (and ``G``) in
   collection order instead of over the whole collection;
-* nothing is built for a candidate until it is legal: then ``mk(name, args)`` is
+* nothing is built for a candidate until it is legal: then ``mk((name, args))`` is
   appended to ``out``.
 
 Every generated line keeps the ``#@N`` span marker of the rule text it runs, so an
@@ -93,15 +93,18 @@ def generate(plan: ActionPlan, fname: str) -> str:
     hoisted = [i for i in range(1, n) if not plan.domains[i][2]]
     for i in hoisted:
         lines.append(f"    D{i} = None")
+    money = f"F[(me, {emit.literal(plan.money)})]"
+    if plan.cost is not None and plan.money is not None:  # the state does not change while
+        lines.append(f"    P_money = {money}")  # listing: read the money once
+        money = "P_money"
+    lines.append("    add = out.append")
 
     def tests(depth: int, indent: str, fail: str) -> None:
         for check in at_depth[depth]:
             lines.append(f"{indent}if not ({check.code}):{check.mark}")
             lines.append(f"{indent}    {fail}")
         if cost_depth == depth and plan.cost is not None:
-            lines.append(
-                f"{indent}if F[(me, {emit.literal(plan.money)})] < ({plan.cost.code}):{plan.cost.mark}"
-            )
+            lines.append(f"{indent}if {money} < ({plan.cost.code}):{plan.cost.mark}")
             lines.append(f"{indent}    {fail}")
 
     tests(0, "    ", "return")
@@ -124,12 +127,11 @@ def generate(plan: ActionPlan, fname: str) -> str:
         lines.append(f"{indent}for {param} in {source}:{mark}")
         indent += "    "
         tests(i + 1, indent, "continue")
-    lines.append(
-        f"{indent}out.append(mk({emit.literal(plan.name)}, ({''.join(p + ', ' for p in plan.params)})))"
-    )
-    if n:  # a listing may not grow without bound (the limit max_candidates)
-        lines.append(f"{indent}if len(out) > P_limits.max_candidates:")
-        lines.append(f"{indent}    P_too_many()")
+    lines.append(f"{indent}add(mk(({emit.literal(plan.name)}, ({''.join(p + ', ' for p in plan.params)}))))")
+    if n:  # a listing may not grow without bound (the limit max_candidates): checked after each
+        # run of the innermost loop, whose length the step budget already bounds
+        lines.append(f"{indent[:-4]}if len(out) > P_limits.max_candidates:")
+        lines.append(f"{indent[:-4]}    P_too_many()")
     return "\n".join(lines) + "\n"
 
 

@@ -8,6 +8,7 @@ looked up by name during play.
 
 from __future__ import annotations
 
+import ast as ast_module
 import re
 from collections.abc import Callable, Iterator, Sequence
 from operator import itemgetter
@@ -68,9 +69,14 @@ class CompiledAction:
     effect: Fn | None
     weight: Fn | None = None
     cost_arity: int = 0
-    #: The planned enumerator ``fn(F, R, me, mk, out)``: appends ``mk(name, args)`` for each
+    #: The planned enumerator ``fn(F, R, me, mk, out)``: appends ``mk((name, args))`` for each
     #: legal instance (see :mod:`rulekit.compiler.planner`).
     enumerate: Fn | None = None
+    #: Offered only if no other action is legal: the message when it is refused (see
+    #: :mod:`rulekit.engine.priority`); None for every other action.
+    fallback: str | None = None
+    #: Actions that do not keep a fallback action from being offered.
+    fallback_ignoring: frozenset[str] = frozenset()
 
 
 @define
@@ -365,6 +371,7 @@ class _Compiler:
                 f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n    return {emit.step_iter(code)}{mark}\n"
             )
             domains.append(fname)
+            self.gen.check_action_param(param.name, t.element_type(type_), param.domain)
             params.append((param.name, t.element_type(type_)))
         requires = [
             self.define_expr(f"req_{decl.name}", r.condition, params, expected=t.BOOL, what="a requirement")
@@ -754,8 +761,9 @@ def _attributes(rules: m.RulesModel) -> dict[tuple[str, str], Any]:
 def _compiled(source: str, filename: str, rules: m.RulesModel) -> Any:
     """``source`` audited and compiled; rules too deeply nested for Python are a located error."""
     try:
-        emit.audit(source)
-        return compile(source, filename, "exec")
+        tree = ast_module.parse(source, filename)
+        emit.audit(tree)
+        return compile(tree, filename, "exec")
     except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
         raise RulesetError(
             Diagnostic(

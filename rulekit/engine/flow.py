@@ -40,8 +40,9 @@ _DECISION = (_E, "decision")
 _TURN = (_E, "turn")
 
 #: A step of the flow: ``step(state, F, R, frames, frame)`` works on the top frame and
-#: returns True when a player must now decide.
-Step = Callable[["State", dict[Any, Any], Any, tuple[Any, ...], tuple[Any, ...]], bool]
+#: returns True when a player must now decide, False when it ran effects (which may end the
+#: game or ask a player), None when it ran none (the next step follows at once).
+Step = Callable[["State", dict[Any, Any], Any, tuple[Any, ...], tuple[Any, ...]], bool | None]
 #: Entering a node: ``enter(state, F, R, frames)`` pushes its frame (or runs it).
 Enter = Callable[["State", dict[Any, Any], Any, tuple[Any, ...]], None]
 
@@ -51,7 +52,7 @@ def advance(state: State) -> None:
     F = state.fields
     game = state.game
     R = game.runtime
-    steps_of = compiled_flow(game)[0]
+    steps_of = (game.flow_fns or compiled_flow(game))[0]
     steps = 0
     while True:
         steps += 1
@@ -74,16 +75,30 @@ def advance(state: State) -> None:
             continue
         if F.get(_ASKED) is not False:
             F[_ASKED] = False
-        frames = F[_FLOW]
-        if not frames:
-            F[_OVER] = True
-            continue
-        frame = frames[-1]
-        if steps_of[frame[0]](state, F, R, frames, frame):
+        while True:  # steps that run no effect cannot end the game or ask: no checks between them
+            frames = F[_FLOW]
+            if not frames:
+                F[_OVER] = True
+                done: bool | None = False
+                break
+            frame = frames[-1]
+            done = steps_of[frame[0]](state, F, R, frames, frame)
+            if done is not None:
+                break
+            steps += 1
+            if steps > MAX_FLOW_STEPS:
+                raise RuleEvaluationError(
+                    Diagnostic("the flow runs without ever asking a player to decide (an endless loop?)")
+                )
+        if done:
             return
 
 
-def compiled_flow(game: Game) -> tuple[list[Step], list[Enter]]:
+#: Per node: for a turn, its ``until`` function and whether it is one action long; else None.
+TurnEnd = tuple[Callable[..., Any] | None, bool] | None
+
+
+def compiled_flow(game: Game) -> tuple[list[Step], list[Enter], list[TurnEnd]]:
     """The flow of ``game``'s program as one step and one enter function per node, built
     once per game: each knows its node's children and compiled functions, so running the
     flow is a call per step instead of a dispatch on the node's kind and a look-up of each
@@ -94,34 +109,44 @@ def compiled_flow(game: Game) -> tuple[list[Step], list[Enter]]:
     return built
 
 
-def _build(game: Game) -> tuple[list[Step], list[Enter]]:
+def _build(game: Game) -> tuple[list[Step], list[Enter], list[TurnEnd]]:
     program = game.program
     nodes = program.flow
     steps: list[Step] = []
     enters: list[Enter] = []
+    ends: list[TurnEnd] = []
     for node_id, node in enumerate(nodes):
-        steps.append(_make_step(node_id, node, enters))
+        steps.append(_make_step(node_id, node, enters, nodes))
         enters.append(_make_enter(node_id, node, game))
-    return steps, enters
+        ends.append((node.fns.get("until"), bool(node.data["once"])) if node.kind == "turn" else None)
+    return steps, enters, ends
 
 
-def _make_step(node_id: int, node: FlowNode, enters: list[Enter]) -> Step:
+def _runs_effects(node: FlowNode) -> bool:
+    """Whether entering ``node`` may run effects (else it only evaluates expressions and
+    pushes a frame, or resets turn fields)."""
+    return node.kind == "do" or (node.kind == "turn" and node.fns.get("on_start") is not None)
+
+
+def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[FlowNode]) -> Step:
     kind = node.kind
     children = node.children
     fns = node.fns
     if kind == "seq":
         count = len(children)
+        # what the step returns after entering each child: False if effects may have run
+        entered = tuple(False if _runs_effects(nodes[child]) else None for child in children)
 
         def seq(
             state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
-        ) -> bool:
+        ) -> bool | None:
             index = frame[1]
             if index >= count:
                 F[_FLOW] = frames[:-1]
-                return False
+                return None
             F[_FLOW] = (*frames[:-1], (node_id, index + 1))
             enters[children[index]](state, F, R, F[_FLOW])
-            return False
+            return entered[index]
 
         return seq
     if kind == "repeat":
@@ -132,7 +157,7 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter]) -> Step:
 
         def repeat(
             state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
-        ) -> bool:
+        ) -> bool | None:
             _, iteration, limit = frame
             done = limit is not None and iteration >= limit
             if not done and while_ is not None and not while_(F, R, -1):
@@ -141,11 +166,11 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter]) -> Step:
                 done = True
             if done:
                 F[_FLOW] = frames[:-1]
-                return False
+                return None
             if counter:
                 F[("game", counter)] = iteration + 1
             F[_FLOW] = (*frames[:-1], (node_id, iteration + 1, limit), (body, 0))
-            return False
+            return None
 
         return repeat
     if kind == "for_each":
@@ -154,42 +179,43 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter]) -> Step:
 
         def for_each(
             state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
-        ) -> bool:
+        ) -> bool | None:
             _, items, index = frame
             if index >= len(items):
                 F[_FLOW] = frames[:-1]
-                return False
+                return None
             F[("game", var)] = items[index]
             F[_FLOW] = (*frames[:-1], (node_id, items, index + 1), (body, 0))
-            return False
+            return None
 
         return for_each
     if kind == "turn":
         on_end = fns.get("on_end")
+        ended = None if on_end is None else False
         actions = node.data["actions"]
 
         def turn(
             state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
-        ) -> bool:
+        ) -> bool | None:
             _, player, done = frame
             if done:
                 if on_end is not None:
                     on_end(F, R, player)
                 F[_FLOW] = frames[:-1]
                 F[_TURN] = None
-                return False
+                return ended
             F[_DECISION] = (player, actions)
             state._legal = None
             if state.legal_actions():
                 return True
             F[_FLOW] = (*frames[:-1], (node_id, player, True))
-            return False
+            return None
 
         return turn
 
     def not_a_frame(
         state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
-    ) -> bool:
+    ) -> bool | None:
         raise AssertionError(kind)  # pragma: no cover - only seq, repeat, for_each and turn push frames
 
     return not_a_frame
@@ -276,23 +302,23 @@ def after_action(state: State, compiled: CompiledAction) -> None:
     """Bookkeeping after an action: answer the ask, or maybe end the turn; end checks."""
     F = state.fields
     game = state.game
-    program = game.program
     R = game.runtime
-    if F.get((_E, "asked")):
-        F[(_E, "asks")] = F[(_E, "asks")][1:]
-        F[(_E, "asked")] = False
+    if F.get(_ASKED):
+        F[_ASKS] = F[_ASKS][1:]
+        F[_ASKED] = False
     else:
-        frames = F[(_E, "flow")]
+        frames = F[_FLOW]
         if frames:
             frame = frames[-1]
-            node = program.flow[frame[0]]
-            if node.kind == "turn" and not frame[2]:
-                until = node.fns.get("until")
+            turn_end = compiled_flow(game)[2][frame[0]]
+            if turn_end is not None and not frame[2]:
+                until, once = turn_end
                 ended = until is not None and until(F, R, frame[1])
-                if compiled.decl.ends_turn or node.data["once"] or ended:
-                    F[(_E, "flow")] = (*frames[:-1], (frame[0], frame[1], True))
-    if program.end_when is not None and program.end_when(F, R, -1):
-        F[(_E, "over")] = True
+                if compiled.decl.ends_turn or once or ended:
+                    F[_FLOW] = (*frames[:-1], (frame[0], frame[1], True))
+    end_when = game.program.end_when
+    if end_when is not None and end_when(F, R, -1):
+        F[_OVER] = True
 
 
 def _finish(state: State) -> None:

@@ -9,17 +9,16 @@ action is undone by restoring the copy taken before it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from attrs import frozen
-
 from rulekit.compiler.program import CompiledAction, Program
 from rulekit.dsl.printer import print_expr
-from rulekit.engine import flow
+from rulekit.engine import flow, priority
 from rulekit.engine.defaults import field_default
 from rulekit.engine.guard import rule_error as _rule_error
 from rulekit.engine.values import NotationError, coerce, format_value, from_json, parse_action_text, to_json
@@ -30,17 +29,45 @@ from rulekit.runtime.errors import RuleFailure, StepBudgetExceeded
 
 TERMINAL = -4
 _ENGINE = "_"
+_DECISION = (_ENGINE, "decision")
+_MOVES = (_ENGINE, "moves")
 
 
-@frozen
-class Action:
-    """An action with its arguments, e.g. ``place(b2)``."""
+class Action(tuple[str, tuple[Any, ...]]):
+    """An action with its arguments, e.g. ``place(b2)``: an immutable ``(name, args)`` pair.
 
-    name: str
-    args: tuple[Any, ...] = ()
+    A tuple underneath, so that listing legal actions builds each one with a single C call
+    (:data:`make_action`) and comparing or hashing actions runs no Python code: El Caballero
+    lists ~45 actions per decision.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, name: str, args: tuple[Any, ...] = ()) -> Action:
+        return tuple.__new__(cls, (name, args))
+
+    def __getnewargs__(self) -> tuple[str, tuple[Any, ...]]:
+        return (self[0], self[1])
+
+    @property
+    def name(self) -> str:
+        return self[0]
+
+    @property
+    def args(self) -> tuple[Any, ...]:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"Action(name={self[0]!r}, args={self[1]!r})"
 
     def __str__(self) -> str:
-        return self.name + ("(" + ", ".join(format_value(a) for a in self.args) + ")" if self.args else "")
+        name, args = self
+        return name + ("(" + ", ".join(format_value(a) for a in args) + ")" if args else "")
+
+
+#: ``make_action((name, args))``: an :class:`Action` without running Python code (what the
+#: planned enumerators call for each legal candidate).
+make_action: Callable[[tuple[str, tuple[Any, ...]]], Action] = functools.partial(tuple.__new__, Action)
 
 
 class Game:
@@ -65,6 +92,8 @@ class Game:
         self._plans: dict[str, tuple[CompiledAction, tuple[tuple[tuple[Any, ...], ...], int | None]]] = {}
         #: The flow's step and enter functions, built by :mod:`rulekit.engine.flow` on first use.
         self.flow_fns: Any = None
+        self._template: dict[Any, Any] | None = None
+        self._apply_plans: dict[str, tuple[CompiledAction, tuple[str, ...], bool, bool]] = {}
         for trigger in program.triggers:
             decl = trigger.decl
             self.runtime.triggers.setdefault((decl.timing, decl.event), []).append(
@@ -101,25 +130,11 @@ class Game:
             RuleEvaluationError: the setup rules failed.
         """
         program = self.program
-        F: dict[Any, Any] = {
-            (_ENGINE, "rng"): (seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) & ((1 << 64) - 1),
-            (_ENGINE, "flow"): ((len(program.flow) - 1, 0),),
-            (_ENGINE, "asks"): (),
-            (_ENGINE, "over"): False,
-            (_ENGINE, "notes"): (),
-            (_ENGINE, "paid_out"): 0,
-            (_ENGINE, "taken_in"): 0,
-            (_ENGINE, "decision"): None,
-            (_ENGINE, "turn"): None,
-            (_ENGINE, "moves"): 0,
-            (_ENGINE, "asked"): False,
-        }
-        for scope, fields in program.rules.fields.items():
-            owners = self.owners(scope)
-            for name, decl in fields.items():
-                default = field_default(program.field_types[scope][name], decl.type_text)
-                for owner in owners:
-                    F[(owner, name)] = default
+        template = self._template
+        if template is None:
+            template = self._template = self._initial_fields()
+        F = dict(template)
+        F[(_ENGINE, "rng")] = (seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) & ((1 << 64) - 1)
         runtime = self.runtime
         runtime.reset_steps()
         try:
@@ -143,6 +158,47 @@ class Game:
             span = program.rules.setup.span if program.rules.setup is not None else None
             raise _rule_error(program, error, "setup", span) from None
         return state
+
+    def _initial_fields(self) -> dict[Any, Any]:
+        """Every field at its type's default (before initial values and setup), the engine's
+        bookkeeping included; the same for every new game, so built once."""
+        program = self.program
+        F: dict[Any, Any] = {
+            (_ENGINE, "rng"): 0,
+            (_ENGINE, "flow"): ((len(program.flow) - 1, 0),),
+            (_ENGINE, "asks"): (),
+            (_ENGINE, "over"): False,
+            (_ENGINE, "notes"): (),
+            (_ENGINE, "paid_out"): 0,
+            (_ENGINE, "taken_in"): 0,
+            (_ENGINE, "decision"): None,
+            (_ENGINE, "turn"): None,
+            (_ENGINE, "moves"): 0,
+            (_ENGINE, "asked"): False,
+        }
+        for scope, fields in program.rules.fields.items():
+            owners = self.owners(scope)
+            for name, decl in fields.items():
+                default = field_default(program.field_types[scope][name], decl.type_text)
+                for owner in owners:
+                    F[(owner, name)] = default
+        return F
+
+    def apply_plan(self, name: str) -> tuple[CompiledAction, tuple[str, ...], bool, bool]:
+        """What applying action ``name`` needs: its compiled form, the names its arguments
+        have in trigger conditions, and whether triggers run before and after it."""
+        plan = self._apply_plans.get(name)
+        if plan is None or plan[0] is not self.program.actions[name]:
+            compiled = self.program.actions[name]
+            triggers = self.runtime.triggers
+            plan = (
+                compiled,
+                tuple("v_" + p for p in compiled.params),
+                ("before", name) in triggers,
+                ("after", name) in triggers,
+            )
+            self._apply_plans[name] = plan
+        return plan
 
     def owners(self, scope: str) -> tuple[Any, ...]:
         if scope in ("game", "turn"):
@@ -213,14 +269,14 @@ class State:
     # ---------------------------------------------------------------- API
     def current_player(self) -> int:
         """The player who decides now, or TERMINAL."""
-        decision = self.fields[(_ENGINE, "decision")]
+        decision = self.fields[_DECISION]
         return TERMINAL if decision is None else int(decision[0])
 
     def is_terminal(self) -> bool:
-        return self.fields[(_ENGINE, "decision")] is None
+        return self.fields[_DECISION] is None
 
     def allowed_action_names(self) -> tuple[str, ...]:
-        decision = self.fields[(_ENGINE, "decision")]
+        decision = self.fields[_DECISION]
         return () if decision is None else tuple(decision[1])
 
     def legal_actions(self) -> list[Action]:
@@ -462,7 +518,7 @@ class State:
 
     # -------------------------------------------------------- internals
     def _enumerate(self) -> list[Action]:
-        decision = self.fields[(_ENGINE, "decision")]
+        decision = self.fields[_DECISION]
         if decision is None:
             return []
         me, names = decision
@@ -479,7 +535,7 @@ class State:
                 if compiled.enumerate is None or reference:
                     found.extend(self._enumerate_action(compiled, me))
                 else:
-                    compiled.enumerate(F, R, me, Action, found)
+                    compiled.enumerate(F, R, me, make_action, found)
                 if len(found) > LIMITS.max_candidates:
                     raise RuleFailure(
                         f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
@@ -503,7 +559,7 @@ class State:
             ) from None
         finally:
             R.memo = None
-        return found
+        return priority.keep(found, names, actions)
 
     def _enumerate_action(self, compiled: CompiledAction, me: int) -> Iterator[Action]:
         """The legal instances of one action, in domain order: the reference enumerator,
@@ -562,7 +618,7 @@ class State:
         """Why ``action`` is not legal now, naming the rule that forbids it."""
         game = self.game
         text = game.action_to_string(action)
-        decision = self.fields[(_ENGINE, "decision")]
+        decision = self.fields[_DECISION]
         if decision is None:
             return Diagnostic(f"{text} is not legal: the game is over")
         me, names = decision
@@ -613,38 +669,39 @@ class State:
                     )
         except Exception as error:  # a rule that fails while explaining still gets a message
             return Diagnostic(f"{text} is not legal: {error}", compiled.decl.span)
+        if compiled.fallback is not None:
+            blocking = priority.blocking(compiled, self.legal_actions(), game.program.actions)
+            others = [game.action_to_string(a) for a in blocking]
+            return Diagnostic(
+                f"{text} is not legal: {priority.refusal(compiled, others)}", compiled.decl.span
+            )
         return Diagnostic(f"{text} is not legal now", compiled.decl.span)
 
     def _apply(self, action: Action) -> None:
         game = self.game
-        program = game.program
-        compiled = program.actions[action.name]
+        name, args = action
+        compiled, names, before, after = game.apply_plan(name)
         F, R = self.fields, game.runtime
-        me = F[(_ENGINE, "decision")][0]
-        before = ("before", action.name) in R.triggers
-        after = ("after", action.name) in R.triggers
-        kwargs = (
-            {"v_" + p: a for p, a in zip(compiled.params, action.args, strict=True)}
-            if before or after
-            else {}
-        )
+        me = F[_DECISION][0]
+        # (a legal action has exactly the action's parameters; zip's strict check costs here)
+        kwargs = dict(zip(names, args)) if before or after else {}  # noqa: B905
         if R.fired is not None:
-            R.fired(f"action:{action.name}")
+            R.fired(f"action:{name}")
         if before:
-            R.emit(F, me, action.name, kwargs, "before")
+            R.emit(F, me, name, kwargs, "before")
         if compiled.cost is not None:
-            price = compiled.cost(F, R, me, *action.args)
+            price = compiled.cost(F, R, me, *args)
             R.transfer(F, price, me, BANK, partial=False)
         if compiled.effect is not None:
             try:
-                compiled.effect(F, R, me, *action.args)
+                compiled.effect(F, R, me, *args)
             except RuleFailure as failure:
                 if failure.span is None:
                     failure.span = compiled.decl.span
                 raise
         if after:
-            R.emit(F, me, action.name, kwargs, "after")
-        F[(_ENGINE, "moves")] += 1
+            R.emit(F, me, name, kwargs, "after")
+        F[_MOVES] += 1
         flow.after_action(self, compiled)
         self._advance()
 

@@ -70,32 +70,33 @@ class Runtime:
         self.keep_order = False  # tools (scenarios): shuffles keep the order given
         self._depth = 0
         self.max_steps = LIMITS.max_steps
-        self._left = self.max_steps
+        self.left = self.max_steps
 
     # -- the step budget (charged by generated code through rulekit.compiler.emit's hook)
     def reset_steps(self) -> None:
         """A fresh budget: the engine calls this when it starts evaluating rules."""
         self.max_steps = LIMITS.max_steps
-        self._left = self.max_steps
+        self.left = self.max_steps
 
     def tick(self) -> None:
-        """Charge one step (a rule function was entered)."""
-        self._left -= 1
-        if self._left < 0:
-            self._over_budget()
+        """Charge one step (a rule function was entered; generated code inlines this)."""
+        self.left -= 1
+        if self.left < 0:
+            self.over_budget()
 
     def steps(self, items: Any) -> Any:
         """Charge one step per element of ``items`` (about to be looped over); return it."""
         try:
-            self._left -= len(items)
+            self.left -= len(items)
         except TypeError:
-            self._left -= 1
-        if self._left < 0:
-            self._over_budget()
+            self.left -= 1
+        if self.left < 0:
+            self.over_budget()
         return items
 
-    def _over_budget(self) -> None:
-        self._left = self.max_steps  # the evaluation that ran out ends here; the next one starts afresh
+    def over_budget(self) -> None:
+        """Raise :class:`StepBudgetExceeded` (the budget ran out), starting the next evaluation afresh."""
+        self.left = self.max_steps  # the evaluation that ran out ends here; the next one starts afresh
         raise StepBudgetExceeded(
             f"the rules ran more than {self.max_steps} steps in one evaluation (an endless or huge loop?)"
         )

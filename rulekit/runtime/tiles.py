@@ -27,14 +27,15 @@ of re-rotating every neighbour's edges each time.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
 
 from rulekit.dsl.types import ANY, ANY_LIST, BOOL, INT, MAP, TUPLE, list_of
 from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.registry import register
 
 Cell = tuple[int, int]
+_V = TypeVar("_V")
 Part = tuple[Any, tuple[int, ...]]
 
 _STEPS = ((0, -1), (1, 0), (0, 1), (-1, 0))
@@ -87,9 +88,14 @@ _ANYTHING: Any = object()  # no tile on that side: any edge fits
 
 
 class _Derived:
-    """What is derived from one grid for one ``kind``, filled in as it is asked for."""
+    """What is derived from one grid for one ``kind``, filled in as it is asked for.
 
-    __slots__ = ("edges", "frontier", "grid", "kind", "needs", "regions")
+    Everything but the frontier, regions and placements is kept per cell, so a new grid
+    that differs from the previous one in a few cells inherits the answers of every cell
+    those changes cannot affect (see :func:`_inherit`).
+    """
+
+    __slots__ = ("edges", "facing", "fits", "frontier", "grid", "kind", "needs", "placements", "regions")
 
     def __init__(self, grid: dict[Any, Any], kind: Any) -> None:
         self.grid = grid
@@ -98,6 +104,11 @@ class _Derived:
         self.frontier: tuple[Cell, ...] | None = None
         self.regions: dict[Any, list[tuple[tuple[Cell, int], ...]]] = {}
         self.needs: dict[Any, tuple[Any, Any, Any, Any, bool] | None] = {}
+        #: Answers of tile_fits by cell, then by (edges, rotation, adjacent).
+        self.fits: dict[Any, dict[Any, bool]] = {}
+        #: Answers of tile_facing by cell, then by label.
+        self.facing: dict[Any, dict[Any, tuple[int, ...]]] = {}
+        self.placements: dict[Any, tuple[tuple[Cell, int], ...]] = {}
 
     def edges_at(self, cell: Any) -> tuple[Any, ...] | None:
         """The placed edges of the tile of ``kind`` on ``cell``; None: no such tile."""
@@ -138,6 +149,12 @@ class _Derived:
 
 _DERIVED: dict[tuple[int, Any], _Derived] = {}
 _DERIVED_LIMIT = 256
+#: The entry made last for each kind: a new grid inherits from it (in play, a new grid is
+#: usually the previous one with a cell or two changed).
+_PARENT: dict[Any, _Derived] = {}
+#: A new grid that differs from the parent's in more cells than this starts afresh.
+_INHERIT_LIMIT = 8
+_GONE: Any = object()
 
 
 def _derived(grid: dict[Any, Any], kind: Any) -> _Derived:
@@ -165,7 +182,61 @@ def _lookup(grid: dict[Any, Any], kind: Any) -> _Derived:
     if len(_DERIVED) >= _DERIVED_LIMIT:
         _DERIVED.clear()
     entry = _DERIVED[key] = _Derived(grid, kind)
+    parent = _PARENT.get(kind)
+    if parent is not None:
+        _inherit(entry, parent)
+    _PARENT[kind] = entry
     return entry
+
+
+def _inherit(entry: _Derived, parent: _Derived) -> None:
+    """Give ``entry`` the per-cell answers of ``parent`` that still hold for its grid.
+
+    A cell's placed edges depend on its own record; what a tile must show there (needs,
+    fits) and which neighbours face it (facing) on its own record and its four neighbours'.
+    Records are compared by identity (grids are immutable values: an unchanged cell keeps
+    its record object; an equal but new record just counts as changed).  The per-cell
+    dictionaries are shared, not copied: an answer added later holds for both grids.
+    """
+    grid, old = entry.grid, parent.grid
+    changed = [cell for cell, record in grid.items() if old.get(cell, _GONE) is not record]
+    if len(changed) > _INHERIT_LIMIT:
+        return
+    if len(grid) - len(changed) != len(old):  # some cells were removed
+        changed.extend(cell for cell in old if cell not in grid)
+        if len(changed) > _INHERIT_LIMIT:
+            return
+    try:
+        near = set(changed)
+        for x, y in changed:
+            near.update(((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)))
+    except (TypeError, ValueError):  # cells that are not (x, y) pairs: nothing is inherited
+        return
+    entry.edges = _without(parent.edges, changed)
+    entry.needs = _without(parent.needs, near)
+    entry.fits = _without(parent.fits, near)
+    entry.facing = _without(parent.facing, near)
+    if parent.frontier is not None:  # the frontier changes only among the cells near a change
+        kind = entry.kind
+        frontier = set(parent.frontier)
+        frontier.difference_update(near)
+        for x, y in near:
+            if (x, y) not in grid and (
+                _is_tile(grid.get((x, y - 1)), kind)
+                or _is_tile(grid.get((x + 1, y)), kind)
+                or _is_tile(grid.get((x, y + 1)), kind)
+                or _is_tile(grid.get((x - 1, y)), kind)
+            ):
+                frontier.add((x, y))
+        entry.frontier = tuple(sorted(frontier))
+
+
+def _without(answers: dict[Any, _V], cells: Iterable[Any]) -> dict[Any, _V]:
+    """A copy of ``answers`` without the entries of ``cells``."""
+    kept = dict(answers)
+    for cell in cells:
+        kept.pop(cell, None)
+    return kept
 
 
 def _default_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part, ...]:
@@ -329,7 +400,22 @@ def _tile_fits(
     kind: Any = None,
     adjacent: bool = True,
 ) -> bool:
-    return _fits(grid, (cell[0], cell[1]), _placed_edges(edges, rotation), kind, adjacent)
+    derived = _LAST[0]
+    if derived is None or derived.grid is not grid or derived.kind != kind:
+        derived = _derived(grid, kind)
+    key = (edges, rotation, adjacent)
+    try:
+        answers = derived.fits.get(cell)
+        if answers is None:
+            answers = derived.fits[cell] = {}
+        found = answers.get(key)
+        if found is None:
+            found = answers[key] = _fits(
+                grid, (cell[0], cell[1]), _placed_edges(edges, rotation), kind, adjacent
+            )
+        return found
+    except TypeError:  # unhashable arguments: no caching
+        return _fits(grid, (cell[0], cell[1]), _placed_edges(edges, rotation), kind, adjacent)
 
 
 def _frontier(grid: dict[Any, Any], kind: Any) -> tuple[Cell, ...]:
@@ -376,6 +462,19 @@ def _tile_frontier(grid: dict[Any, Any], kind: Any = None) -> tuple[Cell, ...]:
 def _tile_placements(
     grid: dict[Any, Any], edges: Sequence[Any], kind: Any = None
 ) -> tuple[tuple[Cell, int], ...]:
+    derived = _derived(grid, kind)
+    try:
+        return derived.placements[edges]
+    except KeyError:
+        found = derived.placements[edges] = _compute_placements(grid, edges, kind)
+        return found
+    except TypeError:  # unhashable edges: no caching
+        return _compute_placements(grid, edges, kind)
+
+
+def _compute_placements(
+    grid: dict[Any, Any], edges: Sequence[Any], kind: Any
+) -> tuple[tuple[Cell, int], ...]:
     rotations = [_placed_edges(edges, r) for r in range(4)]
     result = []
     for cell in _frontier(grid, kind):
@@ -397,7 +496,23 @@ def _tile_placements(
     example='len(tile_facing(game.map, (2, 1), "area", "L")) >= 2',
 )
 def _tile_facing(grid: dict[Any, Any], cell: Sequence[int], kind: Any, label: Any) -> tuple[int, ...]:
-    edges_at = _derived(grid, kind).edges_at
+    derived = _LAST[0]
+    if derived is None or derived.grid is not grid or derived.kind != kind:
+        derived = _derived(grid, kind)
+    try:
+        answers = derived.facing.get(cell)
+        if answers is None:
+            answers = derived.facing[cell] = {}
+        found = answers.get(label)
+        if found is None:
+            found = answers[label] = _compute_facing(derived, cell, label)
+        return found
+    except TypeError:  # unhashable arguments: no caching
+        return _compute_facing(derived, cell, label)
+
+
+def _compute_facing(derived: _Derived, cell: Sequence[int], label: Any) -> tuple[int, ...]:
+    edges_at = derived.edges_at
     x, y = cell[0], cell[1]
     result = []
     for side in range(4):

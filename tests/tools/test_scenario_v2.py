@@ -46,7 +46,7 @@ actions:
     ends_turn: true
   pick:
     params:
-      n: range(1, 2)
+      n: between(1, 2)
     cite: "§2"
     ends_turn: true
 setup: shuffle(game.deck)
@@ -236,7 +236,7 @@ def test_a_rejection_outside_the_domain_names_the_rule(deck: Path) -> None:
 scenario: domain
 actions:
   - action: pick(7)
-    reject: "pick's 'n' is one of range(1, 2) [§2]"
+    reject: "pick's 'n' is one of between(1, 2) [§2]"
 """,
     )
     assert failures == []

@@ -210,3 +210,17 @@ def test_asking_nobody_is_refused(write_ruleset: Writer) -> None:
     with pytest.raises(IllegalActionError, match="ask: none is not a player"):
         state.apply_action("bad_ask")
     assert state.state_hash() == before
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        "[]",  # nothing at all: only the loop's own steps, which run no effect
+        "[{do: game.n += 1}]",  # an effect every time round
+    ],
+)
+def test_a_flow_that_never_asks_anybody_is_stopped(write_ruleset: Writer, steps: str) -> None:
+    """A loop that never reaches a decision is a located error, not a hang, whether or not
+    its steps run effects."""
+    with pytest.raises(RuleEvaluationError, match="the flow runs without ever asking a player to decide"):
+        _start(write_ruleset, f"  - repeat: {{while: 'true', steps: {steps}}}\n")

@@ -247,43 +247,61 @@ def _uncached_fits(
     return touching
 
 
-@given(
-    st.lists(
-        st.tuples(
-            st.integers(-2, 2),
-            st.integers(-2, 2),
-            st.sampled_from([CAPE, CORNER, BRIDGE, BAY, LAND, WATER]),
-            st.integers(0, 3),
-        ),
-        min_size=1,
-        max_size=8,
-    )
+#: A change to a grid: a tile placed (or replaced) with some edges and rotation, a piece of
+#: another kind put on a cell ("token"), or a cell emptied ("remove").
+_CHANGES = st.tuples(
+    st.integers(-2, 2),
+    st.integers(-2, 2),
+    st.sampled_from([CAPE, CORNER, BRIDGE, BAY, LAND, WATER, CAPE, BRIDGE, "token", "remove"]),
+    st.integers(0, 3),
 )
-def test_cached_results_follow_each_new_grid(tiles: list[tuple[int, int, tuple[str, ...], int]]) -> None:
-    """Grids grow one tile at a time (each a new map, as in play); after every step the
-    cached frontier, fits and facing sides equal a computation from scratch."""
+
+
+@given(st.lists(_CHANGES, min_size=1, max_size=10))
+def test_cached_results_follow_each_new_grid(changes: list[tuple[int, int, Any, int]]) -> None:
+    """Grids change one cell at a time (each a new map, as in play: a new grid inherits the
+    answers of the cells a change cannot affect); after every step the cached frontier,
+    fits, facing sides and placements equal a computation from scratch."""
     grid: dict[Any, Any] = {}
-    for x, y, edges, rotation in tiles:
-        grid = {**grid, (x, y): tile(edges, rotation)}
+    for x, y, edges, rotation in changes:
+        if edges == "remove":
+            grid = {cell: record for cell, record in grid.items() if cell != (x, y)}
+        elif edges == "token":
+            grid = {**grid, (x, y): {"kind": "token", "owner": rotation}}
+        else:
+            grid = {**grid, (x, y): tile(edges, rotation)}
+        areas = {cell for cell, record in grid.items() if record["kind"] == "area"}
         frontier = call("tile_frontier", grid, "area")
         assert list(frontier) == sorted(
-            {(cx + dx, cy + dy) for cx, cy in grid for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0))}
+            {(cx + dx, cy + dy) for cx, cy in areas for dx, dy in ((0, -1), (1, 0), (0, 1), (-1, 0))}
             - set(grid)
         )
-        for cell in frontier:
-            for r in range(4):
-                for shape in (CAPE, BRIDGE, LAND):
-                    assert call("tile_fits", grid, cell, shape, r, "area") == _uncached_fits(
-                        grid, cell, shape, r
-                    )
-            facing = call("tile_facing", grid, cell, "area", L)
-            assert facing == _uncached_facing(grid, cell, L)
+        cells = sorted({(cx + dx, cy + dy) for cx, cy in grid for dx in (-1, 0, 1) for dy in (-1, 0, 1)})
+        for shape in (CAPE, BRIDGE, LAND):
+            expected_fits = [_uncached_fits(grid, c, shape, r) for c in cells for r in range(4)]
+            for _ in range(2):  # the second time from the cache
+                assert [call("tile_fits", grid, c, shape, r, "area") for c in cells for r in range(4)] == (
+                    expected_fits
+                )
+            placements = tuple(
+                (c, r) for c in frontier for r in range(4) if _uncached_fits(grid, c, shape, r)
+            )
+            assert call("tile_placements", grid, shape, "area") == placements
+            assert call("tile_placements", grid, shape, "area") == placements
+        for cell in cells:
+            facing = _uncached_facing(grid, cell, L)
+            assert call("tile_facing", grid, cell, "area", L) == facing
+            assert call("tile_facing", grid, cell, "area", L) == facing
 
 
 def _uncached_facing(grid: dict[Any, Any], cell: tuple[int, int], label: str) -> tuple[int, ...]:
     found = []
     for side, (dx, dy) in enumerate(((0, -1), (1, 0), (0, 1), (-1, 0))):
         other = grid.get((cell[0] + dx, cell[1] + dy))
-        if other is not None and other["edges"][((side + 2) % 4 - other["rotation"]) % 4] == label:
+        if (
+            other is not None
+            and other["kind"] == "area"
+            and other["edges"][((side + 2) % 4 - other["rotation"]) % 4] == label
+        ):
             found.append(side)
     return tuple(found)
