@@ -94,6 +94,7 @@ class Game:
         self.flow_fns: Any = None
         self._template: dict[Any, Any] | None = None
         self._apply_plans: dict[str, tuple[CompiledAction, tuple[str, ...], bool, bool]] = {}
+        self._listings: dict[Any, tuple[CompiledAction, ...] | None] = {}
         for trigger in program.triggers:
             decl = trigger.decl
             self.runtime.triggers.setdefault((decl.timing, decl.event), []).append(
@@ -199,6 +200,20 @@ class Game:
             )
             self._apply_plans[name] = plan
         return plan
+
+    def planned_listing(self, names: Any) -> tuple[CompiledAction, ...] | None:
+        """The actions ``names`` (a decision's) if every one has a planned enumerator, else
+        None; kept per tuple of names."""
+        try:
+            return self._listings[names]
+        except KeyError:
+            pass
+        except TypeError:  # not a tuple of names: no caching
+            return None
+        compiled = tuple(self.program.actions[name] for name in names)
+        found = None if any(c.enumerate is None for c in compiled) else compiled
+        self._listings[names] = found
+        return found
 
     def owners(self, scope: str) -> tuple[Any, ...]:
         if scope in ("game", "turn"):
@@ -528,8 +543,17 @@ class State:
         found: list[Action] = []
         actions = program.actions
         compiled = None
+        planned = None if reference else self.game.planned_listing(names)
         R.memo = {}
         try:
+            if planned is not None:
+                for compiled in planned:
+                    compiled.enumerate(F, R, me, make_action, found)
+                    if len(found) > LIMITS.max_candidates:
+                        raise RuleFailure(
+                            f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
+                        )
+                return found
             for name in names:
                 compiled = actions[name]
                 if compiled.enumerate is None or reference:
