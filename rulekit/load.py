@@ -9,9 +9,20 @@ import attrs
 
 from rulekit.compiler.program import Program, compile_rules
 from rulekit.engine.game import Game
-from rulekit.rules.compose import compose, find_ruleset, fingerprint, load_source, module_order
+from rulekit.errors import DiagnosticBag, RulesetError
+from rulekit.rules.compose import (
+    ModuleSource,
+    compose,
+    display_path,
+    entry_origins,
+    find_ruleset,
+    fingerprint,
+    load_source,
+    module_order,
+)
 from rulekit.rules.fingerprint import semantic_fingerprint
 from rulekit.rules.loader import build_model
+from rulekit.rules.yaml_source import LocDict
 
 _CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...], str], Program] = {}
 BeforeCompile = Callable[[str, tuple[tuple[str, str], ...], str], None]
@@ -93,15 +104,43 @@ def _load_program(
     if variants:
         from rulekit.rules.variants import apply_variants
 
-        data, variant_names = apply_variants(data, source, list(variants), chosen, players=players)
+        try:
+            data, variant_names = apply_variants(data, source, list(variants), chosen, players=players)
+        except RulesetError as composition:
+            raise _with_model_errors(composition, data, chosen) from None
     semantics = semantic_fingerprint(data)
     if before_compile is not None:
         before_compile(fingerprint(data), tuple(variant_names), semantics)
     model = build_model(data, fingerprint(data), tuple(m.name for m in chosen))
-    model = attrs.evolve(model, variants=tuple(variant_names), semantic_fingerprint=semantics)
+    sources = {display_path(m.path): f"module {m.name}" for m in chosen}
+    sources.update({path: f"variant {path}" for path, _ in variant_names})
+    model = attrs.evolve(
+        model,
+        variants=tuple(variant_names),
+        semantic_fingerprint=semantics,
+        origins=entry_origins(data, sources),
+    )
     program = compile_rules(model)
     _CACHE[key] = program
     return program
+
+
+def _with_model_errors(
+    composition: RulesetError, data: LocDict, chosen: Sequence[ModuleSource]
+) -> RulesetError:
+    """A variant's composition errors together with the shape and DSL errors of what it did write
+    (the operations that failed changed nothing, so nothing is reported twice)."""
+    try:
+        build_model(data, "", tuple(m.name for m in chosen))
+    except RulesetError as built:
+        bag = DiagnosticBag()
+        bag.extend(composition.diagnostics)
+        bag.extend(d for d in built.diagnostics if d not in composition.diagnostics)
+        try:
+            bag.raise_if_any()
+        except RulesetError as together:
+            return together
+    return composition
 
 
 def load_game(

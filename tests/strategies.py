@@ -11,7 +11,7 @@ from lark import Lark
 from rulekit.dsl.parser import grammar_text
 
 KEYWORDS = frozenset(
-    ["let", "emit", "fail", "pass", "if", "elif", "else", "for", "in", "where", "or", "and", "not"]
+    ["let", "emit", "fail", "pass", "if", "elif", "else", "for", "in", "where", "or", "and", "not", "with"]
 ) | {"true", "false", "none", "by"}
 
 

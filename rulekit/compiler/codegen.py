@@ -20,6 +20,7 @@ from attrs import frozen
 from rulekit.compiler import emit
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
+from rulekit.dsl.printer import print_expr
 from rulekit.dsl.types import Type
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
 from rulekit.rules.model import RulesModel
@@ -36,6 +37,8 @@ AGGREGATES = {
     "first": "the first element, or none",
     "rank": "elements sorted by the 'by' key, highest first; ties keep collection order",
     "sorted": "elements sorted by the 'by' key, lowest first; ties keep collection order",
+    "distinct": "the first element of each group of identical ones (by the 'by' key, or else "
+    "components of the same kind with equal attributes and fields), in collection order",
 }
 
 _ARITH = {"+", "-", "*", "//", "%"}
@@ -91,6 +94,7 @@ class CodeGen:
         self.spans: list[Span | None] = []
         self.depth = 0
         self.too_deep = False
+        self.text_plus: set[int] = set()  # '+' nodes inside another '+' (text errors: once per chain)
         self.constants: dict[str, Any] = {}
         self.kinds = set(rules.kinds)
         self.collections = {k.collection: k for k in rules.kinds.values()}
@@ -130,6 +134,8 @@ class CodeGen:
                 types[name] = parsed
             self.field_types[scope] = types
         self.function_types: dict[str, Type] = {}
+        #: Procedures (see rulekit.compiler.procedures): name -> parameter names and types.
+        self.procedures: dict[str, tuple[tuple[str, Type], ...]] = {}
         self.const_types = {}
         for name, constant in rules.constants.items():
             declared = t.value_type(constant.value)
@@ -160,6 +166,34 @@ class CodeGen:
         elif type_.is_list:
             for element in value:
                 self.check_ids(element, t.element_type(type_), span, what)
+        elif (type_.is_map or type_.is_record) and not isinstance(value, dict):
+            self.bag.error(f"{what}: must be a map ({type_}), not {value!r}", span)
+        elif type_.is_record:
+            fields = dict(type_.fields or ())
+            if set(value) != set(fields):
+                self.bag.error(
+                    f"{what}: a {type_} needs the fields {', '.join(fields)}, "
+                    f"not {', '.join(map(str, value))}",
+                    span,
+                )
+            for name, element in value.items():
+                if name in fields:
+                    self.check_ids(element, fields[name], span, what)
+        elif type_.is_map:
+            for key, element in value.items():
+                self.check_ids(key, t.map_key(type_), span, what)
+                self.check_ids(element, t.map_value(type_), span, what)
+
+    def check_action_param(self, name: str, type_: Type, node: Any) -> None:
+        """An action parameter is written in logs as action text (``build(marseille, 3)``), which
+        has no notation for maps and records: those cannot be parameters."""
+        if _holds_maps(type_):
+            self.error(
+                f"action parameter '{name}' would hold {_a(type_)}, which an action log cannot write",
+                node,
+                hint="offer a component, a number, a player, text, or a tuple of those "
+                "(e.g. the cell (x, y) instead of the record on it)",
+            )
 
     def span_ref(self, span: Span | None) -> str:
         self.spans.append(span)
@@ -326,7 +360,18 @@ class CodeGen:
             known = [*self.attr_types.get(kind, {}), *self.field_types.get(kind, {}), "id"]
             self.error(f"{kind} has no attribute or field '{name}'", node, hint=did_you_mean(name, known))
             return "None", t.ANY, None
-        if subject_type in (t.MAP, t.ANY):
+        if subject_type.is_record:
+            field_type = subject_type.field(name)
+            if field_type is None:
+                known = [n for n, _ in subject_type.fields or ()]
+                self.error(
+                    f"the record has no field '{name}'",
+                    node,
+                    hint=did_you_mean(name, known) or f"its fields: {', '.join(known)}",
+                )
+                return "None", t.ANY, None
+            return f"B_get({subject_code}, {emit.literal(name)})", field_type, None
+        if subject_type.is_map or subject_type == t.ANY:
             return f"B_get({subject_code}, {emit.literal(name)})", t.ANY, None
         self.error(f"{_a(subject_type)} has no attribute '{name}'", node)
         return "None", t.ANY, None
@@ -337,7 +382,11 @@ class CodeGen:
         if subject_type.is_list:
             self.expect(t.INT, key_type, node.key, "a list index")
             return f"{subject}[{key}]", t.element_type(subject_type)
-        if subject_type not in (t.MAP, t.ANY, t.TUPLE):
+        if subject_type.is_map or subject_type.is_record:
+            if not t.comparable(t.map_key(subject_type), key_type):
+                self.error(f"a key of {_a(subject_type)} is never {_a(key_type)}", node.key)
+            return f"{subject}[{key}]", t.map_value(subject_type)
+        if subject_type not in (t.ANY, t.TUPLE):
             self.error(f"cannot index {_a(subject_type)}", node)
         return f"{subject}[{key}]", t.ANY
 
@@ -363,6 +412,13 @@ class CodeGen:
                 f"{emit.name('fn_', name)}(F, R, {me}{''.join(', ' + a for a in args)})",
                 self.function_types.get(name, t.ANY),
             )
+        if name in self.procedures:
+            self.error(
+                f"'{name}' is a procedure: it changes the game, so it stands on a line of its own",
+                node,
+                hint="only effects (actions, triggers, setup, flow do:) call procedures",
+            )
+            return "None", t.ANY
         builtin = BUILTINS.get(name)
         if builtin is None:
             if name in AGGREGATES:
@@ -382,6 +438,23 @@ class CodeGen:
             return "None", t.ANY
         code, type_ = self.call_args(builtin, node, ctx)
         return code, type_
+
+    def procedure_call(self, call: ast.Call, ctx: Context) -> str:
+        """``name(args)`` as a statement: the procedure's function with the caller's ``me``."""
+        params = self.procedures[call.function]
+        if call.keywords:
+            self.error(f"procedure '{call.function}' takes no keyword arguments", call)
+        if len(call.args) != len(params):
+            self.error(
+                f"procedure '{call.function}' takes {len(params)} argument(s), not {len(call.args)}", call
+            )
+        args = []
+        for arg, (pname, expected) in zip(call.args, params, strict=False):
+            code, type_ = self.expr(arg, ctx)
+            self.expect(expected, type_, arg, f"argument '{pname}' of {call.function}")
+            args.append(code)
+        me = "me" if ctx.me else "-1"
+        return f"{emit.name('pr_', call.function)}(F, R, {me}{''.join(', ' + a for a in args)})"
 
     def call_args(self, builtin: Any, node: ast.Call, ctx: Context) -> tuple[str, Type]:
         if node.keywords:
@@ -413,6 +486,8 @@ class CodeGen:
                 self.expect(expected, ftype, arg, f"argument '{builtin.params[i][0]}' of {builtin.name}")
                 continue
             code, type_ = self.expr(arg, ctx)
+            if i in builtin.choices:
+                self.check_choice(builtin, i, arg)
             index = min(i, len(builtin.params) - 1)
             if builtin.params:
                 pname, expected = builtin.params[index]
@@ -421,12 +496,25 @@ class CodeGen:
                 code = _as_text(code, type_)
             codes.append(code)
             types.append(type_)
+        problem = builtin.check(types) if builtin.check is not None else None
+        if problem is not None:
+            self.error(problem[1], node.args[problem[0]])
         result = builtin.result_type(types)
         if builtin.effect:
             return f"{emit.name('E_', builtin.name)}(R, F{''.join(', ' + c for c in codes)})", result
         if builtin.name in PLAYER_BUILTINS:
             return f"{emit.name('B_', builtin.name)}(R.num_players{''.join(', ' + c for c in codes)})", result
         return f"{emit.name('B_', builtin.name)}({', '.join(codes)})", result
+
+    def check_choice(self, builtin: Any, index: int, arg: ast.Expr) -> None:
+        """A literal text argument that must name one of a built-in's fixed set."""
+        choices = builtin.choices[index]
+        if isinstance(arg, ast.Literal) and isinstance(arg.value, str) and arg.value not in choices:
+            self.error(
+                f"'{builtin.name}' knows no {builtin.params[index][0]} {arg.value!r}",
+                arg,
+                hint=did_you_mean(arg.value, choices) or "one of " + ", ".join(map(repr, choices)),
+            )
 
     def generator(
         self, comp: ast.Comprehension, ctx: Context, with_key: bool = False
@@ -437,7 +525,7 @@ class CodeGen:
         with ctx.nested():
             for var, iterable in comp.loops:
                 code, type_ = self.expr(iterable, ctx)
-                if not (type_.is_list or type_ in (t.ANY, t.TUPLE, t.MAP)):
+                if not (type_.is_list or type_.is_map or type_ in (t.ANY, t.TUPLE)):
                     self.error(f"cannot loop over {_a(type_)}", iterable)
                 py = ctx.bind(var, t.element_type(type_))
                 parts.append(f"for {py} in {emit.step_iter(code)}")
@@ -454,7 +542,9 @@ class CodeGen:
         else:
             head = element
             if key is not None:
-                self.error("'by' is only allowed in rank(...), sorted(...) and [...]", comp.key)
+                self.error(
+                    "'by' is only allowed in rank(...), sorted(...), distinct(...) and [...]", comp.key
+                )
         return f"{head} {' '.join(parts)}", etype, key_type
 
     def _expr_Aggregate(self, node: ast.Aggregate, ctx: Context) -> tuple[str, Type]:
@@ -473,6 +563,8 @@ class CodeGen:
             gen, etype, _ = self.generator(comp, ctx, with_key=True)
             reverse = ", reverse=True" if name == "rank" else ""
             return f"tuple(_e for _k, _e in sorted(({gen}), key=_key0{reverse}))", t.list_of(etype)
+        if name == "distinct":
+            return self.distinct(comp, ctx)
         gen, etype, _ = self.generator(comp, ctx)
         if name == "count":
             return f"sum(1 for _ in ({gen}))", t.INT
@@ -488,10 +580,29 @@ class CodeGen:
             return f"next(({gen}), None)", etype
         return f"tuple([{gen}])", t.list_of(etype)  # a list comprehension: faster than a generator
 
+    def distinct(self, comp: ast.Comprehension, ctx: Context) -> tuple[str, Type]:
+        """``distinct(c for c in me.hand [by key])``: identical elements offered once, the first
+        in collection order (so a log names the same one on every replay)."""
+        gen, etype, _ = self.generator(comp, ctx, with_key=True)
+        if comp.key is not None:
+            keys = "tuple(_k for _k, _e in _p)"
+        elif etype.name == "entity":
+            kind = etype.kind or ""
+            parts = [f"A[(_e, {emit.literal(a)})]" for a in self.attr_types.get(kind, {})]
+            parts += [f"F[(_e, {emit.literal(f)})]" for f in self.field_types.get(kind, {})]
+            keys = f"tuple(({''.join(p + ', ' for p in parts)}) for _k, _e in _p)"
+        else:
+            keys = "tuple(_e for _k, _e in _p)"
+        code = f"(lambda _p: B_unique_by(tuple(_e for _k, _e in _p), {keys}))(tuple({gen}))"
+        return code, t.list_of(etype)
+
     def _expr_ListExpr(self, node: ast.ListExpr, ctx: Context) -> tuple[str, Type]:
         items = [self.expr(item, ctx) for item in node.items]
-        types = {ty for _, ty in items if ty != t.NONE}
-        element = types.pop() if len(types) == 1 else t.ANY
+        element = t.NONE
+        for _, type_ in items:
+            element = t.join(element, type_)
+        if element == t.NONE:
+            element = t.ANY
         return "(" + "".join(code + ", " for code, _ in items) + ")", t.list_of(element)
 
     def _expr_TupleExpr(self, node: ast.TupleExpr, ctx: Context) -> tuple[str, Type]:
@@ -515,6 +626,8 @@ class CodeGen:
         return f"(-{code})", t.INT
 
     def _expr_Binary(self, node: ast.Binary, ctx: Context) -> tuple[str, Type]:
+        if node.op == "+":
+            self.text_plus.update(id(side) for side in (node.left, node.right) if _is_plus(side))
         left, ltype = self.expr(node.left, ctx)
         right, rtype = self.expr(node.right, ctx)
         op = node.op
@@ -525,6 +638,15 @@ class CodeGen:
         if op in _ARITH:
             if op == "+" and (ltype.is_list or rtype.is_list) and ltype != t.INT and rtype != t.INT:
                 return emit.step_iter(f"tuple({left}) + tuple({right})"), ltype if ltype.is_list else rtype
+            if op == "+" and t.STR in (ltype, rtype):
+                if id(node) in self.text_plus:  # part of a chain a + b + c: reported on the whole
+                    return "None", t.STR
+                self.error(
+                    "'+' adds numbers and joins lists, not text",
+                    node,
+                    hint=f"to join text, write {_concat_hint(node)}",
+                )
+                return "None", t.STR
             self.expect(t.INT, ltype, node.left, f"the left side of '{op}'")
             self.expect(t.INT, rtype, node.right, f"the right side of '{op}'")
             if op == "*":  # the one operator that can grow a number exponentially in a loop
@@ -542,9 +664,9 @@ class CodeGen:
             self.expect(t.INT, rtype, node.right, f"the right side of '{op}'")
             return f"({left} {op} {right})", t.BOOL
         # in / not in
-        if not (rtype.is_list or rtype in (t.ANY, t.MAP, t.TUPLE, t.STR)):
+        if not (rtype.is_list or rtype.is_map or rtype.is_record or rtype in (t.ANY, t.TUPLE, t.STR)):
             self.error(f"'{op}' needs a list on its right, not {_a(rtype)}", node.right)
-        elif rtype.is_list and not t.comparable(t.element_type(rtype), ltype):
+        elif (rtype.is_list or rtype.is_map) and not t.comparable(t.element_type(rtype), ltype):
             self.error(f"{_a(ltype)} is never in {_a(rtype)}", node)
         return f"({left} {op} {right})", t.BOOL
 
@@ -553,8 +675,7 @@ class CodeGen:
         self.expect(t.BOOL, ctype, node.condition, "a condition")
         then, ttype = self.expr(node.then, ctx)
         other, otype = self.expr(node.otherwise, ctx)
-        result = ttype if ttype == otype or otype == t.NONE else otype if ttype == t.NONE else t.ANY
-        return f"({then} if {cond} else {other})", result
+        return f"({then} if {cond} else {other})", t.join(ttype, otype)
 
     def _expr_Where(self, node: ast.Where, ctx: Context) -> tuple[str, Type]:
         value, vtype = self.expr(node.value, ctx)
@@ -562,6 +683,50 @@ class CodeGen:
             py = ctx.bind(node.name, vtype)
             body, btype = self.expr(node.body, ctx)
         return f"(lambda {py}: {body})({value})", btype
+
+    def _expr_LetIn(self, node: ast.LetIn, ctx: Context) -> tuple[str, Type]:
+        value, vtype = self.expr(node.value, ctx)
+        if node.declared is not None:
+            declared = t.parse_type(node.declared, self.kinds) or t.ANY
+            self.expect(declared, vtype, node.value, f"'{node.name}'")
+            vtype = declared
+        with ctx.nested():
+            py = ctx.bind(node.name, vtype)
+            body, btype = self.expr(node.body, ctx)
+        return f"(lambda {py}: {body})({value})", btype
+
+    def _expr_Record(self, node: ast.Record, ctx: Context) -> tuple[str, Type]:
+        parts, types = [], {}
+        for field in node.fields:
+            code, type_ = self.expr(field.value, ctx)
+            parts.append(f"{emit.literal(field.name)}: {code}")
+            types[field.name] = type_
+        # {} is the empty map as well as the empty record
+        return "{" + ", ".join(parts) + "}", t.record_of(types) if types else t.MAP
+
+    def _expr_With(self, node: ast.With, ctx: Context) -> tuple[str, Type]:
+        subject, stype = self.expr(node.subject, ctx)
+        changes, ctype = self._expr_Record(node.changes, ctx)
+        if stype.is_record:
+            for change in node.changes.fields:
+                name, value = change.name, change.value
+                declared = stype.field(name)
+                if declared is None:
+                    self.error(
+                        f"the record has no field '{name}' to replace",
+                        change,
+                        hint=did_you_mean(name, [n for n, _ in stype.fields or ()])
+                        or f"its fields: {', '.join(n for n, _ in stype.fields or ())}",
+                    )
+                else:
+                    self.expect(declared, ctype.field(name) or t.ANY, value, f"field '{name}'")
+            result = stype
+        elif stype.is_map or stype == t.ANY:
+            result = stype
+        else:
+            self.error(f"'with' needs a record on its left, not {_a(stype)}", node.subject)
+            result = t.ANY
+        return f"{{**{subject}, **{changes}}}", result
 
     # ----------------------------------------------------------- statements
     def block(self, block: ast.Block | tuple[ast.Stmt, ...], ctx: Context, indent: int) -> list[str]:
@@ -645,6 +810,8 @@ class CodeGen:
             return [f"{pad}pass"]
         if isinstance(node, ast.CallStatement):
             call = node.call
+            if call.function in self.procedures:
+                return [f"{pad}{self.procedure_call(call, ctx)}"]
             builtin = BUILTINS.get(call.function)
             if builtin is None or not builtin.effect:
                 if builtin is not None or call.function in self.rules.functions:
@@ -680,7 +847,7 @@ class CodeGen:
             return lines
         assert isinstance(node, ast.For)
         code, type_ = self.expr(node.iterable, ctx)
-        if not (type_.is_list or type_ in (t.ANY, t.TUPLE, t.MAP)):
+        if not (type_.is_list or type_.is_map or type_ in (t.ANY, t.TUPLE)):
             self.error(f"cannot loop over {_a(type_)}", node.iterable)
         with ctx.nested():
             py = ctx.bind(node.var, t.element_type(type_))
@@ -706,12 +873,66 @@ SPAN_MARK = "#@"
 _TEXT_BUILTINS = frozenset({"str", "concat"})
 
 
-def _as_text(code: str, type_: Type) -> str:
+def _as_text(code: str, type_: Type, depth: int = 0) -> str:
+    """Code for the value with its players replaced by their names (P1, P2), also inside lists,
+    maps and records (the checker knows where players are; at run time they are seat numbers)."""
+    if not _holds_players(type_):
+        return code
     if type_ in (t.PLAYER, t.OWNER):
         return f"B_player_name({code})"
-    if type_.is_list and t.element_type(type_) in (t.PLAYER, t.OWNER):
-        return f"tuple(B_player_name(_p) for _p in {code})"
-    return code
+    var = f"_p{depth}"
+    if type_.is_list:
+        return f"tuple({_as_text(var, t.element_type(type_), depth + 1)} for {var} in {code})"
+    if type_.is_map:
+        key, value = f"_k{depth}", f"_v{depth}"
+        key_text = _as_text(key, t.map_key(type_), depth + 1)
+        value_text = _as_text(value, t.map_value(type_), depth + 1)
+        return f"{{{key_text}: {value_text} for {key}, {value} in {code}.items()}}"
+    assert type_.is_record
+    fields = dict(type_.fields or ())
+    converted = ", ".join(
+        f"{emit.literal(name)}: {_as_text(f'B_get({var}, {emit.literal(name)})', ft, depth + 1)}"
+        for name, ft in fields.items()
+    )
+    return f"(lambda {var}: {{**{var}, {converted}}})({code})"
+
+
+def _holds_maps(type_: Type) -> bool:
+    if type_.is_map or type_.is_record:
+        return True
+    return type_.is_list and _holds_maps(t.element_type(type_))
+
+
+def _holds_players(type_: Type) -> bool:
+    if type_ in (t.PLAYER, t.OWNER):
+        return True
+    if type_.is_list:
+        return _holds_players(t.element_type(type_))
+    if type_.is_map:
+        return _holds_players(t.map_key(type_)) or _holds_players(t.map_value(type_))
+    if type_.is_record:
+        return any(_holds_players(ft) for _, ft in type_.fields or ())
+    return False
+
+
+def _is_plus(node: ast.Expr) -> bool:
+    return isinstance(node, ast.Binary) and node.op == "+"
+
+
+def _concat_hint(node: ast.Binary) -> str:
+    """``concat(a, b)`` for ``a + b`` (a chain ``a + b + c`` becomes one concat)."""
+    parts: list[ast.Expr] = []
+
+    def flatten(e: ast.Expr) -> None:
+        if isinstance(e, ast.Binary) and e.op == "+":
+            flatten(e.left)
+            flatten(e.right)
+        else:
+            parts.append(e)
+
+    flatten(node)
+    text = f"concat({', '.join(print_expr(p) for p in parts)})"
+    return text if len(text) <= 80 else "concat(a, b, ...)"
 
 
 def _describe(node: ast.Expr) -> str:

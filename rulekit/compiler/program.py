@@ -72,6 +72,11 @@ class CompiledAction:
     #: The planned enumerator ``fn(F, R, me, mk, out)``: appends ``mk((name, args))`` for each
     #: legal instance (see :mod:`rulekit.compiler.planner`).
     enumerate: Fn | None = None
+    #: Offered only if no other action is legal: the message when it is refused (see
+    #: :mod:`rulekit.engine.priority`); None for every other action.
+    fallback: str | None = None
+    #: Actions that do not keep a fallback action from being offered.
+    fallback_ignoring: frozenset[str] = frozenset()
 
 
 @define
@@ -366,6 +371,7 @@ class _Compiler:
                 f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n    return {emit.step_iter(code)}{mark}\n"
             )
             domains.append(fname)
+            self.gen.check_action_param(param.name, t.element_type(type_), param.domain)
             params.append((param.name, t.element_type(type_)))
         requires = [
             self.define_expr(f"req_{decl.name}", r.condition, params, expected=t.BOOL, what="a requirement")

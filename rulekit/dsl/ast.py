@@ -159,6 +159,42 @@ class Where:
     span: Span = _span()
 
 
+@frozen
+class LetIn:
+    """``let name = value in body``: a binding local to ``body``, read top-down.
+
+    ``declared`` is the type text the value must have, when the binding stands for a
+    parameter (a requirement group's, bound to the argument of its use); the parser
+    never sets it.
+    """
+
+    name: str
+    value: Expr
+    body: Expr
+    declared: str | None = field(default=None, kw_only=True)
+    span: Span = _span()
+
+
+@frozen
+class Record:
+    """``{kind: "knight", strength: 3}``: a record, a map from field names to values.
+
+    Each field is a :class:`Keyword` (its name, its value and the span of both).
+    """
+
+    fields: tuple[Keyword, ...]
+    span: Span = _span()
+
+
+@frozen
+class With:
+    """``card with {strength: n}``: a copy of a record with some fields replaced."""
+
+    subject: Expr
+    changes: Record
+    span: Span = _span()
+
+
 Expr = (
     Literal
     | Name
@@ -173,6 +209,9 @@ Expr = (
     | Binary
     | Conditional
     | Where
+    | LetIn
+    | Record
+    | With
 )
 
 # ------------------------------------------------------------------ statements

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast as pyast
 import os
+import re
 from collections.abc import Iterator
 from functools import cache
 from importlib.resources import files
@@ -65,8 +66,8 @@ class _DslIndenter(Indenter):
     """
 
     NL_type = "_NL"
-    OPEN_PAREN_types = ["LPAR", "LSQB"]
-    CLOSE_PAREN_types = ["RPAR", "RSQB"]
+    OPEN_PAREN_types = ["LPAR", "LSQB", "LBRACE"]
+    CLOSE_PAREN_types = ["RPAR", "RSQB", "RBRACE"]
     INDENT_type = "_INDENT"
     DEDENT_type = "_DEDENT"
     tab_len = 4
@@ -121,6 +122,8 @@ _HUMAN_TERMINALS = {
     "RPAR": "')'",
     "LSQB": "'['",
     "RSQB": "']'",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
     "COMMA": "','",
     "COLON": "':'",
     "DOT": "'.'",
@@ -286,9 +289,21 @@ def _syntax_error(error: UnexpectedInput, text: str, origin: Origin) -> DslSynta
     else:  # pragma: no cover - lark has no other subclasses
         message = "syntax error"
     hint = _hint(text, message)
+    if (
+        hint is None
+        and isinstance(error, UnexpectedToken)
+        and str(error.token) in _LOOSE
+        and "'in'" in expected
+        and re.search(r"\blet\b", text)
+    ):
+        hint = "in 'let name = value in body', put a value with a comparison, and/or or if/else in (...)"
     file_line, file_column = origin.locate(line, column)
     span = Span(origin.file, file_line, file_column, file_line, file_column + 1)
     return DslSyntaxError(Diagnostic(message, span, tuple(sorted(expected)), hint))
+
+
+#: Words that bind more loosely than a let value may (it is an arithmetic expression).
+_LOOSE = frozenset({"and", "or", "if", "not", "in", "==", "!=", "<", "<=", ">", ">="})
 
 
 def _end_of_text(text: str) -> tuple[int, int]:
@@ -402,6 +417,24 @@ class _ToAst(Transformer[Token, Any]):
         return tuple(c)
 
     # -- expressions
+    def let_in(self, meta: Any, c: list[Any]) -> ast.LetIn:
+        return ast.LetIn(str(c[0]), c[1], c[2], span=self._span(meta))
+
+    def record(self, meta: Any, c: list[Any]) -> ast.Record:
+        fields = tuple(x for x in c if x is not None)
+        seen: set[str] = set()
+        for field in fields:
+            if field.name in seen:
+                raise DslSyntaxError(Diagnostic(f"field '{field.name}' is given twice", field.span))
+            seen.add(field.name)
+        return ast.Record(fields, span=self._span(meta))
+
+    def field_value(self, meta: Any, c: list[Any]) -> ast.Keyword:
+        return ast.Keyword(str(c[0]), c[1], span=self._span(meta))
+
+    def with_update(self, meta: Any, c: list[Any]) -> ast.With:
+        return ast.With(c[0], c[1], span=self._span(meta))
+
     def where(self, meta: Any, c: list[Any]) -> ast.Where:
         return ast.Where(c[0], str(c[1]), c[2], span=self._span(meta))
 

@@ -11,6 +11,7 @@ import json
 from rulekit.dsl import ast
 
 # Binding strength, loosest first; mirrors the expression rules of grammar.lark.
+_LET = 0
 _WHERE = 1
 _CONDITIONAL = 2
 _OR = 3
@@ -20,7 +21,8 @@ _COMPARE = 6
 _SUM = 7
 _PRODUCT = 8
 _UNARY = 9
-_POSTFIX = 10
+_WITH = 10
+_POSTFIX = 11
 
 _BINARY_LEVEL = {
     "or": _OR,
@@ -44,7 +46,7 @@ _INDENT = "    "
 
 def print_expr(node: ast.Expr) -> str:
     """The canonical DSL text of an expression."""
-    return _expr(node, _WHERE)
+    return _expr(node, _LET)
 
 
 def print_block(block: ast.Block | tuple[ast.Stmt, ...]) -> str:
@@ -54,6 +56,10 @@ def print_block(block: ast.Block | tuple[ast.Stmt, ...]) -> str:
 
 
 def _level(node: ast.Expr) -> int:
+    if isinstance(node, ast.LetIn):
+        return _LET
+    if isinstance(node, ast.With):
+        return _WITH
     if isinstance(node, ast.Where):
         return _WHERE
     if isinstance(node, ast.Conditional):
@@ -80,17 +86,17 @@ def _bare(node: ast.Expr) -> str:
     if isinstance(node, ast.Attribute):
         return f"{_expr(node.subject, _POSTFIX)}.{node.name}"
     if isinstance(node, ast.Index):
-        return f"{_expr(node.subject, _POSTFIX)}[{_expr(node.key, _WHERE)}]"
+        return f"{_expr(node.subject, _POSTFIX)}[{_expr(node.key, _LET)}]"
     if isinstance(node, ast.Call):
         return _call(node)
     if isinstance(node, ast.Aggregate):
         return f"{node.function}({_comprehension(node.comprehension)})"
     if isinstance(node, ast.ListExpr):
-        return "[" + ", ".join(_expr(item, _WHERE) for item in node.items) + "]"
+        return "[" + ", ".join(_expr(item, _LET) for item in node.items) + "]"
     if isinstance(node, ast.ListComprehension):
         return f"[{_comprehension(node.comprehension)}]"
     if isinstance(node, ast.TupleExpr):
-        items = [_expr(item, _WHERE) for item in node.items]
+        items = [_expr(item, _LET) for item in node.items]
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     if isinstance(node, ast.Unary):
         if node.op == "not":
@@ -109,6 +115,12 @@ def _bare(node: ast.Expr) -> str:
         )
     if isinstance(node, ast.Where):
         return f"{_expr(node.body, _WHERE)} where {node.name} = {_expr(node.value, _CONDITIONAL)}"
+    if isinstance(node, ast.LetIn):
+        return f"let {node.name} = {_expr(node.value, _SUM)} in {_expr(node.body, _LET)}"
+    if isinstance(node, ast.Record):
+        return "{" + ", ".join(f"{f.name}: {_expr(f.value, _LET)}" for f in node.fields) + "}"
+    if isinstance(node, ast.With):
+        return f"{_expr(node.subject, _WITH)} with {_bare(node.changes)}"
     raise TypeError(f"not a DSL expression: {node!r}")  # pragma: no cover
 
 
@@ -124,13 +136,13 @@ def _literal(value: int | str | bool | None) -> str:
 
 
 def _call(node: ast.Call) -> str:
-    args = [_expr(a, _WHERE) for a in node.args]
-    args += [f"{k.name}={_expr(k.value, _WHERE)}" for k in node.keywords]
+    args = [_expr(a, _LET) for a in node.args]
+    args += [f"{k.name}={_expr(k.value, _LET)}" for k in node.keywords]
     return f"{node.function}({', '.join(args)})"
 
 
 def _comprehension(comp: ast.Comprehension) -> str:
-    parts = [_expr(comp.element, _WHERE)]
+    parts = [_expr(comp.element, _LET)]
     parts += [f"for {var} in {_expr(iterable, _OR)}" for var, iterable in comp.loops]
     if comp.condition is not None:
         parts.append(f"if {_expr(comp.condition, _OR)}")

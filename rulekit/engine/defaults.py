@@ -19,6 +19,6 @@ def field_default(type_: t.Type, text: str) -> Any:
         return ""
     if type_.is_list or type_ == t.TUPLE:
         return ()
-    if type_ == t.MAP:
+    if type_.is_map:
         return {}
     return None

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from rulekit.compiler.program import CompiledAction, Program
 from rulekit.dsl.printer import print_expr
-from rulekit.engine import flow
+from rulekit.engine import flow, priority
 from rulekit.engine.defaults import field_default
 from rulekit.engine.guard import rule_error as _rule_error
 from rulekit.engine.values import NotationError, coerce, format_value, from_json, parse_action_text, to_json
@@ -583,7 +583,7 @@ class State:
             ) from None
         finally:
             R.memo = None
-        return found
+        return priority.keep(found, names, actions)
 
     def _enumerate_action(self, compiled: CompiledAction, me: int) -> Iterator[Action]:
         """The legal instances of one action, in domain order: the reference enumerator,
@@ -693,6 +693,12 @@ class State:
                     )
         except Exception as error:  # a rule that fails while explaining still gets a message
             return Diagnostic(f"{text} is not legal: {error}", compiled.decl.span)
+        if compiled.fallback is not None:
+            blocking = priority.blocking(compiled, self.legal_actions(), game.program.actions)
+            others = [game.action_to_string(a) for a in blocking]
+            return Diagnostic(
+                f"{text} is not legal: {priority.refusal(compiled, others)}", compiled.decl.span
+            )
         return Diagnostic(f"{text} is not legal now", compiled.decl.span)
 
     def _apply(self, action: Action) -> None:

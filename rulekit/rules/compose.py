@@ -17,46 +17,24 @@ from typing import Any
 from attrs import field, frozen
 
 from rulekit.errors import Diagnostic, DiagnosticBag, RulesetError, Span, did_you_mean
+from rulekit.rules import schema
+from rulekit.rules.patch import (
+    add_entries,
+    check_keys,
+    extend_entries,
+    known_section,
+    override_entries,
+    remove_entry,
+)
 from rulekit.rules.yaml_source import LocDict, LocList, LocStr, load_file, span_of
 
-#: Sections that map names to definitions; modules add, override or remove entries.
-NAMED_SECTIONS = (
-    "constants",
-    "components",
-    "state",
-    "functions",
-    "events",
-    "actions",
-    "triggers",
-    "invariants",
-    "properties",
-)
-#: Sections holding one value; a module may only override them.
-SINGLE_SECTIONS = ("setup", "flow", "scoring", "players", "money", "display", "bots", "view", "spaces")
-RULESET_KEYS = (
-    "ruleset",
-    "title",
-    "description",
-    "version",
-    "include",
-    *NAMED_SECTIONS,
-    *SINGLE_SECTIONS,
-)
-MODULE_KEYS = (
-    "module",
-    "title",
-    "description",
-    "requires",
-    "conflicts",
-    "players",
-    "include",
-    "override",
-    "extend",
-    "remove",
-    *NAMED_SECTIONS,
-)
-#: What a module's ``extend:`` may append to: section -> list-valued keys of its entries.
-EXTENDABLE = {"actions": ("require",)}
+#: The section lists, the keys of each kind of file and what ``extend:`` may append to
+#: come from the one declaration of the format (rules/schema.py).
+NAMED_SECTIONS = schema.NAMED_SECTIONS
+SINGLE_SECTIONS = schema.SINGLE_SECTIONS
+RULESET_KEYS = schema.RULESET.names
+MODULE_KEYS = schema.MODULE.names
+EXTENDABLE = schema.EXTENDABLE
 
 
 @frozen
@@ -124,37 +102,11 @@ def find_ruleset(name_or_path: str) -> Path:
     )
 
 
-def _display(path: Path) -> str:
+def display_path(path: Path) -> str:
     try:
         return str(path.resolve().relative_to(Path.cwd()))
     except ValueError:
         return str(path)
-
-
-def known_section(section: Any, mapping: LocDict, bag: DiagnosticBag) -> bool:
-    """Whether ``section`` (a key of ``mapping``) names a rules section; if not, report it there."""
-    sections = (*NAMED_SECTIONS, *SINGLE_SECTIONS)
-    if section in sections:
-        return True
-    bag.error(
-        f"unknown section '{section}'",
-        mapping.key_spans.get(section),
-        hint=did_you_mean(str(section), sections),
-        expected=sections,
-    )
-    return False
-
-
-def check_keys(data: LocDict, allowed: tuple[str, ...], what: str, bag: DiagnosticBag) -> None:
-    """Report every key of ``data`` that is not ``allowed``, at its position, with the nearest names."""
-    for key in data:
-        if key not in allowed:
-            bag.error(
-                f"unknown {what} key '{key}'",
-                data.key_spans.get(key),
-                hint=did_you_mean(str(key), allowed),
-                expected=allowed,
-            )
 
 
 def _expect_mapping(value: Any, what: str, fallback: Span | None) -> LocDict:
@@ -172,7 +124,7 @@ def load_source(name_or_path: str) -> RulesetSource:
     directory = find_ruleset(name_or_path)
     main_path = directory / "ruleset.yaml"
     bag = DiagnosticBag()
-    shown = _display(main_path)
+    shown = display_path(main_path)
     data = _expect_mapping(load_file(main_path, shown), "a ruleset file", Span(shown, 1, 1))
     check_keys(data, RULESET_KEYS, "ruleset", bag)
     for included in _includes(data, directory, bag):
@@ -208,7 +160,7 @@ def _includes(data: LocDict, directory: Path, bag: DiagnosticBag, root: Path | N
         if not path.is_file():
             bag.error(f"included file '{entry}' does not exist", span_of(entry))
             continue
-        included = load_file(path, _display(path))
+        included = load_file(path, display_path(path))
         if not isinstance(included, LocDict):
             what = "empty" if included is None else "not a mapping"
             bag.error(
@@ -227,9 +179,9 @@ def _is_count(value: Any) -> bool:
 
 
 def load_module_file(path: Path, bag: DiagnosticBag) -> ModuleSource | None:
-    data = load_file(path, _display(path))
+    data = load_file(path, display_path(path))
     if not isinstance(data, LocDict):
-        bag.error("a module file must be a mapping", span_of(data, Span(_display(path), 1, 1)))
+        bag.error("a module file must be a mapping", span_of(data, Span(display_path(path), 1, 1)))
         return None
     check_keys(data, MODULE_KEYS, "module", bag)
     for included in _includes(data, path.parent, bag, root=path.parent.parent):
@@ -272,152 +224,6 @@ def _merge_into(base: LocDict, extra: LocDict, bag: DiagnosticBag, *, allow_over
             base.key_spans[section] = extra.key_spans.get(section)  # type: ignore[assignment]
 
 
-def _section(base: LocDict, section: str, like: Any) -> LocDict:
-    current = base.get(section)
-    if current is None:
-        current = LocDict()
-        current.span = span_of(like) or Span("<composed>", 1, 1)
-        current.key_spans = {}
-        base[section] = current
-        base.key_spans[section] = current.span
-    return current
-
-
-def add_entries(base: LocDict, section: str, entries: Any, bag: DiagnosticBag) -> None:
-    """Add new named entries to a section; an existing name is a conflict.
-
-    ``components`` and ``state`` are two-level: adding items to an existing
-    component kind or fields to an existing state scope is allowed.
-    """
-    if entries is None:
-        return
-    if not isinstance(entries, LocDict):
-        bag.error(f"section '{section}' must be a mapping of names", span_of(entries))
-        return
-    target = _section(base, section, entries)
-    if not isinstance(target, LocDict):  # the ruleset's own section is not a mapping
-        bag.error(
-            f"section '{section}' must be a mapping of names", span_of(target) or base.key_spans.get(section)
-        )
-        return
-    for name, entry in entries.items():
-        existing = target.get(name)
-        if existing is None:
-            target[name] = entry
-            target.key_spans[name] = entries.key_spans.get(name)  # type: ignore[assignment]
-        elif section == "state" and isinstance(existing, LocDict) and isinstance(entry, LocDict):
-            for fname, fspec in entry.items():
-                if fname in existing:
-                    bag.error(
-                        f"state field '{name}.{fname}' is already defined at "
-                        f"{span_of(existing[fname]) or existing.key_spans.get(fname)}",
-                        entry.key_spans.get(fname),
-                        hint="use 'override:' to replace it",
-                    )
-                else:
-                    existing[fname] = fspec
-                    existing.key_spans[fname] = entry.key_spans.get(fname)  # type: ignore[assignment]
-        elif section == "components" and isinstance(existing, LocDict) and isinstance(entry, LocDict):
-            _extend_component(existing, entry, bag)
-        else:
-            bag.error(
-                f"{section.removesuffix('s')} '{name}' is already defined at {existing_span(target, name)}",
-                entries.key_spans.get(name),
-                hint="use 'override:' to replace it",
-            )
-
-
-def existing_span(section: LocDict, name: str) -> str:
-    span = section.key_spans.get(name) or span_of(section.get(name))
-    return str(span) if span else "an earlier file"
-
-
-def _extend_component(existing: LocDict, entry: LocDict, bag: DiagnosticBag) -> None:
-    for key, value in entry.items():
-        if key == "items" and isinstance(value, list):
-            items = existing.get("items")
-            if not isinstance(items, list):
-                items = LocList()
-                items.span = span_of(value) or Span("<composed>", 1, 1)
-                existing["items"] = items
-            merged = LocList([*items, *value])
-            merged.span = span_of(items) or span_of(value) or Span("<composed>", 1, 1)
-            existing["items"] = merged
-        elif key == "attributes" and isinstance(value, LocDict):
-            attrs = existing.setdefault("attributes", value)
-            if attrs is not value:
-                for aname, atype in value.items():
-                    if aname in attrs:
-                        bag.error(f"attribute '{aname}' is already defined", value.key_spans.get(aname))
-                    else:
-                        attrs[aname] = atype
-                        attrs.key_spans[aname] = value.key_spans.get(aname)
-        else:
-            bag.error(
-                f"a module can add 'items' or 'attributes' to component kind; '{key}' needs 'override:'",
-                entry.key_spans.get(key),
-            )
-
-
-def override_entries(base: LocDict, section: str, entries: Any, bag: DiagnosticBag) -> None:
-    """Replace existing entries by name; a name that does not exist is an error."""
-    if section in SINGLE_SECTIONS:
-        if section not in base:
-            bag.error(f"cannot override '{section}': the ruleset has none", span_of(entries))
-        base[section] = entries
-        return
-    if not isinstance(entries, LocDict):
-        bag.error(f"override of '{section}' must be a mapping of names", span_of(entries))
-        return
-    target = base.get(section)
-    if not isinstance(target, LocDict):
-        bag.error(f"cannot override '{section}': the ruleset has none", span_of(entries))
-        return
-    for name, entry in entries.items():
-        if name not in target:
-            bag.error(
-                f"cannot override {section} '{name}': no such entry",
-                entries.key_spans.get(name),
-                hint=did_you_mean(str(name), [str(k) for k in target]),
-            )
-            continue
-        if section == "state" and isinstance(entry, LocDict):
-            scope = target[name]
-            for fname, fspec in entry.items():
-                if fname not in scope:
-                    bag.error(
-                        f"cannot override state field '{name}.{fname}': no such field",
-                        entry.key_spans.get(fname),
-                        hint=did_you_mean(str(fname), [str(k) for k in scope]),
-                    )
-                    continue
-                scope[fname] = fspec
-            continue
-        target[name] = entry
-        target.key_spans[name] = entries.key_spans.get(name)  # type: ignore[assignment]
-
-
-def remove_entry(base: LocDict, path: Any, bag: DiagnosticBag) -> None:
-    text = str(path)
-    section, _, name = text.partition(".")
-    target = base.get(section)
-    if section not in NAMED_SECTIONS or not name:
-        bag.error(
-            f"cannot remove '{text}': write SECTION.NAME, e.g. triggers.end_of_round",
-            span_of(path),
-            expected=NAMED_SECTIONS,
-        )
-        return
-    if not isinstance(target, LocDict) or name not in target:
-        bag.error(
-            f"cannot remove '{text}': no such entry",
-            span_of(path),
-            hint=did_you_mean(name, [str(k) for k in target] if isinstance(target, dict) else []),
-        )
-        return
-    del target[name]
-
-
 def apply_module(base: LocDict, module: ModuleSource, bag: DiagnosticBag) -> None:
     data = module.data
     for section in NAMED_SECTIONS:
@@ -437,82 +243,6 @@ def apply_module(base: LocDict, module: ModuleSource, bag: DiagnosticBag) -> Non
         extend_entries(base, extend, bag)
     for path in data.get("remove") or ():
         remove_entry(base, path, bag)
-
-
-def _extend_view(base: LocDict, entries: Any, where: Span | None, bag: DiagnosticBag) -> None:
-    """``extend: {view: {layers: [...]}}``: a module draws its own pieces on top of the base view."""
-    view = base.get("view")
-    layers = entries.get("layers") if isinstance(entries, LocDict) else None
-    if not isinstance(entries, LocDict) or set(entries) != {"layers"} or not isinstance(layers, list):
-        bag.error("extend of 'view' takes {layers: [...]}: layers drawn after the base view's", where)
-        return
-    if not isinstance(view, LocDict):
-        bag.error("cannot extend 'view': the ruleset has none", where)
-        return
-    merged = LocList([*(view.get("layers") or []), *layers])
-    merged.span = span_of(layers) or view.span
-    view["layers"] = merged
-
-
-def extend_entries(base: LocDict, extend: Any, bag: DiagnosticBag) -> None:
-    """A module's ``extend:``: append to list-valued keys of existing entries.
-
-    Only the keys in :data:`EXTENDABLE` can be extended, e.g. a module adds a
-    requirement to a base action without copying the action::
-
-        extend:
-          actions:
-            move:
-              require:
-                - {if: "not turn.frozen", else: "nobody moves this turn", cite: "§5"}
-    """
-    if not isinstance(extend, LocDict):
-        bag.error("'extend' must be a mapping of sections", span_of(extend))
-        return
-    for section, entries in extend.items():
-        if section == "view":
-            _extend_view(base, entries, extend.key_spans.get(section), bag)
-            continue
-        keys = EXTENDABLE.get(str(section))
-        if keys is None:
-            bag.error(
-                f"cannot extend section '{section}'",
-                extend.key_spans.get(section),
-                expected=tuple(f"{s}.NAME.{k}" for s, ks in EXTENDABLE.items() for k in ks),
-            )
-            continue
-        target = base.get(section)
-        if not isinstance(entries, LocDict) or not isinstance(target, LocDict):
-            bag.error(f"extend of '{section}' must be a mapping of existing names", span_of(entries))
-            continue
-        for name, additions in entries.items():
-            entry = target.get(name)
-            if not isinstance(entry, LocDict):
-                bag.error(
-                    f"cannot extend {section} '{name}': no such entry",
-                    entries.key_spans.get(name),
-                    hint=did_you_mean(str(name), [str(k) for k in target]),
-                )
-                continue
-            if not isinstance(additions, LocDict):
-                bag.error(f"extend of {section} '{name}' must be a mapping of keys", span_of(additions))
-                continue
-            for key, values in additions.items():
-                if key not in keys:
-                    bag.error(
-                        f"cannot extend '{key}' of {section} '{name}'",
-                        additions.key_spans.get(key),
-                        expected=keys,
-                    )
-                    continue
-                current = entry.get(key)
-                merged = LocList(
-                    [] if current is None else current if isinstance(current, list) else [current]
-                )
-                merged.span = span_of(current) or span_of(values) or Span("<composed>", 1, 1)
-                merged.extend(values if isinstance(values, list) else [values])
-                entry[key] = merged
-                entry.key_spans.setdefault(key, additions.key_spans.get(key))  # type: ignore[arg-type]
 
 
 def module_order(
@@ -603,6 +333,25 @@ def compose(source: RulesetSource, modules: list[ModuleSource]) -> LocDict:
         apply_module(data, module, bag)
     bag.raise_if_any()
     return data
+
+
+def entry_origins(data: LocDict, sources: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Who wrote each named entry of composed data, by section and name.
+
+    ``sources`` maps a file (as spans name it) to what it is, e.g. ``"module harbor"``;
+    entries written (or last overridden) in any other file are ``"ruleset"``.
+    """
+    origins: dict[str, dict[str, str]] = {}
+    for section in NAMED_SECTIONS:
+        part = data.get(section)
+        if not isinstance(part, LocDict):
+            continue
+        for name, entry in part.items():
+            span = part.key_spans.get(name) or span_of(entry)
+            origins.setdefault(section, {})[str(name)] = (
+                sources.get(span.file, "ruleset") if span else "ruleset"
+            )
+    return origins
 
 
 def _copy(value: Any) -> Any:

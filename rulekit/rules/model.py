@@ -263,3 +263,6 @@ class RulesModel:
     #: What decides play only (no docs, messages, panels): logs replay while it stays the same.
     semantic_fingerprint: str = ""
     view: ViewDecl | None = None  # the picture of a state (rules/view.py)
+    #: Who wrote each named entry: ``origins["actions"]["buy"] == "module harbor"`` (or
+    #: ``"variant PATH"``, ``"ruleset"``); for listings such as ``rulekit rules``.
+    origins: dict[str, dict[str, str]] = field(factory=dict)

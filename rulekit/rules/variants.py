@@ -42,19 +42,16 @@ from rulekit.rules.compose import (
     SINGLE_SECTIONS,
     ModuleSource,
     RulesetSource,
-    _display,
-    add_entries,
     check_player_count,
     compose,
-    extend_entries,
-    known_section,
+    display_path,
     load_source,
     module_order,
-    override_entries,
     plain_data,
-    remove_entry,
 )
-from rulekit.rules.yaml_source import LocDict, LocStr, load_file, span_of
+from rulekit.rules.patch import add_entries, extend_entries, known_section, override_entries, remove_entry
+from rulekit.rules.paths import apply_set, resolve
+from rulekit.rules.yaml_source import LocDict, load_file, span_of
 
 VARIANT_KEYS = (
     "variant",
@@ -72,18 +69,6 @@ VARIANT_KEYS = (
     "extend",
 )
 OPERATIONS = ("set", "replace", "remove", "add", "extend")
-#: Keys a variant may add with ``set`` to an existing definition that lacks them.
-_OPTIONAL_KEYS = {
-    "actions": ("params", "require", "cost", "effect", "ends_turn", "prompt", "cite", "doc"),
-    "triggers": ("when", "cite", "doc"),
-    "invariants": ("message", "cite"),
-    "properties": ("message", "cite", "over"),
-    "functions": ("params", "doc"),
-    "scoring": ("score", "tiebreak", "end_when"),
-}
-#: Sections whose values are DSL text, where an int literal and an expression are interchangeable.
-_DSL_SECTIONS = ("actions", "triggers", "functions", "invariants", "properties", "scoring", "flow", "setup")
-_COMPONENT_KEYS = ("collection", "attributes", "items", "doc")
 
 
 @frozen
@@ -156,7 +141,7 @@ def load_variant(ref: str | Path, source: RulesetSource | None = None) -> Varian
         RulesetError: not a variant file, unknown keys, malformed constraints.
     """
     path = find_variant(str(ref), source)
-    display = _display(path)
+    display = display_path(path)
     data = load_file(path, display)
     bag = DiagnosticBag()
     if not isinstance(data, LocDict):
@@ -394,7 +379,7 @@ def apply_variant(data: LocDict, variant: VariantSource, bag: DiagnosticBag) -> 
     own = DiagnosticBag()
     for key, value in variant.data.items():
         if key == "set":
-            _apply_set(data, value, variant.data, own)
+            apply_set(data, value, variant.data, own)
         elif key == "replace":
             _apply_replace(data, value, variant.data, own)
         elif key == "remove":
@@ -425,39 +410,6 @@ def _narrow_players(data: LocDict, variant: VariantSource) -> None:
     narrowed.span = span_of(variant.data.get("players")) or Span(variant.display, 1, 1)
     narrowed.key_spans = {}
     data["players"] = narrowed
-
-
-def _apply_set(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) -> None:
-    if not isinstance(ops, LocDict):
-        bag.error(
-            "'set' must map paths to values, e.g. constants.START_MONEY: 30",
-            span_of(ops) or owner.key_spans.get("set"),
-        )
-        return
-    for path, value in ops.items():
-        key_span = ops.key_spans.get(path)
-        found = _resolve(data, str(path), key_span, bag, for_set=True)
-        if found is None:
-            continue
-        parent, key, trail = found
-        exists = _has(parent, key)
-        if not exists:
-            _put(parent, key, value, key_span)
-            continue
-        old = _get(parent, key)
-        problem = _type_problem(data, trail, old, value)
-        if problem is not None:
-            bag.error(
-                f"{path}: {problem}",
-                span_of(value) or key_span,
-                hint=_type_hint(old, value),
-            )
-            continue
-        _put(parent, key, value, key_span)
-        constants = data.get("constants")
-        if trail[0] == "constants" and isinstance(constants, LocDict) and key_span is not None:
-            # errors about the constant's value (e.g. unknown ids) then point at the variant
-            constants.key_spans[trail[1]] = key_span
 
 
 def _apply_replace(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) -> None:
@@ -496,7 +448,7 @@ def _apply_remove(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) -
         if len(parts) == 2 and parts[0] in NAMED_SECTIONS:
             remove_entry(data, path, bag)
             continue
-        found = _resolve(data, str(path), span_of(path), bag, for_set=False)
+        found = resolve(data, str(path), span_of(path), bag, for_set=False)
         if found is None:
             continue
         parent, key, _trail = found
@@ -529,273 +481,6 @@ def _apply_add(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) -> N
             )
             continue
         add_entries(data, str(section), entries, bag)
-
-
-# ---------------------------------------------------------------- paths
-
-
-def _segment_span(key_span: Span | None, path: str, index: int, origin_column: int | None) -> Span | None:
-    """The span of the ``index``-th dotted segment of a path key written on one line."""
-    if key_span is None:
-        return None
-    segments = path.split(".")
-    offset = sum(len(s) + 1 for s in segments[:index])
-    column = (origin_column if origin_column is not None else key_span.column) + offset
-    return Span(key_span.file, key_span.line, column, key_span.line, column + len(segments[index]))
-
-
-def _resolve(
-    data: LocDict, path: str, key_span: Span | None, bag: DiagnosticBag, *, for_set: bool
-) -> tuple[Any, Any, list[str]] | None:
-    """Find the container and key a path names; report the first missing segment."""
-    segments = path.split(".")
-    origin_column = None
-    if isinstance(path, LocStr) and key_span is not None and path.origin.line == key_span.line:
-        origin_column = path.origin.column
-    if len(segments) < 2 or not all(segments):
-        bag.error(
-            f"'{path}' is not a path: write SECTION.NAME[.KEY...], e.g. constants.START_MONEY",
-            key_span,
-            expected=(*NAMED_SECTIONS, *SINGLE_SECTIONS),
-        )
-        return None
-    current: Any = data
-    trail: list[str] = []
-    for index, segment in enumerate(segments):
-        last = index == len(segments) - 1
-        here = ".".join(segments[:index]) or "the ruleset"
-        container, key = _step(current, segment, trail)
-        if key is _MISSING:
-            if last and for_set and _may_add(trail, current, segment):
-                return current, segment, [*trail, segment]
-            bag.error(
-                f"{path}: there is no '{segment}' in {here}",
-                _segment_span(key_span, path, index, origin_column),
-                hint=did_you_mean(segment, _choices(current, trail)) or _list_choices(current, trail),
-            )
-            return None
-        trail.append(segment)
-        if last:
-            if (
-                len(trail) == 2
-                and trail[0] == "constants"
-                and isinstance(container[key], LocDict)
-                and set(container[key]) == {"type", "value"}
-            ):
-                return container[key], "value", [*trail, "value"]
-            return container, key, trail
-        current = container[key]
-        if not isinstance(current, dict | list):
-            bag.error(
-                f"{path}: '{'.'.join(trail)}' is a value, not a mapping",
-                _segment_span(key_span, path, index + 1, origin_column),
-            )
-            return None
-    return None
-
-
-class _Missing:
-    pass
-
-
-_MISSING: Any = _Missing()
-
-
-def _step(current: Any, segment: str, trail: list[str]) -> tuple[Any, Any]:
-    if isinstance(current, dict):
-        if segment in current:
-            return current, segment
-        for key in current:
-            if str(key) == segment:
-                return current, key
-        # constants.NAME.value for typed constants; components.KIND.ITEM_ID
-        if len(trail) == 2 and trail[0] == "components" and isinstance(current.get("items"), list):
-            return _step(current["items"], segment, [*trail, "items"])
-        if len(trail) == 2 and trail[0] == "constants" and set(current) == {"type", "value"}:
-            return _step(current["value"], segment, [*trail, "value"])
-        return current, _MISSING
-    if isinstance(current, list):
-        if segment.isascii() and segment.isdigit() and len(segment) < 10 and int(segment) < len(current):
-            return current, int(segment)
-        for index, item in enumerate(current):
-            if isinstance(item, dict) and str(item.get("id")) == segment:
-                return current, index
-        return current, _MISSING
-    return current, _MISSING
-
-
-def _choices(current: Any, trail: list[str]) -> list[str]:
-    names: list[str] = []
-    if isinstance(current, dict):
-        names = [str(k) for k in current]
-        if len(trail) == 2 and trail[0] == "components" and isinstance(current.get("items"), list):
-            names += [str(i.get("id")) for i in current["items"] if isinstance(i, dict)]
-    elif isinstance(current, list):
-        names = [str(i.get("id")) for i in current if isinstance(i, dict) and "id" in i]
-    return names
-
-
-def _list_choices(current: Any, trail: list[str]) -> str | None:
-    names = _choices(current, trail)
-    if not names:
-        if isinstance(current, list):
-            return f"a list of {len(current)}: use an index 0..{len(current) - 1}" if current else None
-        return None
-    shown = ", ".join(names[:12]) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
-    return f"existing names here: {shown}"
-
-
-def _may_add(trail: list[str], current: Any, segment: str) -> bool:
-    """May ``set`` create ``segment`` in ``current``?  Only optional keys of a definition."""
-    if not isinstance(current, dict):
-        return False
-    if len(trail) == 2 and trail[0] in _OPTIONAL_KEYS:
-        return segment in _OPTIONAL_KEYS[trail[0]]
-    if len(trail) == 1 and trail[0] == "scoring":
-        return segment in _OPTIONAL_KEYS["scoring"]
-    return False
-
-
-def _has(parent: Any, key: Any) -> bool:
-    if isinstance(parent, dict):
-        return key in parent
-    return isinstance(key, int) and 0 <= key < len(parent)
-
-
-def _get(parent: Any, key: Any) -> Any:
-    return parent[key]
-
-
-def _put(parent: Any, key: Any, value: Any, key_span: Span | None) -> None:
-    parent[key] = value
-    if isinstance(parent, LocDict) and key_span is not None:
-        parent.key_spans[key] = key_span
-
-
-# ---------------------------------------------------------------- types
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "str"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "mapping"
-    return type(value).__name__
-
-
-_ARTICLE = {
-    "int": "an int",
-    "bool": "a bool (true/false)",
-    "str": "a string",
-    "list": "a list",
-    "mapping": "a mapping",
-    "none": "none",
-    "number": "a number",
-}
-
-
-def _describe(kind: str) -> str:
-    return _ARTICLE.get(kind, kind)
-
-
-def _type_problem(data: LocDict, trail: list[str], old: Any, new: Any) -> str | None:
-    """Why ``new`` cannot replace ``old`` at ``trail``, or None when it can."""
-    section = trail[0]
-    if section in _DSL_SECTIONS or (section == "state" and trail[-1] == "initial"):
-        scalar = ("int", "bool", "str", "none")
-        if _kind(old) in scalar and _kind(new) in scalar:
-            return None
-        if _kind(old) == _kind(new) or old is None:
-            return None
-        return f"was {_describe(_kind(old))}, cannot become {_describe(_kind(new))}"
-    declared = _declared_type(data, trail)
-    if declared is not None:
-        return _check_declared(declared, new)
-    return _same_shape(old, new)
-
-
-def _declared_type(data: LocDict, trail: list[str]) -> str | None:
-    if trail[0] == "constants" and len(trail) == 3 and trail[2] == "value":
-        spec = data.get("constants", {}).get(trail[1])
-        if isinstance(spec, dict) and "type" in spec:
-            return str(spec["type"])
-    if trail[0] == "components" and len(trail) == 4 and trail[3] != "id":
-        kind = data.get("components", {}).get(trail[1])
-        if isinstance(kind, dict) and isinstance(kind.get("attributes"), dict):
-            attr = kind["attributes"].get(trail[3])
-            if attr is not None:
-                return str(attr)
-    return None
-
-
-def _check_declared(type_text: str, value: Any) -> str | None:
-    text = type_text.strip()
-    if text.endswith("?"):
-        if value is None:
-            return None
-        text = text[:-1]
-    kind = _kind(value)
-    if text.startswith("list[") and text.endswith("]"):
-        if kind != "list":
-            return f"must be {_describe('list')} ({type_text}), not {_describe(kind)}"
-        for element in value:
-            problem = _check_declared(text[5:-1], element)
-            if problem is not None:
-                return f"an element {problem}"
-        return None
-    expected = {"int": "int", "bool": "bool", "str": "str", "map": "mapping", "player": "str"}.get(text)
-    if text == "any" or text.startswith(("tuple", "grid", "owner")):
-        return None
-    if expected is None:
-        expected = "str"  # a component kind: the value is an id
-    if kind != expected:
-        declared = "" if text == expected else f" ({type_text})"
-        return f"must be {_describe(expected)}{declared}, not {_describe(kind)} {_show(value)}"
-    return None
-
-
-def _same_shape(old: Any, new: Any) -> str | None:
-    old_kind, new_kind = _kind(old), _kind(new)
-    if old is None:
-        return None
-    if old_kind != new_kind:
-        return f"was {_describe(old_kind)} ({_show(old)}), cannot become {_describe(new_kind)} {_show(new)}"
-    if old_kind == "list" and old and new:
-        kinds = {_kind(x) for x in old}
-        if len(kinds) == 1:
-            for element in new:
-                problem = _same_shape(old[0], element)
-                if problem is not None:
-                    return f"the elements {problem.replace('was', 'were', 1)}"
-    return None
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(plain_data(value))
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _type_hint(old: Any, new: Any) -> str | None:
-    if isinstance(new, str) and isinstance(old, int) and not isinstance(old, bool):
-        try:
-            int(new)
-        except ValueError:
-            return None
-        return f"write {int(new)} without quotes"
-    nested = isinstance(old, list) and any(isinstance(x, list | dict) for x in old)
-    if isinstance(old, list) and not isinstance(new, list) and not nested:
-        return f"write a list, e.g. [{new}]"
-    return None
 
 
 # ---------------------------------------------------------------- composition front door

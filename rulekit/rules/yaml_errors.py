@@ -12,8 +12,8 @@ the error's marks and the source lines, so any loader's error gets the same text
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
-import yaml
 from attrs import frozen
 
 from rulekit.errors import Diagnostic, Span
@@ -34,14 +34,36 @@ _TOKENS = {
 }
 
 
-def describe(error: yaml.MarkedYAMLError, file: str, lines: list[str]) -> Diagnostic:
+class Mark(Protocol):
+    """A position in the YAML text as the YAML library reports it (0-based)."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def column(self) -> int: ...
+
+
+class YamlError(Protocol):
+    """What :func:`describe` reads of the YAML library's error (``yaml.MarkedYAMLError``)."""
+
+    @property
+    def problem(self) -> str | None: ...
+    @property
+    def context(self) -> str | None: ...
+    @property
+    def problem_mark(self) -> Mark | None: ...
+    @property
+    def context_mark(self) -> Mark | None: ...
+
+
+def describe(error: YamlError, file: str, lines: list[str]) -> Diagnostic:
     """The diagnostic for a YAML syntax error in the text split into ``lines``."""
     problem = (error.problem or "").strip()
     context = (error.context or "").strip()
     mark = error.problem_mark
     start = error.context_mark
     if mark is None:
-        return _fallback(error, file)
+        return _fallback(error, file, lines)
     where = _Error(
         problem,
         context,
@@ -358,12 +380,11 @@ _EXPLAINERS = (
 )
 
 
-def _fallback(error: yaml.MarkedYAMLError, file: str, lines: list[str] | None = None) -> Diagnostic:
+def _fallback(error: YamlError, file: str, lines: list[str]) -> Diagnostic:
     """PyYAML's own words, at its mark (at the context's mark when the problem is the end of file)."""
     mark = error.problem_mark or error.context_mark
     if (
-        lines is not None
-        and error.context_mark is not None
+        error.context_mark is not None
         and error.problem_mark is not None
         and error.problem_mark.line >= len(lines) - 1
         and error.problem_mark.line > error.context_mark.line

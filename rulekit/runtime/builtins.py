@@ -23,8 +23,12 @@ from rulekit.dsl.types import (
     STR,
     TUPLE,
     Type,
+    compatible,
     element_type,
+    join,
     list_of,
+    map_key,
+    map_value,
 )
 from rulekit.limits import LIMITS
 from rulekit.runtime.errors import RuleFailure
@@ -38,6 +42,42 @@ def _first_element(args: Sequence[Type]) -> Type:
 
 def _same_as_first(args: Sequence[Type]) -> Type:
     return args[0] if args else ANY
+
+
+def _map_value(args: Sequence[Type]) -> Type:
+    """get(table, key, default): the table's value type, or what the default adds."""
+    if not args:
+        return ANY
+    table = args[0]
+    found = element_type(table) if table.is_list else map_value(table)
+    return join(found, args[2]) if len(args) > 2 else found
+
+
+def _key_fits(args: Sequence[Type]) -> tuple[int, str] | None:
+    """The key (argument 2) can be a key of the table (argument 1)."""
+    if len(args) > 1 and not compatible(map_key(args[0]), args[1]):
+        return 1, f"a key of {args[0]} must be {map_key(args[0])}, not {args[1]}"
+    return None
+
+
+def _entry_fits(args: Sequence[Type]) -> tuple[int, str] | None:
+    """put(table, key, value): key and value fit a typed map (a record keeps its fields' types)."""
+    found = _key_fits(args)
+    if found is not None or len(args) < 3:
+        return found
+    table, value = args[0], args[2]
+    if table.is_map and not compatible(map_value(table), value):
+        return 2, f"a value of {table} must be {map_value(table)}, not {value}"
+    return None
+
+
+def _keys_of(args: Sequence[Type]) -> Type:
+    return list_of(map_key(args[0])) if args else ANY_LIST
+
+
+def _put_result(args: Sequence[Type]) -> Type:
+    """put(table, key, value): a typed map stays typed; an untyped one stays untyped."""
+    return args[0] if args and args[0].is_map else MAP
 
 
 # --------------------------------------------------------------- arithmetic
@@ -109,14 +149,27 @@ def _len(items: Sequence[Any]) -> int:
 
 @_register(
     "range",
+    [("start", INT), ("stop", INT)],
+    list_of(INT),
+    "The integers start, start+1, ..., stop-1: stop is left out, as in Python (at most 100000).",
+    example="range(0, 3) == [0, 1, 2]",
+)
+def _range(start: int, stop: int) -> tuple[int, ...]:
+    if stop - start > 100_000:
+        raise RuleFailure("range() is limited to 100000 elements")
+    return tuple(range(start, stop))
+
+
+@_register(
+    "between",
     [("low", INT), ("high", INT)],
     list_of(INT),
-    "The integers low, low+1, ..., high (both included).",
-    example="range(1, 3) == [1, 2, 3]",
+    'The integers low, low+1, ..., high: both ends included, as in "spaces 1 to 12" (at most 100000).',
+    example="between(1, 3) == [1, 2, 3]",
 )
-def _range(low: int, high: int) -> tuple[int, ...]:
+def _between(low: int, high: int) -> tuple[int, ...]:
     if high - low > 100_000:
-        raise RuleFailure("range() is limited to 100000 elements")
+        raise RuleFailure("between() is limited to 100000 elements")
     return tuple(range(low, high + 1))
 
 
@@ -250,11 +303,38 @@ def _unique(items: Sequence[Any]) -> tuple[Any, ...]:
 
 
 @_register(
+    "unique_by",
+    [("items", ANY_LIST), ("keys", ANY_LIST)],
+    _same_as_first,
+    "The items whose key (the element of keys at the same position) has not occurred before: "
+    "one of each group of equivalent items, the first, in order (see the distinct(...) aggregate).",
+    example='unique_by(["a1", "a2", "b1"], ["a", "a", "b"]) == ["a1", "b1"]',
+)
+def _unique_by(items: Sequence[Any], keys: Sequence[Any]) -> tuple[Any, ...]:
+    if len(items) != len(keys):
+        raise RuleFailure(f"unique_by: {len(items)} items but {len(keys)} keys")
+    seen: set[Any] = set()
+    unhashable: list[Any] = []  # records (maps) as keys: compared one by one
+    kept = []
+    for item, key in zip(items, keys, strict=True):
+        try:
+            if key in seen:
+                continue
+            seen.add(key)
+        except TypeError:
+            if key in unhashable:
+                continue
+            unhashable.append(key)
+        kept.append(item)
+    return tuple(kept)
+
+
+@_register(
     "reversed",
     [("items", ANY_LIST)],
     _same_as_first,
     "The list in reverse order.",
-    example="reversed(range(1, 12))",
+    example="reversed(range(0, 3)) == [2, 1, 0]",
 )
 def _reversed(items: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(reversed(tuple(items)))
@@ -274,7 +354,7 @@ def _sort(items: Sequence[Any]) -> tuple[Any, ...]:
 @_register(
     "get",
     [("table", ANY), ("key", ANY), ("default", ANY)],
-    ANY,
+    _map_value,
     "table[key] for a map or list, or default when the key is missing.",
     optional=1,
     example="get(PROLIFERATION, n, 0)",
@@ -290,8 +370,9 @@ def _get(table: Any, key: Any, default: Any = None) -> Any:
 @_register(
     "put",
     [("table", MAP), ("key", ANY), ("value", ANY)],
-    MAP,
+    _put_result,
     "A new map with key set to value.",
+    check=_entry_fits,
     example="put(game.map, (0, 1), tile)",
 )
 def _put(table: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
@@ -303,8 +384,9 @@ def _put(table: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
 @_register(
     "remove_key",
     [("table", MAP), ("key", ANY)],
-    MAP,
+    _put_result,
     "A new map without key.",
+    check=_key_fits,
     example="remove_key(game.map, cell)",
 )
 def _remove_key(table: dict[Any, Any], key: Any) -> dict[Any, Any]:
@@ -314,7 +396,7 @@ def _remove_key(table: dict[Any, Any], key: Any) -> dict[Any, Any]:
 
 
 @_register(
-    "keys", [("table", MAP)], ANY_LIST, "The keys of a map, in insertion order.", example="keys(game.map)"
+    "keys", [("table", MAP)], _keys_of, "The keys of a map, in insertion order.", example="keys(game.map)"
 )
 def _keys(table: dict[Any, Any]) -> tuple[Any, ...]:
     return tuple(table)
@@ -325,6 +407,7 @@ def _keys(table: dict[Any, Any]) -> tuple[Any, ...]:
     [("table", MAP), ("key", ANY)],
     BOOL,
     "Whether the map has key.",
+    check=_key_fits,
     example="has_key(game.map, cell)",
 )
 def _has_key(table: dict[Any, Any], key: Any) -> bool:
@@ -435,6 +518,8 @@ def _text(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, tuple | list):
         return "[" + ", ".join(_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_text(k)}: {_text(v)}" for k, v in value.items()) + "}"
     return str(value)
 
 
@@ -444,7 +529,7 @@ def _text(value: Any) -> str:
     STR,
     "The values written as text, one after the other (any number of them); players as P1, P2.",
     variadic=True,
-    example='concat("round ", game.round) == "round 3"',
+    example='concat("round ", 3) == "round 3"',
 )
 def _concat(*values: Any) -> str:
     return _bounded("".join(_text(v) for v in values))
@@ -715,6 +800,5 @@ def _end_game(R: Any, F: dict[Any, Any]) -> None:
 # Effect built-ins that produce a value are allowed inside expressions of effects.
 VALUE_EFFECTS = frozenset({"roll"})
 
-_ = (MAP, OWNER)  # re-exported types used in signatures above
-
+from rulekit.runtime import geometry as _geometry  # noqa: E402, F401 - registers the square-grid built-ins
 from rulekit.runtime import tiles as _tiles  # noqa: E402, F401 - registers the tile-grid built-ins

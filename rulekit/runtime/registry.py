@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 
 from rulekit.dsl.types import Type
 
@@ -31,6 +31,11 @@ class Builtin:
     variadic: bool = False
     fields: tuple[int, ...] = ()  # indexes of params passed as field keys
     example: str = ""
+    #: For text parameters that name one of a fixed set: parameter index -> the names (checked
+    #: at load time when the argument is a literal).
+    choices: dict[int, tuple[str, ...]] = field(factory=dict)
+    #: A check of the argument types beyond each parameter's own: (argument index, problem) or None.
+    check: Callable[[Sequence[Type]], tuple[int, str] | None] | None = None
 
     def result_type(self, args: Sequence[Type]) -> Type:
         if isinstance(self.returns, Type):
@@ -52,12 +57,25 @@ def register(
     variadic: bool = False,
     fields: tuple[int, ...] = (),
     example: str = "",
+    choices: dict[int, tuple[str, ...]] | None = None,
+    check: Callable[[Sequence[Type]], tuple[int, str] | None] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorate an implementation to register it as the built-in ``name``."""
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         BUILTINS[name] = Builtin(
-            name, tuple(params), returns, doc, fn, effect, optional, variadic, fields, example
+            name,
+            tuple(params),
+            returns,
+            doc,
+            fn,
+            effect,
+            optional,
+            variadic,
+            fields,
+            example,
+            choices or {},
+            check,
         )
         return fn
 

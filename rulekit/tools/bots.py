@@ -26,27 +26,16 @@ from typing import Protocol
 from attrs import frozen
 
 from rulekit.engine.game import Action, Game, State
-from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, UsageError
-from rulekit.runtime.errors import RuleFailure
+from rulekit.errors import Diagnostic, UsageError
+from rulekit.tools.evaluation import after, has_evaluation, outcome_value, weighted_choice
 from rulekit.tools.log import GameRecorder
+from rulekit.tools.mcts import MctsBot
 
 
 class Bot(Protocol):
     """Something that picks one of the legal actions of the player deciding now."""
 
     def choose(self, state: State) -> Action: ...
-
-
-def weighted_choice(
-    state: State, legal: Sequence[Action], rng: random.Random, weighted: bool = True
-) -> Action:
-    """One of ``legal`` at random: with ``weighted``, as likely as the ruleset's
-    ``bots.weights`` say (uniform when it has none, or when every one weighs 0)."""
-    if weighted and state.has_bot_weights():
-        weights = [state.action_weight(a) for a in legal]
-        if any(weights):
-            return rng.choices(legal, weights=weights)[0]
-    return rng.choice(legal)
 
 
 class RandomBot:
@@ -70,62 +59,6 @@ class FirstLegalBot:
 
     def choose(self, state: State) -> Action:
         return state.legal_actions()[0]
-
-
-# ------------------------------------------------------------------ evaluation
-
-
-def has_evaluation(game: Game) -> bool:
-    """Whether the ruleset declares ``bots.evaluate``."""
-    return game.program.evaluate is not None
-
-
-def evaluate(state: State, player: int) -> int:
-    """The ruleset's ``bots.evaluate`` for ``player`` in ``state``.
-
-    Raises:
-        RuleEvaluationError: the expression failed (named with its position), or the
-            ruleset declares none.
-    """
-    program = state.game.program
-    fn = program.evaluate
-    if fn is None:
-        raise RuleEvaluationError(
-            Diagnostic(
-                f"{program.name} declares no bots.evaluate expression",
-                hint="add bots: {evaluate: EXPR} to the ruleset (docs/bots.md)",
-            )
-        )
-    try:
-        return int(fn(state.fields, state.game.runtime, player))
-    except RuleFailure as failure:
-        raise RuleEvaluationError(
-            Diagnostic(f"bots.evaluate failed: {failure.message}", failure.span)
-        ) from None
-    except (ArithmeticError, LookupError, TypeError, ValueError) as error:
-        raise RuleEvaluationError(
-            Diagnostic(f"bots.evaluate failed: {type(error).__name__}: {error}", program.rule_span(error))
-        ) from None
-
-
-def outcome_value(state: State, player: int) -> tuple[int, int]:
-    """How good ``state`` is for ``player``: a won end beats any game in progress, which
-    beats a lost end; then the evaluation (the score at the end)."""
-    if state.is_terminal():
-        winners = state.winners()
-        rank = 2 if winners == [player] else 1 if player in winners else -1
-        return rank, state.scores()[player]
-    return 0, evaluate(state, player)
-
-
-def after(state: State, action: Action) -> State | None:
-    """The state after ``action``, or None when a rule refuses it there."""
-    child = state.clone()
-    try:
-        child.apply_action(action)
-    except IllegalActionError:
-        return None
-    return child
 
 
 class HeuristicBot:
@@ -305,8 +238,6 @@ def make_bot(spec: BotSpec | str, seed: int = 0, game: Game | None = None) -> Bo
                 )
             )
         return HeuristicBot(seed, int(options.get("depth", 1)))
-    from rulekit.tools.mcts import MctsBot
-
     cutoff = int(options.get("cutoff", 20 if evaluation else 0))
     if cutoff and game is not None and not evaluation:
         raise UsageError(

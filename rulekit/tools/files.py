@@ -29,6 +29,14 @@ def atomic_write_text(path: str | Path, text: str) -> None:
         raise
 
 
+def write_output(path: str, text: str) -> None:
+    """Write an output the user named: ``-`` prints it, a path gets it at once (as above)."""
+    if path == "-":
+        print(text, end="")
+        return
+    atomic_write_text(path, text)
+
+
 class LineSink:
     """A log file written line by line to ``TARGET.partial`` and renamed to ``TARGET`` on close."""
 

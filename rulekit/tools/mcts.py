@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from rulekit.engine.game import Action, State
 from rulekit.engine.information import determinize
 from rulekit.errors import IllegalActionError
-from rulekit.tools.bots import evaluate, weighted_choice
+from rulekit.tools.evaluation import evaluate, weighted_choice
 
 
 class _Node:

@@ -83,3 +83,13 @@ def parse_against(command: str, words: Sequence[str], *, hint: str | None = None
     if unknown:
         raise UsageError(Diagnostic(f"unknown arguments after --against: {' '.join(unknown)}", hint=hint))
     return other
+
+
+def parse_seat(text: str, players: int, option: str = "--seat") -> int:
+    """A seat written 1 or P1, as an index."""
+    raw = text[1:] if text[:1] in ("P", "p") else text
+    if not raw.isdigit() or not 1 <= int(raw) <= players:
+        raise UsageError(
+            Diagnostic(f"{option} takes a seat from 1 to {players} (or P1..P{players}), not {text!r}")
+        )
+    return int(raw) - 1

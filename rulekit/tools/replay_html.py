@@ -18,6 +18,7 @@ from typing import Any
 
 from rulekit.engine.game import Game, State
 from rulekit.errors import Span
+from rulekit.tools.files import write_output
 from rulekit.tools.log import apply_logged, load_game_for, player_text, read_log
 from rulekit.tools.render import describe_decision
 from rulekit.tools.svg import svg_parts
@@ -209,8 +210,6 @@ def write_replay_html(
     log: str | Path, out: str, *, ruleset: str | None = None, variants: Sequence[str] | None = None
 ) -> int:
     """Write the replay page of ``log`` to ``out``; returns the number of steps."""
-    from rulekit.tools.view_cli import write_text
-
     data = collect(log, ruleset=ruleset, variants=variants)
-    write_text(out, render_page(data))
+    write_output(out, render_page(data))
     return len(data["steps"]) - 1

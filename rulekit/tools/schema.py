@@ -1,12 +1,15 @@
 """JSON Schemas (draft 2020-12) for rulekit's YAML files, for editors and tests.
 
-The shipped files in ``rulekit/schema/`` are generated from this module so that
-they follow the loader's key lists::
+The shipped files in ``rulekit/schema/`` are generated from the one declaration of
+the rules format, :mod:`rulekit.rules.schema` (each shape becomes its JSON Schema),
+so editors and ``rulekit check`` agree about keys and values::
 
     python -m rulekit.tools.schema          # rewrite rulekit/schema/*.schema.json
 
-The schemas are strict about keys (an unknown key is a typo the loader would
-reject too) and permissive about values that are DSL text or game data.
+A test asserts the shipped files are current.  The schemas are strict about keys
+(an unknown key is a typo the loader rejects too) and about flags, numbers and
+words; DSL text and game data are checked by the loader.  Scenario files are
+described here (their loader is tools/scenario.py).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rulekit.rules import schema as s
 from rulekit.rules import view as view_decl
 from rulekit.rules.compose import EXTENDABLE, MODULE_KEYS, NAMED_SECTIONS, RULESET_KEYS, SINGLE_SECTIONS
 from rulekit.rules.variants import VARIANT_KEYS
@@ -31,7 +35,6 @@ _EXPR = {
     "type": ["string", "integer", "boolean", "null"],
 }
 _BLOCK = {"description": "DSL statements, one per line (use a | block for several lines).", "type": "string"}
-_TEXT = {"type": "string"}
 
 
 def _text(description: str) -> dict[str, Any]:
@@ -56,296 +59,81 @@ def _obj(properties: dict[str, Any], description: str = "", **extra: Any) -> dic
     return result
 
 
-def _names_of(ref: str, description: str) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "description": description,
-        "propertyNames": {"$ref": "#/$defs/name"},
-        "additionalProperties": {"$ref": ref},
-    }
-
-
 def _list_or_one(item: dict[str, Any], description: str) -> dict[str, Any]:
     return {"description": description, "anyOf": [item, {"type": "array", "items": item}]}
 
 
-def definitions() -> dict[str, Any]:
-    """The shared ``$defs`` of every schema."""
-    step_ref = {"$ref": "#/$defs/flow_step"}
-    steps = {"type": "array", "description": "Flow steps, run in order.", "items": step_ref}
-    return {
-        "name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
-        "players": _obj(
-            {
-                "min": {"type": "integer", "minimum": 1, "description": "Fewest players."},
-                "max": {"type": "integer", "minimum": 1, "description": "Most players."},
-            },
-            "Allowed player counts.",
-        ),
-        "constant": {
-            "description": "A constant: any value, or {type: list[city], value: [...]} to have ids checked.",
-        },
-        "component_kind": _obj(
-            {
-                "collection": _text("Name of the list of all items (default: the kind name + 's')."),
-                "attributes": {
-                    "type": "object",
-                    "description": "Static attributes and their types (int, str, bool, list[int], a kind).",
-                    "additionalProperties": {"type": "string"},
-                },
-                "items": {
-                    "type": "array",
-                    "description": "The components: {id: ..., attribute: value, ...}.",
-                    "items": {
-                        "type": "object",
-                        "required": ["id"],
-                        "properties": {"id": {"$ref": "#/$defs/name", "description": "Unique component id."}},
-                    },
-                },
-                "doc": _text("What this kind of component is."),
-            },
-            "A kind of component: its attributes and items.",
-        ),
-        "field": {
-            "description": "A state field: a type (int, player?, list[card]...) or {type, initial}.",
-            "anyOf": [
-                {"type": "string"},
-                _obj(
-                    {
-                        "type": _text(
-                            "int bool str player owner map grid tuple any <kind> list[T]; T? may be none."
-                        ),
-                        "initial": {"description": "Initial value: a literal or a DSL expression."},
-                        "visibility": {
-                            "enum": ["public", "owner", "hidden"],
-                            "description": "Who sees the value (owner: player fields only).",
-                        },
-                        "doc": _text("What this field holds."),
-                    }
-                ),
-            ],
-        },
-        "state": {
+def json_of(shape: s.Shape, description: str = "") -> dict[str, Any]:
+    """The JSON Schema of one shape of :mod:`rulekit.rules.schema`."""
+    result = _shape(shape)
+    if description and "$ref" not in result:
+        result = {"description": description, **result}
+    return result
+
+
+def _shape(shape: s.Shape) -> dict[str, Any]:
+    if isinstance(shape, s.Expr):
+        return dict(_EXPR)
+    if isinstance(shape, s.Block):
+        return dict(_BLOCK)
+    if isinstance(shape, s.Text):
+        return {"type": "string", **({"maxLength": shape.max_length} if shape.max_length else {})}
+    if isinstance(shape, s.Name):
+        return {"$ref": "#/$defs/name"}
+    if isinstance(shape, s.Flag):
+        return {"type": "boolean"}
+    if isinstance(shape, s.Int):
+        bounds = {"minimum": shape.low, "maximum": shape.high}
+        return {"type": "integer", **{k: v for k, v in bounds.items() if v is not None}}
+    if isinstance(shape, s.Enum):
+        return {"enum": list(shape.choices)}
+    if isinstance(shape, s.TypeText):
+        return {"type": "string", "description": _TYPE_DOC}
+    if isinstance(shape, s.Data | s.Custom):
+        return _view_schema() if isinstance(shape, s.Custom) else {}
+    if isinstance(shape, s.Names):
+        names = {"type": "array", "items": {"type": "string"}}
+        return {"anyOf": [{"type": "string"}, names]} if shape.one_ok else names
+    if isinstance(shape, s.ListOf):
+        many = {"type": "array", "items": json_of(shape.item)}
+        return {"anyOf": [json_of(shape.item), many]} if shape.one_ok else many
+    if isinstance(shape, s.MapOf):
+        names = {} if shape.free else {"propertyNames": {"$ref": "#/$defs/name"}}
+        return {"type": "object", **names, "additionalProperties": json_of(shape.value)}
+    if isinstance(shape, s.Ref):
+        return {"$ref": f"#/$defs/{shape.name}"}
+    if isinstance(shape, s.Either):
+        short = shape.table.key(shape.table.short or "")
+        assert short is not None
+        return {"anyOf": [json_of(short.shape), _table(shape.table)]}
+    if isinstance(shape, s.Tagged):
+        return {
             "type": "object",
-            "description": "State fields by scope: game, turn, player or a component kind.",
-            "additionalProperties": _names_of("#/$defs/field", "Fields of this scope."),
-        },
-        "function": {
-            "description": "A pure function: an expression body, or {params: {p: type}, body: EXPR}.",
-            "anyOf": [
-                {"type": "string"},
-                _obj(
-                    {
-                        "params": {
-                            "type": "object",
-                            "description": "Parameters and their types.",
-                            "additionalProperties": {"type": "string"},
-                        },
-                        "body": _expr("The function's value."),
-                        "doc": _text("What the function computes."),
-                    }
-                ),
-            ],
-        },
-        "event": {
-            "type": ["object", "null"],
-            "description": "An event's fields and their types.",
-            "additionalProperties": {"type": "string"},
-        },
-        "requirement": {
-            "anyOf": [
-                _text("A condition the action needs."),
-                _obj(
-                    {
-                        "if": _expr("The condition."),
-                        "else": _text("The message shown when it fails."),
-                        "cite": _text("The rule it comes from, e.g. §4.3."),
-                    },
-                    required=["if"],
-                ),
-            ]
-        },
-        "action": _obj(
-            {
-                "params": {
-                    "type": "object",
-                    "description": "Parameters and the DSL list of their possible values.",
-                    "additionalProperties": _EXPR,
-                },
-                "require": _list_or_one({"$ref": "#/$defs/requirement"}, "Conditions, each with a message."),
-                "cost": _expr("Paid to the bank from the money field; unaffordable means illegal."),
-                "effect": _block("What the action does."),
-                "ends_turn": {"type": "boolean", "description": "The action ends the player's turn."},
-                "prompt": {"type": "boolean", "description": "Only when asked (ask) or listed in a turn."},
-                "ensures": _list_or_one(
-                    {"$ref": "#/$defs/property"},
-                    "Postconditions checked by verify after the action (before(...) and after(...)).",
-                ),
-                "offered_with": _list_or_one(
-                    {"$ref": "#/$defs/name"},
-                    "Also offered in every turn whose explicit actions list names one of these actions.",
-                ),
-                "cite": _text("The rule it comes from."),
-                "doc": _text("What the action is."),
-            },
-            "Something a player may do.",
-        ),
-        "trigger": _obj(
-            {
-                "after": _text("The action or event after which it runs."),
-                "before": _text("The action before which it runs."),
-                "when": _expr("Runs only when this holds."),
-                "effect": _block("What happens."),
-                "cite": _text("The rule it comes from."),
-                "doc": _text("What the trigger does."),
-            },
-            "Effects run before or after an action or event.",
-        ),
-        "invariant": {
-            "anyOf": [
-                _text("A condition that holds in every reachable state."),
-                _obj(
-                    {
-                        "holds": _expr("The condition."),
-                        "message": _text("What it means when it fails."),
-                        "cite": _text("The rule it comes from."),
-                    }
-                ),
-            ]
-        },
-        "property": {
-            "anyOf": [
-                _text("A condition over the states before and after (before(...), after(...))."),
-                _obj(
-                    {
-                        "holds": _expr("The condition."),
-                        "message": _text("What it means when it fails."),
-                        "cite": _text("The rule it comes from."),
-                        "over": {
-                            "enum": ["action", "turn"],
-                            "description": "Compare across an action or a turn.",
-                        },
-                    }
-                ),
-            ]
-        },
-        "flow_step": _obj(
-            {
-                "do": _block("Run an effect."),
-                "repeat": _obj(
-                    {
-                        "times": _expr("How many times."),
-                        "while": _expr("Repeat while this holds."),
-                        "until": _expr("Repeat until this holds."),
-                        "counter": _text("A game field counting the rounds."),
-                        "steps": steps,
-                    }
-                ),
-                "for_each": _obj(
-                    {
-                        "in": _expr("The list."),
-                        "as": _text("A game field holding the element."),
-                        "steps": steps,
-                    }
-                ),
-                "turn": {
-                    "description": "A turn: a player expression or {player, actions, once, until...}.",
-                    "anyOf": [
-                        {"type": "string"},
-                        _obj(
-                            {
-                                "player": _expr("Whose turn."),
-                                "actions": {
-                                    "type": "array",
-                                    "items": _TEXT,
-                                    "description": "Allowed actions.",
-                                },
-                                "once": {"type": "boolean", "description": "One action, then the turn ends."},
-                                "until": _expr("The turn ends when this holds."),
-                                "on_start": _block("Run when the turn starts."),
-                                "on_end": _block("Run when the turn ends."),
-                            }
-                        ),
-                    ],
-                },
-                "if": _expr("Condition of an if step."),
-                "then": steps,
-                "else": steps,
-            },
-            "One step: do, repeat, for_each, turn or if.",
-            minProperties=1,
-        ),
-        "flow": {**steps, "description": "The game structure: a list of steps."},
-        "scoring": _obj(
-            {
-                "score": _expr("Each player's score (`player` is bound)."),
-                "tiebreak": _list_or_one(_EXPR, "Tie-breaks, in order (highest wins)."),
-                "end_when": _expr("The game ends as soon as this holds."),
-            },
-            "Final standings.",
-        ),
-        "display": {"type": "object", "description": "How `rulekit play` draws the state (panels)."},
-        "view": _view_schema(),
-        "bots": _obj(
-            {
-                "weights": {
-                    "type": "object",
-                    "description": (
-                        "Relative weight of each action for random bots and verify (default 1): "
-                        "a whole number, or a DSL expression over `me` and the action's parameters."
-                    ),
-                    "additionalProperties": {
-                        "anyOf": [{"type": "integer", "minimum": 0}, {"type": "string"}]
-                    },
-                },
-                "evaluate": _expr(
-                    "How good the state is for `me` (an int): the heuristic bot plays the action "
-                    "rated best, MCTS rates the states where it cuts a play-out off."
-                ),
-                "doc": _text("Why these weights and this evaluation."),
-            },
-            "Hints for bots and for `rulekit verify`'s exploration.",
-        ),
-        "spaces": _obj(
-            {
-                "bound": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "maximum": 1000,
-                    "description": (
-                        "Open action parameters (ints, pairs of ints) lie within -bound..bound "
-                        "in the integer action space of OpenSpiel and PettingZoo (default 12)."
-                    ),
-                },
-                "doc": _text("Why this bound."),
-            },
-            "How moves are numbered for OpenSpiel and PettingZoo.",
-        ),
-    }
+            "oneOf": [{**_table(table), "required": [tag]} for tag, table in shape.tables],
+        }
+    return _table(shape)
+
+
+def _table(table: s.Table, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    properties = {key.name: json_of(key.shape, key.doc) for key in table.keys}
+    required = [key.name for key in table.keys if key.required]
+    return _obj({**properties, **(extra or {})}, table.doc, **({"required": required} if required else {}))
+
+
+_TYPE_DOC = "int bool str player owner map grid tuple any <kind> list[T]; T? may be none."
+
+
+def definitions() -> dict[str, Any]:
+    """The shared ``$defs`` of every schema: names and the recursive shapes (flow steps)."""
+    defs = {"name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"}}
+    defs.update({name: json_of(shape) for name, shape in s.DEFS.items()})
+    defs.update({f"section_{key.name}": json_of(key.shape, key.doc) for key in s.SECTIONS})
+    return defs
 
 
 def section_properties() -> dict[str, Any]:
-    """The schema of each rules section."""
-    return {
-        "constants": _names_of("#/$defs/constant", "Named constants."),
-        "components": _names_of("#/$defs/component_kind", "Component kinds."),
-        "state": {"$ref": "#/$defs/state"},
-        "functions": _names_of("#/$defs/function", "Pure functions."),
-        "events": _names_of("#/$defs/event", "Events that effects emit and triggers listen to."),
-        "actions": _names_of("#/$defs/action", "What players may do."),
-        "triggers": _names_of("#/$defs/trigger", "Effects that run before/after actions and events."),
-        "invariants": _names_of("#/$defs/invariant", "Conditions true in every reachable state."),
-        "properties": _names_of("#/$defs/property", "Conditions over the states before and after."),
-        "setup": _block("Run once after the fields get their initial values."),
-        "flow": {"$ref": "#/$defs/flow"},
-        "scoring": {"$ref": "#/$defs/scoring"},
-        "players": {"$ref": "#/$defs/players"},
-        "money": _text("The player field used by costs and transfers."),
-        "display": {"$ref": "#/$defs/display"},
-        "bots": {"$ref": "#/$defs/bots"},
-        "view": {"$ref": "#/$defs/view"},
-        "spaces": {"$ref": "#/$defs/spaces"},
-    }
+    """The schema of each rules section (a reference to its definition)."""
+    return {key.name: {"$ref": f"#/$defs/section_{key.name}"} for key in s.SECTIONS}
 
 
 def _view_schema() -> dict[str, Any]:
@@ -403,6 +191,16 @@ def _extend() -> dict[str, Any]:
     return _obj(properties, "Append to list-valued keys of existing entries, e.g. an action's require.")
 
 
+def _file(table: s.Table, **operations: dict[str, Any]) -> dict[str, Any]:
+    """The properties of a kind of file: its table's keys, with the operations' own schemas."""
+    sections = section_properties()
+    return {
+        key.name: operations.get(key.name)
+        or (sections[key.name] if key.section is not None else json_of(key.shape, key.doc))
+        for key in table.keys
+    }
+
+
 def _names_list(description: str) -> dict[str, Any]:
     return _list_or_one({"type": "string"}, description)
 
@@ -428,51 +226,29 @@ def build_schemas() -> dict[str, dict[str, Any]]:
     sections = section_properties()
     named = {k: v for k, v in sections.items() if k in NAMED_SECTIONS}
     replaceable = {k: v for k, v in sections.items() if k in (*NAMED_SECTIONS, *SINGLE_SECTIONS)}
-    include = _names_list("Files of sections to merge in (paths relative to this file).")
-    ruleset_props = {
-        "ruleset": _text("The ruleset's name."),
-        "title": _text("The game's title."),
-        "description": _text("What the game is."),
-        "version": {"type": ["string", "number"], "description": "The ruleset's version."},
-        "include": include,
-        **sections,
-    }
-    module_props = {
-        "module": _text("The module's name."),
-        "title": _text("The module's title."),
-        "description": _text("What the module adds."),
-        "requires": _names_list("Modules this one needs."),
-        "conflicts": _names_list("Modules or variants it cannot be combined with."),
-        "players": {"$ref": "#/$defs/players"},
-        "include": include,
-        "override": _obj(replaceable, "Replace entries by name (and setup, flow, scoring)."),
-        "extend": _extend(),
-        "remove": {"type": "array", "items": _text("SECTION.NAME"), "description": "Entries to remove."},
-        **named,
-    }
-    variant_props = {
-        "variant": _text("The variant's name."),
-        "title": _text("A short title."),
-        "description": _text("One paragraph: what changes and why a group would play it."),
-        "ruleset": _text("The ruleset it extends (checked)."),
-        "requires": _names_list("Modules (or other variants) it needs."),
-        "conflicts": _names_list("Modules or variants it cannot be combined with."),
-        "players": {"$ref": "#/$defs/players"},
-        "cite": _text("Where the house rule comes from."),
-        "set": {
+    remove_path = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z0-9_]+)+$"}
+    ruleset_props = _file(s.RULESET)
+    module_props = _file(
+        s.MODULE,
+        override=_obj(replaceable, "Replace entries by name (and setup, flow, scoring)."),
+        extend=_extend(),
+        remove={"type": "array", "items": _text("SECTION.NAME"), "description": "Entries to remove."},
+    )
+    variant_props = _file(
+        s.VARIANT,
+        set={
             "type": "object",
             "description": "Values by path, e.g. constants.START_MONEY: 30, components.city.ID.ATTR: [3, 4], "
             "actions.NAME.cost: EXPR.",
-            "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z0-9_]+)+$"},
+            "propertyNames": {"pattern": remove_path["pattern"]},
         },
-        "replace": _obj(replaceable, "Replace entries by name (and setup, flow, scoring, players)."),
-        "remove": _list_or_one(
-            {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z0-9_]+)+$"},
-            "Entries or values to remove, by path: triggers.NAME, components.KIND.ID ...",
+        replace=_obj(replaceable, "Replace entries by name (and setup, flow, scoring, players)."),
+        remove=_list_or_one(
+            remove_path, "Entries or values to remove, by path: triggers.NAME, components.KIND.ID ..."
         ),
-        "add": _obj(named, "New entries (and items/fields added to existing component kinds/state scopes)."),
-        "extend": _extend(),
-    }
+        add=_obj(named, "New entries (and items/fields added to existing component kinds/state scopes)."),
+        extend=_extend(),
+    )
     expectation = {
         "anyOf": [
             _text("A DSL condition."),

@@ -24,8 +24,9 @@ from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, UsageError
 from rulekit.load import load_program
 from rulekit.tools.bots import Bot, make_bots
+from rulekit.tools.files import atomic_write_text
 from rulekit.tools.log import GameRecorder
-from rulekit.tools.options import module_names
+from rulekit.tools.options import module_names, parse_seat
 from rulekit.tools.render import describe_decision
 from rulekit.tools.svg import to_svg
 from rulekit.tools.view import compile_view, draw
@@ -86,9 +87,7 @@ class Session:
             self._apply(self.bots[state.current_player()].choose(state))
 
     def _save(self) -> None:
-        from rulekit.tools.view_cli import write_text
-
-        write_text(self.log_path, "".join(line + "\n" for line in self.recorder.lines()))
+        atomic_write_text(self.log_path, "".join(line + "\n" for line in self.recorder.lines()))
 
     def act(self, seat: int, text: str) -> dict[str, Any]:
         """Apply the action ``text`` for ``seat``; a rejection says why (the rule and its citation)."""
@@ -270,8 +269,8 @@ def bind(port: int) -> socket.socket:
     return sock
 
 
-def make_server(app: Any, sock: socket.socket) -> Any:
-    """A uvicorn server for ``app`` on an already bound socket (quiet access log)."""
+def make_server(app: Any) -> Any:
+    """A uvicorn server for ``app`` (quiet access log); run it on a socket from :func:`bind`."""
     import uvicorn
 
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
@@ -279,8 +278,6 @@ def make_server(app: Any, sock: socket.socket) -> Any:
 
 
 def session_from_args(args: argparse.Namespace) -> Session:
-    from rulekit.tools.view_cli import parse_seat
-
     modules = module_names(args.modules)
     program = load_program(args.ruleset, modules, args.variants, players=args.players)
     compile_view(program)
@@ -315,6 +312,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(
         f"{session.game.program.rules.title}: open http://127.0.0.1:{port}/ (Ctrl-C stops; log: {args.log})"
     )
-    server = make_server(make_app(session), sock)
+    server = make_server(make_app(session))
     server.run(sockets=[sock])
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +10,9 @@ from rulekit.engine.game import Game, State
 from rulekit.errors import Diagnostic, Span, UsageError
 from rulekit.load import load_program
 from rulekit.tools.bots import make_bots
+from rulekit.tools.files import write_output
 from rulekit.tools.log import apply_logged, load_game_for, read_log
-from rulekit.tools.options import add_bot_option, add_rules_options, module_names
+from rulekit.tools.options import add_bot_option, add_rules_options, module_names, parse_seat
 from rulekit.tools.svg import to_svg
 from rulekit.tools.view import caption, compile_view, draw
 
@@ -72,16 +72,6 @@ def run(args: argparse.Namespace) -> int:
     return cmd_serve(args)
 
 
-def parse_seat(text: str, players: int, option: str = "--seat") -> int:
-    """A seat written 1 or P1, as an index."""
-    raw = text[1:] if text[:1] in ("P", "p") else text
-    if not raw.isdigit() or not 1 <= int(raw) <= players:
-        raise UsageError(
-            Diagnostic(f"{option} takes a seat from 1 to {players} (or P1..P{players}), not {text!r}")
-        )
-    return int(raw) - 1
-
-
 def is_log(source: str) -> bool:
     """Whether RULESET|LOG names a log file (a file that is not a ruleset's YAML)."""
     path = Path(source)
@@ -129,25 +119,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     seat = None if args.seat is None else parse_seat(args.seat, state.game.num_players)
     picture = draw(state, seat)
     line = caption(state, seat)
-    write_text(args.out, to_svg(picture, caption=line))
+    write_output(args.out, to_svg(picture, caption=line))
     if args.out != "-":
         print(f"wrote {args.out} ({len(picture.shapes)} shapes; {line})")
     for error in picture.errors:
         print(f"warning: {error}")
     return 0
-
-
-def write_text(path: str, text: str) -> None:
-    """Write a whole file at once (a temporary file renamed over it); '-' writes to stdout."""
-    if path == "-":
-        print(text, end="")
-        return
-    target = Path(path)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "x", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

@@ -273,7 +273,7 @@ state:
     secret: {type: int, visibility: owner}
 actions:
   bump:
-    params: {by: "range(1, 2)"}
+    params: {by: "between(1, 2)"}
     effect: me.secret += by
     ends_turn: true
 flow:

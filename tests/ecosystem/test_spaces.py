@@ -95,8 +95,8 @@ def test_a_move_outside_the_open_box_is_an_error_naming_it() -> None:
 def test_the_ruleset_declares_how_far_open_values_reach() -> None:
     """``spaces.bound`` in the rules is the default box; an explicit bound overrides it."""
     game = load_game("el_caballero", 4)
-    assert game.program.rules.space_bound == 47
-    assert ActionSpace(game).bound == 47
+    assert game.program.rules.space_bound == 16
+    assert ActionSpace(game).bound == 16
     assert ActionSpace(game, bound=3).bound == 3
     assert ActionSpace(load_game("tic_tac_toe", 2)).bound == 12
 

@@ -18,7 +18,7 @@ def test_a_seeded_game_plays_exactly_as_its_playthrough_golden(setup: Setup, upd
     assert path.exists(), f"no playthrough for {setup.name}; run {REGENERATE}"
     expected = path.read_text(encoding="utf-8")
     if actual != expected:  # the first differing line says more than a diff of two long strings
-        pairs = zip(actual.splitlines() + [""], expected.splitlines() + [""], strict=False)
+        pairs = zip([*actual.splitlines(), ""], [*expected.splitlines(), ""], strict=False)
         line = next(i for i, (a, b) in enumerate(pairs, 1) if a != b)
         pytest.fail(
             f"{setup.name} plays differently from {path.name} from line {line} on; "

@@ -264,7 +264,7 @@ def _rules_with(slot: str, key: str, value: object) -> dict[str, Any]:
     elif slot == "action":
         rules["actions"][key] = {"effect": "game.n += 1"}
     elif slot == "action_param":
-        rules["actions"]["go"]["params"] = {key: "range(1, 2)"}
+        rules["actions"]["go"]["params"] = {key: "between(1, 2)"}
     elif slot == "field":
         rules["state"]["game"][key] = {"type": "any", "initial": value}
     elif slot == "constant":

@@ -14,8 +14,8 @@ HANGS = {
     "nested_loops": """\
 actions2: {}
 setup: |
-  for i in range(1, 100000):
-      for j in range(1, 100000):
+  for i in between(1, 100000):
+      for j in between(1, 100000):
           game.n += 1
 """,
     "exponential_functions": "functions:\n  f0: '1'\n"
@@ -58,7 +58,7 @@ def test_the_default_step_budget_stops_a_loop_of_ten_billion_steps(
 def test_text_doubled_in_a_loop_stops_at_the_text_limit(run: Run, ruleset: Callable[[str], Path]) -> None:
     """concat() refuses to build a text beyond max_text_chars (63 doublings would need 2^64 bytes)."""
     rules = ruleset(
-        'setup: |\n  game.s = "ab"\n  for i in range(1, 63):\n      game.s = concat(game.s, game.s)\n'
+        'setup: |\n  game.s = "ab"\n  for i in between(1, 63):\n      game.s = concat(game.s, game.s)\n'
     )
     text = (rules / "ruleset.yaml").read_text(encoding="utf-8")
     text = text.replace(
@@ -79,7 +79,7 @@ def test_an_enumeration_of_ten_billion_combinations_stops_and_names_the_action(
     text = text.replace(
         "  go:\n",
         "  go:\n    params:\n"
-        + "".join(f"      p{i}: range(1, 99999)\n" for i in range(2))
+        + "".join(f"      p{i}: between(1, 99999)\n" for i in range(2))
         + "    require: p0 + p1 < 0\n",
     )
     (rules / "ruleset.yaml").write_text(text, encoding="utf-8")
@@ -93,7 +93,7 @@ def test_too_many_legal_actions_are_refused(run: Run, ruleset: Callable[[str], P
     """A listing with more candidates than max_candidates is a located error, not a huge list."""
     rules = ruleset("")
     text = (rules / "ruleset.yaml").read_text(encoding="utf-8")
-    text = text.replace("  go:\n", "  go:\n    params:\n      p: range(1, 5000)\n")
+    text = text.replace("  go:\n", "  go:\n    params:\n      p: between(1, 5000)\n")
     (rules / "ruleset.yaml").write_text(text, encoding="utf-8")
     status, _, err = run("--limit", "max_candidates=1000", "play", str(rules), "--quiet")
     assert_refused(status, err)
@@ -110,7 +110,7 @@ def test_an_unknown_limit_is_a_usage_error(run: Run) -> None:
 
 def test_a_number_doubled_in_a_loop_cannot_reach_the_state(run: Run, ruleset: Callable[[str], Path]) -> None:
     """Numbers stored in the state stay within max_int_bits, so logs and hashes can always write them."""
-    rules = ruleset("setup: |\n  game.n = 1\n  for i in range(1, 20000):\n      game.n += game.n\n")
+    rules = ruleset("setup: |\n  game.n = 1\n  for i in between(1, 20000):\n      game.n += game.n\n")
     status, _, err = run("play", str(rules), "--quiet")
     assert_refused(status, err)
     assert "max_int_bits" in err

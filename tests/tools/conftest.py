@@ -23,7 +23,7 @@ state:
 actions:
   pay:
     params:
-      amount: "range(1, 2)"
+      amount: "between(1, 2)"
     require:
       - if: "me.coins >= amount"
         else: "not enough coins"

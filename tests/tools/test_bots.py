@@ -13,12 +13,12 @@ from rulekit.load import load_game
 from rulekit.tools.bots import (
     FirstLegalBot,
     RandomBot,
-    evaluate,
     make_bots,
     parse_bots,
     play_game,
     seat_specs,
 )
+from rulekit.tools.evaluation import evaluate
 from tests.tools.conftest import TINY
 
 

@@ -19,7 +19,7 @@ title: Cards
 players: {min: 2, max: 3}
 state:
   game:
-    deck: {type: "list[int]", initial: "range(1, 12)", visibility: hidden}
+    deck: {type: "list[int]", initial: "between(1, 12)", visibility: hidden}
     pile: {type: "list[int]"}
     secret: {type: int, initial: 7, visibility: hidden}
   player:

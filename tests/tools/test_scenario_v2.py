@@ -46,7 +46,7 @@ actions:
     ends_turn: true
   pick:
     params:
-      n: range(1, 2)
+      n: between(1, 2)
     cite: "§2"
     ends_turn: true
 setup: shuffle(game.deck)
@@ -181,9 +181,9 @@ def test_players_inside_untyped_setup_values_are_players(deck: Path) -> None:
         """\
 scenario: typed values
 setup:
-  game.owners: {a: [P1, P2], b: P3, c: none}
+  game.owners: {a: [P1, P2], b: 'P3', c: none}
 expect:
-  - {expr: game.owners, equals: {a: [P1, P2], b: P3, c: none}}
+  - {expr: game.owners, equals: {a: [P1, P2], b: 'P3', c: none}}
   - game.owners["a"] == [player_at(1), player_at(2)]
   - game.owners["b"] == "P3"
 """,
@@ -236,7 +236,7 @@ def test_a_rejection_outside_the_domain_names_the_rule(deck: Path) -> None:
 scenario: domain
 actions:
   - action: pick(7)
-    reject: "pick's 'n' is one of range(1, 2) [§2]"
+    reject: "pick's 'n' is one of between(1, 2) [§2]"
 """,
     )
     assert failures == []

@@ -95,7 +95,10 @@ def test_template_is_valid(write_ruleset: Callable[..., Path]) -> None:
         ("nope(1)", "unknown function 'nope'"),
         ("count(game.pile) > 0", "count(...) takes a generator: count(x for x in xs)"),
         ("rank(x for x in game.pile) == []", "rank(...) needs a key: rank(x for x in xs by key)"),
-        ("any(x for x in game.pile by x.size)", "'by' is only allowed in rank(...), sorted(...) and [...]"),
+        (
+            "any(x for x in game.pile by x.size)",
+            "'by' is only allowed in rank(...), sorted(...), distinct(...) and [...]",
+        ),
         ("sum(x for x in game.pile) > 0", "what sum adds up must be int, not tile"),
         ("transfer(1, me, bank)", "'transfer' changes the game and can only be used in effects"),
         ("game", "'game' needs a field: game.FIELD"),

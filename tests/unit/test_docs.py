@@ -59,3 +59,55 @@ def test_every_builtin_example_is_valid_dsl(name: str) -> None:
         parse_block(builtin.example)
     else:
         parse_expression(builtin.example)
+
+
+def _claims() -> list[str]:
+    """Pure built-ins whose example is a claim: a top-level ``==`` comparison."""
+    from rulekit.dsl import ast
+
+    return sorted(
+        name
+        for name, builtin in BUILTINS.items()
+        if not builtin.effect
+        and isinstance(node := parse_expression(builtin.example), ast.Binary)
+        and node.op == "=="
+    )
+
+
+@pytest.mark.parametrize("name", _claims())
+def test_every_builtin_example_written_as_a_claim_holds(name: str) -> None:
+    """An example such as ``half(15) == 7`` is evaluated (in a 2-player game) and is true."""
+    from rulekit.load import load_game
+
+    game = load_game("tic_tac_toe", 2)
+    fn, _ = game.program.compile_expression(BUILTINS[name].example)
+    assert fn(game.new_initial_state(0).fields, game.runtime, 0) is True
+
+
+def _evaluated_examples() -> list[tuple[str, str]]:
+    """Lines ``expression  # => value`` inside the code blocks of docs/dsl.md."""
+    text = (DOCS / "dsl.md").read_text(encoding="utf-8")
+    examples = []
+    for block in re.findall(r"^```\n(.*?)^```", text, re.MULTILINE | re.DOTALL):
+        for line in block.splitlines():
+            if "# =>" in line:
+                expression, expected = line.split("# =>")
+                examples.append((expression.strip(), expected.strip()))
+    return examples
+
+
+def test_docs_have_evaluated_examples() -> None:
+    """The convention below is in use (so the test that follows checks something)."""
+    assert len(_evaluated_examples()) >= 8
+
+
+@pytest.mark.parametrize(("expression", "expected"), _evaluated_examples())
+def test_an_example_of_dsl_md_marked_with_an_arrow_gives_that_value(expression: str, expected: str) -> None:
+    """``expr  # => value`` in docs/dsl.md: expr evaluates (in a 2-player game) to value."""
+    from rulekit.load import load_game
+
+    game = load_game("tic_tac_toe", 2)
+    state = game.new_initial_state(0)
+    actual, _ = game.program.compile_expression(expression)
+    wanted, _ = game.program.compile_expression(expected)
+    assert actual(state.fields, game.runtime, 0) == wanted(state.fields, game.runtime, 0)

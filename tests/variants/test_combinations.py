@@ -60,4 +60,4 @@ def test_malformed_players_fail_the_combination_with_the_loader_message(ttt_copy
     rules.write_text(rules.read_text().replace("players: {min: 2, max: 4}", "players: {min: two, max: 4}"))
     results = check_all_combinations(str(ttt_copy), max_actions=5)
     assert results and not any(r.ok for r in results)
-    assert "players needs integers 1 <= min <= max" in results[0].problems[0]
+    assert "players.min must be a whole number of at least 1 (got 'two')" in results[0].problems[0]

@@ -51,3 +51,32 @@ def test_cli_needs_a_variant_and_reports_the_divergence(capsys: pytest.CaptureFi
     assert "misere changes more than declared" in out and "game.winner: base" in out
     assert main(["tic_tac_toe", "--variant", "misere", "--differential", "--allow", "game.winner"]) == 0
     assert "changes nothing but what it declares" in capsys.readouterr().out
+
+
+def test_a_divergence_is_shortened_by_the_verify_shrinker_to_a_minimal_game() -> None:
+    from rulekit.load import load_program
+    from rulekit.tools.verify.differential import (
+        DIVERGES,
+        DivergenceFailure,
+        SideBySide,
+        _Matcher,
+        _shorten,
+    )
+    from rulekit.tools.verify.shrink import find_failure
+
+    base = load_program("tic_tac_toe")
+    variant = load_program("tic_tac_toe", (), ("misere",))
+    matcher = _Matcher(base, ())
+    # a long-winded game: P1 completes a1-a2-a3 with the ninth mark
+    marks = ["b1", "b2", "c2", "c1", "a1", "c3", "a2", "b3", "a3"]
+    texts = [f"place({m})" for m in marks]
+    side = SideBySide(base, variant, matcher, set())
+    failure = find_failure(side, 2, 3, texts, DIVERGES)
+    assert isinstance(failure, DivergenceFailure) and len(failure.history) == 9
+    result = differential(_options("misere"))
+    shortened = _shorten(base, variant, failure.divergence, matcher, result, 20.0, 2)
+    assert len(shortened.actions) == 5  # the fewest marks that complete a line
+    again = find_failure(
+        SideBySide(base, variant, matcher, set()), 2, shortened.seed, shortened.actions, DIVERGES
+    )
+    assert isinstance(again, DivergenceFailure)

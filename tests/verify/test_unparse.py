@@ -63,3 +63,20 @@ def test_unparse_round_trips_every_expression_of_a_ruleset(ruleset: str) -> None
     assert expressions
     for tree in expressions:
         assert parse_expression(unparse(tree)) == tree, unparse(tree)
+
+
+def test_explain_condition_says_why_any_condition_is_false() -> None:
+    from rulekit.dsl import types as t
+    from rulekit.dsl.parser import parse_expression
+    from rulekit.engine.game import Game
+    from rulekit.load import load_program
+    from rulekit.tools.verify.explain import explain_condition
+
+    program = load_program("tic_tac_toe")
+    state = Game(program, 2).new_initial_state(1)
+    lines = explain_condition(
+        program, parse_expression("count(c for c in cells if c.mark != none) >= n"), state, [("n", t.INT, 3)]
+    )
+    assert lines == ["count(c for c in cells if c.mark != none) = 0", "n = 3"]
+    broken = explain_condition(program, parse_expression("[1, 2][n] == 1"), state, [("n", t.INT, 5)])
+    assert broken[-1].endswith("IndexError: list index out of range") or "cannot be evaluated" in broken[-1]

@@ -97,7 +97,7 @@ def serve() -> Iterator[Callable[[Any], str]]:
 
     def start(session: Any) -> str:
         sock = bind(0)
-        server = make_server(make_app(session), sock)
+        server = make_server(make_app(session))
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
         deadline = time.monotonic() + 10

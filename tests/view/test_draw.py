@@ -10,7 +10,8 @@ import pytest
 
 from rulekit.engine.game import State
 from rulekit.load import load_game
-from rulekit.tools.view import Picture, Shape, _place, draw, masked_fields
+from rulekit.tools.view import Picture, Shape, draw, masked_fields
+from rulekit.tools.view.drawing import _place
 
 HIDDEN = """\
 ruleset: secret
@@ -164,7 +165,7 @@ def test_an_endless_view_expression_is_stopped_by_the_step_budget(write_ruleset:
     text = HIDDEN.replace(
         "    - name: broken\n",
         "    - name: huge\n"
-        '      text: {x: 1, y: 1, text: "count(j for i in range(0, 3000) for j in range(0, 3000))"}\n'
+        '      text: {x: 1, y: 1, text: "count(j for i in between(0, 3000) for j in between(0, 3000))"}\n'
         "    - name: broken\n",
     )
     state = load_game(str(write_ruleset(text)), 2).new_initial_state(0)

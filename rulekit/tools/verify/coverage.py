@@ -45,6 +45,8 @@ class Condition:
     span: Span | None
     true: int = 0
     false: int = 0
+    #: The condition's expression (requirements and trigger ``when``s), to see what it reads.
+    expr: ast.Expr | None = None
 
 
 @define
@@ -77,6 +79,7 @@ class Coverage:
                         f"requirement of '{name}': {req.decl.message}",
                         req.decl.span,
                         req.check,
+                        req.decl.condition,
                     ),
                     req.decl,
                     req.arity,
@@ -90,7 +93,11 @@ class Coverage:
             if condition is not None:
                 decl = trigger.decl
                 condition = self._wrap(
-                    f"when:{decl.name}", f"'when' of trigger '{decl.name}'", decl.span, condition
+                    f"when:{decl.name}",
+                    f"'when' of trigger '{decl.name}'",
+                    decl.span,
+                    condition,
+                    decl.condition,
                 )
             triggers.append(attrs.evolve(trigger, condition=condition))
         flow: list[FlowNode] = []
@@ -108,8 +115,8 @@ class Coverage:
             end_when = self._wrap("end_when", "scoring end_when", program.rules.scoring.span, end_when)
         return attrs.evolve(program, actions=actions, triggers=triggers, flow=flow, end_when=end_when)
 
-    def _wrap(self, key: str, what: str, span: Span | None, fn: Fn) -> Fn:
-        condition = self.conditions.setdefault(key, Condition(what, span))
+    def _wrap(self, key: str, what: str, span: Span | None, fn: Fn, expr: ast.Expr | None = None) -> Fn:
+        condition = self.conditions.setdefault(key, Condition(what, span, expr=expr))
 
         def wrapped(*args: Any, **kwargs: Any) -> Any:
             result = fn(*args, **kwargs)
@@ -124,6 +131,11 @@ class Coverage:
             return result
 
         return wrapped
+
+    def never_true(self) -> list[ast.Expr]:
+        """The expressions of the requirements and trigger ``when``s evaluated but never true
+        so far (what the exploration should steer towards)."""
+        return [c.expr for c in self.conditions.values() if c.expr is not None and c.false and not c.true]
 
     def fire(self, what: str) -> None:
         """The runtime's ``fired`` hook: ``action:NAME`` or ``trigger:NAME``."""

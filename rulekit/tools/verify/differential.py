@@ -5,8 +5,9 @@ base rules and under the variant: random games of the base, each action applied 
 both, with the same chance seed. After every action the two states are compared
 field by field; the first field that differs -- other than those the author says the
 variant changes (``--allow player.money,game.round``) -- is reported with both values
-and the actions that lead there, shortened by dropping actions while the difference
-stays. An action the base allows and the variant refuses (or the other way round) is
+and the actions that lead there, shortened by verify's shrinker (whole turns and
+rounds, runs of actions, the game's choices, fewer players, other chance seeds) while
+the games still diverge. An action the base allows and the variant refuses (or the other way round) is
 a divergence too, until an allowed field differs (from then on the games may
 legitimately take other courses).
 """
@@ -23,16 +24,20 @@ from attrs import define, field
 from rulekit.compiler.program import Program
 from rulekit.dsl import types as t
 from rulekit.dsl.types import parse_type
-from rulekit.engine.game import Game, State
+from rulekit.engine.game import Action, Game, State
 from rulekit.engine.values import format_value, to_json
 from rulekit.errors import RulekitError
 from rulekit.load import load_program
+from rulekit.tools.verify.failures import PropertyFailure
 from rulekit.tools.verify.options import MAX_SEED, VerifyOptions
+from rulekit.tools.verify.shrink import Shrinker, find_failure
 
 #: A divergence this short is reported at once; otherwise more games look for a shorter one ...
 SHORT = 30
 #: ... up to this many games in all.
 FIRST_GAMES = 50
+#: The time shrinking a divergence may take.
+SHRINK_SECONDS = 20.0
 
 
 @define
@@ -94,7 +99,7 @@ def differential(options: VerifyOptions, allow: Sequence[str] = ()) -> Different
         if shortest is not None and (len(shortest.actions) <= SHORT or number + 1 >= FIRST_GAMES):
             break  # short enough, or enough games played looking for a shorter one
     if shortest is not None:
-        result.divergence = _shorten(base, variant, shortest, matcher, result, time.perf_counter() + 20.0)
+        result.divergence = _shorten(base, variant, shortest, matcher, result, SHRINK_SECONDS, counts[0])
     result.seconds = time.perf_counter() - started
     return result
 
@@ -243,29 +248,93 @@ def _compare(
     )
 
 
+#: A candidate of shrinking that diverges (whatever the difference: any undeclared one is a finding).
+DIVERGES = "differential:diverges"
+#: A candidate in which the games legitimately took other courses: not a divergence.
+_DRIFTED = "differential:drifted"
+
+
+class DivergenceFailure(PropertyFailure):
+    """A divergence, raised while the shrinker replays a candidate side by side."""
+
+    def __init__(self, divergence: Divergence, history: Sequence[tuple[int, str]]) -> None:
+        super().__init__(
+            DIVERGES, divergence.what, history=history, players=divergence.players, seed=divergence.seed
+        )
+        self.divergence = divergence
+
+
+class SideBySide:
+    """Plays a game under the base and the variant at once, for the shrinker (a ``Replayer``):
+    ``start`` and ``step`` raise :class:`DivergenceFailure` at the first undeclared difference."""
+
+    def __init__(self, base: Program, variant: Program, matcher: _Matcher, allowed_seen: set[str]) -> None:
+        self.program = base
+        self.variant = variant
+        self.matcher = matcher
+        self.allowed_seen = set(allowed_seen)
+        self.games: dict[int, tuple[Game, Game]] = {}
+        self.history: list[tuple[int, str]] = []
+
+    def start(self, players: int, seed: int) -> State:
+        games = self.games.get(players)
+        if games is None:
+            games = self.games[players] = (Game(self.program, players), Game(self.variant, players))
+        left = games[0].new_initial_state(seed)
+        self.right = games[1].new_initial_state(seed)
+        self.players, self.seed, self.drifted = players, seed, False
+        self.history = []
+        self.shadow = DifferentialResult(
+            self.program, self.variant, 0, 0, 0.0, allowed_seen=set(self.allowed_seen)
+        )
+        found = _compare(left, self.right, self.matcher, players, seed, [], self.shadow) or _legal_differ(
+            left, self.right, players, seed, []
+        )
+        if found is not None:
+            raise DivergenceFailure(found, self.history)
+        return left
+
+    def step(self, state: State, action: Action) -> None:
+        text = state.game.action_to_string(action)
+        self.history.append((state.current_player(), text))
+        texts = [t for _, t in self.history]
+        state.apply_action(action)
+        right, players, seed = self.right, self.players, self.seed
+        try:
+            right.apply_action(text)
+        except RulekitError as error:
+            if self.drifted:
+                raise PropertyFailure(_DRIFTED, text, history=self.history) from None
+            message = error.diagnostics[0].message if error.diagnostics else str(error)
+            divergence = Divergence(
+                players, seed, texts, f"{text} is legal in the base but not under the variant: {message}"
+            )
+            raise DivergenceFailure(divergence, self.history) from None
+        found = _compare(state, right, self.matcher, players, seed, texts, self.shadow)
+        if found is None:
+            self.drifted = self.drifted or bool(
+                self.shadow.allowed_seen & _differing_names(state, right, self.matcher)
+            )
+            if not self.drifted:
+                found = _legal_differ(state, right, players, seed, texts)
+        if found is not None:
+            raise DivergenceFailure(found, self.history)
+
+
 def _shorten(
     base: Program,
     variant: Program,
     found: Divergence,
     matcher: _Matcher,
     result: DifferentialResult,
-    deadline: float,
+    seconds: float,
+    min_players: int,
 ) -> Divergence:
-    """Drop actions one at a time while the game still diverges (within the deadline)."""
-    best = found
-    changed = True
-    while changed and time.perf_counter() < deadline:
-        changed = False
-        for i in reversed(range(len(best.actions))):
-            if time.perf_counter() >= deadline:
-                break
-            candidate = best.actions[:i] + best.actions[i + 1 :]
-            shadow = DifferentialResult(base, variant, 0, 0, 0.0, allowed_seen=set(result.allowed_seen))
-            try:
-                again = _play(base, variant, best.players, best.seed, matcher, None, 0, [], shadow, candidate)
-            except RulekitError:
-                continue
-            if again is not None and len(again.actions) < len(best.actions):
-                best, changed = again, True
-                break
-    return best
+    """Shorten a divergence with verify's shrinker (``shrink.py``: whole turns and rounds, runs
+    of actions, choices, fewer players, other chance seeds, a targeted search while long)."""
+    side = SideBySide(base, variant, matcher, result.allowed_seen)
+    failure = find_failure(side, found.players, found.seed, found.actions, DIVERGES)
+    if not isinstance(failure, DivergenceFailure):
+        return found  # pragma: no cover - the divergence was found by playing these actions
+    best = Shrinker(side, seconds, min_players).shrink(failure)
+    return best.divergence if isinstance(best, DivergenceFailure) else found

@@ -1,9 +1,26 @@
-"""Explaining a failed invariant: the values of its parts."""
+"""Why a condition is false: the values of its parts. The one implementation of this for
+rulekit's tools (verify's counterexamples, scenario expectations).
+
+Public and stable:
+
+* :func:`explain_condition` -- the lines explaining why a boolean DSL expression is false in
+  a state (optionally with names bound: a loop variable, a parameter);
+* :func:`explain_invariant` -- the same for a compiled invariant (its condition);
+* :func:`explain_error` -- why evaluating an expression raised (the innermost failing part);
+* :func:`compile_node` -- compile a parsed expression of the ruleset to ``fn(F, R, me, *params)``;
+* :data:`unparse` -- the DSL text of an expression.
+
+The explanation follows the expression: for ``and`` the part that is false, for ``or`` every
+part, for ``not`` and comparisons the value of each non-constant side, for ``x where x = ...``
+the value bound, for ``a if c else b`` the branch taken, for ``all(...)`` the elements it fails
+for and why it fails for the first, for ``any(...)`` that no element makes it true.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import attrs
@@ -24,13 +41,42 @@ from rulekit.tools.verify.failures import (
 
 def explain_invariant(program: Program, invariant: CompiledInvariant, state: State) -> list[str]:
     """The values of the parts of a failed invariant, e.g. both sides of its comparison."""
-    lines: list[str] = []
+    return explain_condition(program, invariant.decl.condition, state)
+
+
+#: ``me`` left out: the condition is compiled as an invariant's, without ``me``.
+NO_ME: tuple[()] = ()
+
+
+def explain_condition(
+    program: Program,
+    condition: ast.Expr,
+    state: State,
+    bindings: Sequence[Binding] = (),
+    *,
+    me: int | tuple[()] | None = NO_ME,
+) -> list[str]:
+    """Why ``condition`` (a parsed boolean DSL expression of ``program``'s rules, e.g. a
+    scenario's ``expect``) is false in ``state``: one line per part, indented by depth.
+    ``bindings`` are names the expression uses besides the state: ``(name, type, value)``;
+    ``me`` is the player the condition may call ``me`` (None: nobody, e.g. after the end).
+    If evaluating it raises, the lines say where and why (see :func:`explain_error`)."""
+    token = _ME.set(None if isinstance(me, tuple) else (me,))
     try:
-        _explain(program, invariant.decl.condition, state, [], lines, 0)
-    except Exception as error:
-        lines.clear()
-        lines.extend(explain_error(program, invariant.decl.condition, state, error))
-    return lines
+        lines: list[str] = []
+        try:
+            _explain(program, condition, state, list(bindings), lines, 0)
+        except Exception as error:
+            lines.clear()
+            lines.extend(explain_error(program, condition, state, error))
+        return lines
+    finally:
+        _ME.reset(token)
+
+
+#: ``me`` while :func:`explain_condition` runs (as a 1-tuple: it may be None); unset, the parts
+#: are compiled and evaluated as an invariant's, without ``me``.
+_ME: ContextVar[tuple[int | None] | None] = ContextVar("explained_me", default=None)
 
 
 def explain_error(program: Program, expr: ast.Expr, state: State, error: Exception) -> list[str]:
@@ -65,7 +111,7 @@ def explain_error(program: Program, expr: ast.Expr, state: State, error: Excepti
 
 def _parts(expr: ast.Expr) -> list[ast.Expr]:
     """The direct sub-expressions of ``expr`` that use no loop variable of its own."""
-    if isinstance(expr, ast.Aggregate | ast.ListComprehension | ast.Where):
+    if isinstance(expr, ast.Aggregate | ast.ListComprehension | ast.Where | ast.LetIn):
         return []  # their parts need the loop variable or the binding
     parts = []
     for name in attrs.fields_dict(type(expr)):
@@ -92,6 +138,9 @@ _EXPRESSIONS = (
     ast.Binary,
     ast.Conditional,
     ast.Where,
+    ast.LetIn,
+    ast.Record,
+    ast.With,
 )
 
 
@@ -102,14 +151,17 @@ def _evaluate(
     program: Program, expr: ast.Expr, state: State, bindings: Sequence[Binding]
 ) -> tuple[Any, Type]:
     fn, type_ = compile_node(program, expr, [(n, ty) for n, ty, _ in bindings])
-    return fn(state.fields, state.game.runtime, -1, *(v for _, _, v in bindings)), type_
+    me = _ME.get()
+    return fn(
+        state.fields, state.game.runtime, -1 if me is None else me[0], *(v for _, _, v in bindings)
+    ), type_
 
 
 def compile_node(
     program: Program, expr: ast.Expr, params: Sequence[tuple[str, Type]]
 ) -> tuple[Callable[..., Any], Type]:
     """Compile an already parsed expression of the ruleset (``fn(F, R, me, *params)``)."""
-    return program.compile_function(expr, params=params, me=False)
+    return program.compile_function(expr, params=params, me=_ME.get() is not None)
 
 
 def _show(value: Any, type_: Type) -> str:

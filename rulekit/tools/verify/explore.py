@@ -7,7 +7,9 @@ decision one legal action is drawn; how likely each one is depends on
 * the game's *plan* (swarm testing): most games disable a random subset of
   action kinds (they become rare, never impossible) and some follow the
   ruleset's ``bots.weights``, so games differ in kind, not only in luck;
-* coverage: an action kind that fired less often so far is preferred;
+* coverage: an action kind that fired less often so far is preferred, and so is one seen
+  writing a field that a requirement or trigger condition never true so far reads (it may
+  make that condition true);
 * a floor: every legal action keeps at least ``FLOOR / len(legal)`` of the
   probability, whatever its weight (a weight of 0 only makes it rare).
 
@@ -35,6 +37,7 @@ from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.coverage import Coverage
 from rulekit.tools.verify.failures import PropertyFailure
 from rulekit.tools.verify.options import MAX_SEED, VerifyOptions
+from rulekit.tools.verify.relevance import expression_reads
 
 #: Share of the probability spread evenly over all legal actions, whatever their weights.
 FLOOR = 0.1
@@ -48,6 +51,10 @@ FROM_CORPUS = 0.5
 CORPUS_SIZE = 64
 #: Share of games played by the --bots explorers (when given).
 BOT_SHARE = 1 / 3
+#: How much likelier an action kind is that writes a field some never-true condition reads.
+FEEDS = 3.0
+#: The fields each action kind writes are sampled every this many actions.
+WRITES_EVERY = 4
 
 
 @define
@@ -79,6 +86,11 @@ class Explorer:
     coverage: Coverage | None = None
     progress: Callable[[], None] = lambda: None
     corpus: list[Entry] = field(factory=list)
+    #: Field names each action kind was seen to write (sampled).
+    writes: dict[str, set[str]] = field(factory=dict)
+    #: Action kinds that write what a condition never true so far reads (recomputed per game).
+    feeders: frozenset[str] = frozenset()
+    _reads: dict[int, frozenset[str]] = field(factory=dict)
 
     def run(self, games: range, stop: Callable[[], bool] = lambda: False) -> PropertyFailure | None:
         """Play ``games`` (their numbers); the first failure, or ``None``."""
@@ -112,6 +124,7 @@ class Explorer:
             spec = self.options.bots[rng.randrange(len(self.options.bots))]
             plan = Plan(bot=make_explorer_bot(spec, rng.randrange(MAX_SEED)))
         checker = self.checker
+        self.feeders = self._feeders()
         state = checker.start(players, game_seed)
         played: list[Action] = []
         novel_at = 0
@@ -125,7 +138,12 @@ class Explorer:
             else:
                 prefix = []
                 action = legal[0] if len(legal) == 1 else self.choose(rng, state, legal, plan)
-            checker.step(state, action)
+            if self.coverage is not None and index % WRITES_EVERY == 0:
+                before = dict(state.fields)
+                checker.step(state, action)
+                self._note_writes(action.name, before, state.fields)
+            else:
+                checker.step(state, action)
             played.append(action)
             if self.coverage is not None and self.coverage.novel != novel:
                 novel, novel_at = self.coverage.novel, len(played)
@@ -151,6 +169,8 @@ class Explorer:
             if action.name in plan.disabled:
                 weight *= DISABLED
             weight *= 1.0 + NOVELTY / (1 + fired.get(f"action:{action.name}", 0))
+            if action.name in self.feeders:
+                weight *= FEEDS
             weights.append(weight)
         total = sum(weights)
         share = FLOOR / len(legal)
@@ -161,6 +181,26 @@ class Explorer:
             if draw < 0:
                 return action
         return legal[-1]
+
+    def _note_writes(self, name: str, before: dict[Any, Any], after: dict[Any, Any]) -> None:
+        written = self.writes.setdefault(name, set())
+        for key, value in after.items():
+            if key[0] != "_" and key[1] not in written and before.get(key) != value:
+                written.add(key[1])
+
+    def _feeders(self) -> frozenset[str]:
+        """The action kinds seen writing a field that a condition never true so far reads:
+        preferring them steers the games towards the rules not reached yet."""
+        if self.coverage is None or not self.writes:
+            return frozenset()
+        rules = self.checker.program.rules
+        reads: set[str] = set()
+        for expr in self.coverage.never_true():
+            found = self._reads.get(id(expr))
+            if found is None:
+                found = self._reads[id(expr)] = expression_reads(rules, expr)
+            reads |= found
+        return frozenset(name for name, written in self.writes.items() if written & reads)
 
 
 def make_explorer_bot(spec: str, seed: int) -> Bot:

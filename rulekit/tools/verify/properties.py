@@ -188,9 +188,8 @@ def evaluate_parts(
     for part in parts:
         if isinstance(part, ast.Literal):
             continue
-        bag = DiagnosticBag()
         try:
-            fn = _compile_value(program, part, bag, prop)
+            fn = _compile_value(program, part, prop)
             value = fn(after, runtime, me, before, after, *args)
         except Exception as error:  # the part needs me or a parameter, or raises
             lines.append(f"{unparse(part)}: cannot be shown ({type(error).__name__})")
@@ -199,7 +198,7 @@ def evaluate_parts(
     return lines
 
 
-def _compile_value(program: Program, expr: ast.Expr, bag: DiagnosticBag, prop: CompiledProperty) -> Fn:
+def _compile_value(program: Program, expr: ast.Expr, prop: CompiledProperty) -> Fn:
     params: list[tuple[str, Type]] = []
     if prop.action is not None:
         compiled = program.actions[prop.action]

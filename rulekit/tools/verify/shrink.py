@@ -13,6 +13,12 @@ sequence (it is then 1-minimal) or the time is up:
 4. replay with fewer players and with other chance seeds: a failure that comes
    earlier there is shorter.
 
+The game's *choices* are shrunk first (``_by_choices``). A counterexample still long
+(more than ``MAX_PAIR_SEARCH`` actions) is then replaced by a *targeted search*
+(``search.py``): new games that go for the actions writing what the failing check
+reads; it is tried again whenever the passes leave the sequence 1-minimal but still
+long. After a search, the choices again, then the passes above on the action texts.
+
 Every improvement is reported at once (``on_better``), so a caller can rewrite
 the counterexample's files: the user keeps the best one found even if the time
 runs out.
@@ -20,7 +26,6 @@ runs out.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Sequence
 
@@ -28,19 +33,25 @@ from attrs import define, field
 
 from rulekit.engine.game import State
 from rulekit.errors import RulekitError
-from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.failures import NotReplayable, PropertyFailure
-from rulekit.tools.verify.options import MAX_PAIR_SEARCH, MAX_SEED
+from rulekit.tools.verify.options import MAX_PAIR_SEARCH
+from rulekit.tools.verify.relevance import names_read, progress
+from rulekit.tools.verify.replayer import Replayer
+from rulekit.tools.verify.search import TargetedSearch
 
 #: Other chance seeds tried per pass.
 RESEEDS = 8
+#: Share of the time left that the targeted search of a long counterexample may take.
+SEARCH_SHARE = 0.4
+#: The targeted search stops after this many games without a shorter failure.
+SEARCH_PATIENCE = 4000
 
 
 @define
 class Shrinker:
     """Shortens one failure; ``checker`` replays candidates (best focused on the failure)."""
 
-    checker: Checker
+    checker: Replayer
     seconds: float
     min_players: int
     on_better: Callable[[PropertyFailure], None] = lambda failure: None
@@ -49,6 +60,8 @@ class Shrinker:
     improvements: int = 0
     minimal: bool = False
     timed_out: bool = False
+    #: The action kinds the targeted search preferred (writing what the failing check reads).
+    relevant: frozenset[str] = frozenset()
     _seed_tries: int = field(default=0, init=False)
 
     def shrink(self, failure: PropertyFailure) -> PropertyFailure:
@@ -56,15 +69,27 @@ class Shrinker:
         self.deadline = time.perf_counter() + self.seconds
         best = self._try(failure.players, failure.seed, _texts(failure), failure.key) or failure
         best = self._by_choices(best)
-        if len(best.history) > MAX_PAIR_SEARCH:
-            best = self._by_choices(self._search_shorter(best))
-        while not self._out_of_time():
-            before = len(best.history)
-            best = self._pass(best)
-            if self.timed_out:
-                break
-            if len(best.history) == before:
-                self.minimal = True
+        searched = False
+        while True:
+            if len(best.history) > MAX_PAIR_SEARCH and not self._out_of_time():
+                # still long: search new games; once 1-minimal, search again from it
+                length = len(best.history)
+                best = self._search_shorter(best)
+                if len(best.history) < length:
+                    best = self._by_choices(best)
+                elif searched:
+                    break
+                searched = True
+                self.minimal = False
+            while not self._out_of_time():
+                before = len(best.history)
+                best = self._pass(best)
+                if self.timed_out:
+                    break
+                if len(best.history) == before:
+                    self.minimal = True
+                    break
+            if self.timed_out or len(best.history) <= MAX_PAIR_SEARCH:
                 break
         return best
 
@@ -117,28 +142,30 @@ class Shrinker:
         return best
 
     def _search_shorter(self, best: PropertyFailure) -> PropertyFailure:
-        """Still long: play new random games cut off before the best length, for up to a third
-        of the time left; the shortest that fails the same way. (With a checker focused on the
-        failure, a game costs little, and other games often reach the bug sooner.)"""
-        rng = random.Random(len(best.history))
-        stop = time.perf_counter() + (self.deadline - time.perf_counter()) / 3
+        """Still long: a *targeted search* (``search.py``) for up to ``SEARCH_SHARE`` of the
+        time left: new games cut off before the best length that go for the action kinds
+        writing what the failing check reads and for extreme values of those fields."""
         checker = self.checker
-        while time.perf_counter() < stop and not self._out_of_time():
-            self.candidates += 1
-            players = rng.randint(self.min_players, best.players)
-            try:
-                state = checker.start(players, rng.randrange(MAX_SEED))
-                for _ in range(len(best.history) - 1):
-                    if state.is_terminal():
-                        break
-                    legal = state.legal_actions()
-                    checker.step(state, legal[rng.randrange(len(legal))])
-            except PropertyFailure as failure:
-                if failure.key == best.key and len(failure.history) < len(best.history):
-                    best = failure
-                    self.improvements += 1
-                    self.on_better(failure)
+        reads = names_read(checker.program.rules, best.key)
+        gains = progress(checker, best, reads)
+        # the kind of the failing action always counts; the others by how far they led
+        last = best.history[-1][1].partition("(")[0] if best.history else ""
+        top = max([*gains.values(), 0.0])
+        shares = {name: (gain / top if top > 0 else 1.0) for name, gain in gains.items() if gain >= 0}
+        shares[last] = 1.0
+        self.relevant = frozenset(shares)
+        away = frozenset(name for name, gain in gains.items() if gain < 0 and name != last)
+        search = TargetedSearch(
+            checker, best.key, self.min_players, best.players, shares, reads, away, self._found
+        )
+        until = time.perf_counter() + (self.deadline - time.perf_counter()) * SEARCH_SHARE
+        best = search.run(best, min(until, self.deadline), SEARCH_PATIENCE)
+        self.candidates += search.games
         return best
+
+    def _found(self, failure: PropertyFailure) -> None:
+        self.improvements += 1
+        self.on_better(failure)
 
     def _choices_of(self, failure: PropertyFailure) -> list[int] | None:
         """The choice indices that replay ``failure`` (``None`` if it does not replay)."""
@@ -301,13 +328,13 @@ def _turns(history: Sequence[tuple[int, str]]) -> list[tuple[int, int]]:
     return turns
 
 
-def minimize(checker: Checker, failure: PropertyFailure, seconds: float = float("inf")) -> PropertyFailure:
+def minimize(checker: Replayer, failure: PropertyFailure, seconds: float = float("inf")) -> PropertyFailure:
     """Shorten ``failure`` (see the module's docstring) for at most ``seconds``."""
     return Shrinker(checker, seconds, failure.players).shrink(failure)
 
 
 def find_failure(
-    checker: Checker, players: int, seed: int, texts: Sequence[str], key: str
+    checker: Replayer, players: int, seed: int, texts: Sequence[str], key: str
 ) -> PropertyFailure | None:
     """Play ``texts``, checking everything; the failure ``key`` if it occurs (maybe before
     the end), else ``None`` (also when an action is not legal where it comes)."""
@@ -320,7 +347,7 @@ def find_failure(
     return None
 
 
-def play_sequence(checker: Checker, players: int, seed: int, texts: Sequence[str]) -> State:
+def play_sequence(checker: Replayer, players: int, seed: int, texts: Sequence[str]) -> State:
     """Play the action texts from the start, checking everything after every action.
 
     Raises:

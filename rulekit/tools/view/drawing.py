@@ -1,184 +1,18 @@
-"""Compile a ruleset's ``view`` and draw a state as a list of shapes.
-
-:func:`compile_view` type-checks every expression of the view against the
-ruleset (errors at their file:line:col); :func:`draw` evaluates it for a state
-as one seat (or a spectator) may see it and returns a :class:`Picture`: plain
-shapes with pixel coordinates, turned into SVG by :mod:`rulekit.tools.svg`.
-
-What the viewer may not see is masked before any expression runs: a hidden
-list keeps its length but every element reads as ``none``, a hidden map is
-empty and any other hidden value is ``none`` (see ``State.view``).
-"""
+"""Draw a state for a seat (or a spectator) with a compiled view: what the seat may not see is
+masked first, then every layer is evaluated into shapes with pixel coordinates."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from attrs import frozen
-
-from rulekit.compiler.program import Program
-from rulekit.dsl import types as t
-from rulekit.dsl.types import Type
 from rulekit.engine.game import State
 from rulekit.engine.values import format_value
-from rulekit.errors import Diagnostic, DiagnosticBag, RulekitError, RulesetError, did_you_mean
+from rulekit.errors import Diagnostic, RulesetError
 from rulekit.rules import view as v
-from rulekit.rules.yaml_source import LocStr
+from rulekit.tools.view.compilation import compile_view
+from rulekit.tools.view.model import CompiledAttr, CompiledLayer, CompiledView, Picture, Shape
 
-Fn = Callable[..., Any]
 MAX_SHAPES = 20_000
-
-_EXPECTED = {
-    v.NUM: t.INT,
-    v.BOOL: t.BOOL,
-    v.LIST: t.ANY_LIST,
-}
-
-
-@frozen
-class CompiledAttr:
-    """An attribute ready to evaluate: a constant or a compiled expression and its type."""
-
-    name: str
-    kind: str
-    fn: Fn | None
-    constant: Any
-    type_: Type
-
-
-@frozen
-class CompiledLayer:
-    decl: v.LayerDecl
-    each: CompiledAttr | None
-    when: CompiledAttr | None
-    attrs: dict[str, CompiledAttr]
-
-
-@frozen
-class CompiledView:
-    decl: v.ViewDecl
-    width: CompiledAttr
-    height: CompiledAttr
-    layers: tuple[CompiledLayer, ...]
-
-
-@frozen
-class Shape:
-    """One drawn element: ``kind`` is rect, circle, text, line or polygon; ``props`` its SVG data."""
-
-    kind: str
-    layer: str
-    props: dict[str, Any]
-
-
-@frozen
-class Picture:
-    """A drawn state: canvas size, background, shapes in drawing order and any layer errors."""
-
-    width: int
-    height: int
-    background: str
-    shapes: tuple[Shape, ...]
-    errors: tuple[str, ...]
-    title: str
-
-
-# ----------------------------------------------------------------- compile
-
-_COMPILED: dict[int, tuple[Program, CompiledView | None]] = {}
-
-
-def compile_view(program: Program) -> CompiledView | None:
-    """Check and compile the ruleset's view (cached per program); None if it has none.
-
-    Raises:
-        RulesetError: an expression does not compile or has the wrong type, each at its position.
-    """
-    cached = _COMPILED.get(id(program))
-    if cached is not None and cached[0] is program:
-        return cached[1]
-    decl = program.rules.view
-    result = None if decl is None else _compile(program, decl)
-    _COMPILED[id(program)] = (program, result)
-    return result
-
-
-def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
-    bag = DiagnosticBag()
-
-    def attr(a: v.Attr, params: list[tuple[str, Type]]) -> CompiledAttr | None:
-        if a.kind == v.ACTION:
-            for name in a.literal:
-                if name not in program.rules.actions:
-                    hint = did_you_mean(name, program.rules.actions)
-                    bag.error(f"'{a.name}' names unknown action '{name}'", a.span, hint=hint)
-            return CompiledAttr(a.name, a.kind, None, a.literal, t.ANY)
-        if not a.is_expr:
-            return CompiledAttr(a.name, a.kind, None, a.literal, t.ANY)
-        source = a.source
-        origin = source.origin if isinstance(source, LocStr) else None
-        try:
-            fn, type_ = program.compile_expression(str(source), origin, params=params)
-        except RulekitError as error:
-            bag.extend(error.diagnostics)
-            return None
-        if not _type_ok(a.kind, type_):
-            bag.error(f"'{a.name}' must be {_wanted(a.kind)}, not {type_}", a.span)
-            return None
-        return CompiledAttr(a.name, a.kind, fn, None, type_)
-
-    width = attr(decl.width, [])
-    height = attr(decl.height, [])
-    layers = []
-    for layer in decl.layers:
-        params: list[tuple[str, Type]] = []
-        each = None
-        if layer.each is not None:
-            each = attr(layer.each, [])
-            element = t.element_type(each.type_) if each is not None else t.ANY
-            params = [(layer.var, element)]
-        when = attr(layer.when, params) if layer.when is not None else None
-        shape = layer.shape
-        compiled: dict[str, CompiledAttr] = {}
-        item_params = list(params)
-        items = shape.attrs.get("items")
-        if items is not None:
-            items_c = attr(items, params)
-            if items_c is not None:
-                compiled["items"] = items_c
-                item_params += [(shape.item, t.element_type(items_c.type_)), ("index", t.INT)]
-        for name, a in shape.attrs.items():
-            if name == "items":
-                continue
-            per_item = shape.kind in ("track", "stack") and name in v.PER_ITEM
-            c = attr(a, item_params if per_item else params)
-            if c is not None:
-                compiled[name] = c
-        layers.append(CompiledLayer(layer, each, when, compiled))
-    bag.raise_if_any(RulesetError)
-    assert width is not None and height is not None
-    return CompiledView(decl, width, height, tuple(layers))
-
-
-def _type_ok(kind: str, type_: Type) -> bool:
-    if kind in _EXPECTED:
-        return t.compatible(_EXPECTED[kind], type_)
-    if kind == v.COLOUR:
-        return type_ in (t.STR, t.PLAYER, t.OWNER, t.INT, t.ANY, t.NONE)
-    return True  # text and refs: anything can be written
-
-
-def _wanted(kind: str) -> str:
-    return {
-        v.NUM: "an int",
-        v.BOOL: "a bool",
-        v.LIST: "a list",
-        v.COLOUR: "a colour (a str, a player or none)",
-    }.get(kind, kind)
-
-
-# -------------------------------------------------------------------- draw
 
 
 def masked_fields(state: State, seat: int | None) -> dict[Any, Any]:
@@ -235,9 +69,9 @@ class _Drawer:
     def colour(self, attr: CompiledAttr | None, *args: Any, default: str = "none") -> str:
         if attr is None:
             return default
-        return self.to_colour(self.value(attr, *args), attr.type_)
+        return self.to_colour(self.value(attr, *args))
 
-    def to_colour(self, value: Any, type_: Type = t.ANY) -> str:
+    def to_colour(self, value: Any) -> str:
         if value is None:
             return "none"
         if isinstance(value, bool):
@@ -413,11 +247,10 @@ class _Drawer:
         rotation = int(self.number(a.get("rotation"), *args, default=0))
         cx, cy = x + size / 2, y + size / 2
         corners = [(x, y), (x + size, y), (x + size, y + size), (x, y + size)]
-        element_type = t.element_type(a["sides"].type_)
         for side in range(4):
             printed = sides[(side - rotation) % 4]
             (ax, ay), (bx, by) = corners[side], corners[(side + 1) % 4]
-            fill = self.to_colour(printed, element_type)
+            fill = self.to_colour(printed)
             self.add(
                 "polygon",
                 layer.decl.name,

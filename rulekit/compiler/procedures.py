@@ -1,0 +1,128 @@
+"""Procedures: named, parameterised effect blocks, called as statements.
+
+``payday(city)`` in an effect runs the procedure's block with ``city`` bound, the
+caller's ``me`` and the same state.  Procedures may call procedures, never in a
+cycle (checked), so every effect still terminates.  Each compiles to one Python
+function ``pr_<name>(F, R, me, *params)`` next to the ruleset's other code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from attrs import frozen
+
+from rulekit.compiler import emit
+from rulekit.compiler.codegen import CodeGen, Context
+from rulekit.dsl import ast
+from rulekit.dsl import types as t
+from rulekit.dsl.types import Type
+from rulekit.errors import DiagnosticBag, Span
+from rulekit.runtime.builtins import BUILTINS
+
+
+@frozen
+class Procedure:
+    """What the compiler needs of a declared procedure."""
+
+    name: str
+    params: tuple[tuple[str, str], ...]  # name, type text
+    body: ast.Block
+    span: Span | None
+
+
+def code_name(name: str) -> str:
+    """The Python name of a procedure's function."""
+    return emit.name("pr_", name)
+
+
+def calls(block: ast.Block | tuple[ast.Stmt, ...], procedures: Mapping[str, Any]) -> set[str]:
+    """Names of the procedures a block calls (in any nested if or for)."""
+    return {s.call.function for s in _statements(block) if s.call.function in procedures}
+
+
+def _statements(block: ast.Block | tuple[ast.Stmt, ...]) -> Iterator[ast.CallStatement]:
+    statements = block.statements if isinstance(block, ast.Block) else block
+    for stmt in statements:
+        if isinstance(stmt, ast.CallStatement):
+            yield stmt
+        elif isinstance(stmt, ast.If):
+            for _, body in stmt.branches:
+                yield from _statements(body)
+            yield from _statements(stmt.otherwise)
+        elif isinstance(stmt, ast.For):
+            yield from _statements(stmt.body)
+
+
+def find_cycle(procedures: Mapping[str, Procedure]) -> list[str] | None:
+    """A chain of procedures that ends where it began (``a -> b -> a``), if there is one."""
+    graph = {name: sorted(calls(p.body, procedures)) for name, p in procedures.items()}
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for callee in graph[node]:
+            if state.get(callee) == 1:
+                return [*path[path.index(callee) :], callee]
+            if callee not in state:
+                found = visit(callee)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for name in sorted(graph):
+        if name not in state:
+            found = visit(name)
+            if found:
+                return found
+    return None
+
+
+def param_types(procedure: Procedure, kinds: set[str], bag: DiagnosticBag) -> tuple[tuple[str, Type], ...]:
+    """The declared parameter types (an unknown type is reported and read as ``any``)."""
+    result = []
+    for pname, text in procedure.params:
+        parsed = t.parse_type(text, kinds)
+        if parsed is None:
+            bag.error(
+                f"unknown type '{text}' for parameter '{pname}' of procedure {procedure.name}", procedure.span
+            )
+            parsed = t.ANY
+        result.append((pname, parsed))
+    return tuple(result)
+
+
+def define(gen: CodeGen, procedure: Procedure, types: tuple[tuple[str, Type], ...]) -> str:
+    """The Python source of a procedure's function (``gen`` is the ruleset's CodeGen)."""
+    ctx = Context(effects=True)
+    names = [ctx.bind(n, ty) for n, ty in types]
+    body = gen.block(procedure.body, ctx, 1)
+    args = ", ".join(["F", "R", "me", *names])
+    return f"def {code_name(procedure.name)}({args}):\n    {emit.step_entry()}\n" + "\n".join(body) + "\n"
+
+
+def compile_all(gen: CodeGen, procedures: Mapping[str, Procedure], bag: DiagnosticBag) -> list[str]:
+    """Check the procedures (types, no cycle, no clash with a built-in or function) and give
+    the source of their functions.  Sets ``gen.procedures`` first, so that every effect
+    compiled afterwards (including the procedures' own bodies) can call them."""
+    kinds = set(gen.kinds)
+    typed = {name: param_types(p, kinds, bag) for name, p in procedures.items()}
+    gen.procedures = typed
+    for name, procedure in procedures.items():
+        if name in BUILTINS or name in gen.rules.functions:
+            what = "built-in" if name in BUILTINS else "function"
+            bag.error(f"procedure '{name}' hides the {what} of that name", procedure.span)
+    cycle = find_cycle(procedures)
+    if cycle:
+        bag.error(
+            "procedures call each other in a cycle: " + " -> ".join(cycle),
+            procedures[cycle[0]].span,
+            hint="rules must terminate; a procedure cannot call itself, directly or through others",
+        )
+        return []
+    return [define(gen, procedures[name], typed[name]) for name in procedures]

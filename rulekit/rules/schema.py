@@ -1,0 +1,567 @@
+"""The rules format, declared once: every section, key and value shape of a rules file.
+
+Each entry of a section is a :class:`Table` of :class:`Key` s; a key carries its YAML
+name, the :data:`Shape` of its value (DSL expression or block, a type, a flag, a
+nested table ...), whether it is required (and the message when it is missing), its
+default, whether a module's ``extend:`` may append to it, and a one-line doc.
+
+Everything that needs to know "what is a rules file" reads this module:
+
+* :mod:`rulekit.rules.structure` walks the located YAML against it (one pass,
+  every problem at its ``file:line:col``) and :mod:`rulekit.rules.loader` builds the
+  typed model from the result;
+* :mod:`rulekit.rules.compose` and :mod:`rulekit.rules.variants` take the section
+  lists, the extendable keys and the paths a variant may ``set`` from it;
+* :mod:`rulekit.tools.schema` generates the JSON Schemas in ``rulekit/schema/``;
+* ``tests/unit/test_schema_tables.py`` checks docs/rules-format.md's key tables.
+
+Adding a key to an existing entry is one line in its table here (then the model
+field and the loader line that reads it).  Adding a section is one :class:`Key` in
+:data:`SECTIONS` with ``section="named"`` (a map of names to entries: modules add,
+override and remove entries) or ``section="single"`` (one value: modules override
+it), then ``python -m rulekit.tools.schema`` to regenerate the JSON Schemas.
+"""
+
+from __future__ import annotations
+
+from rulekit.rules.shapes import (
+    Block,
+    Custom,
+    Data,
+    Either,
+    Enum,
+    Expr,
+    Flag,
+    Int,
+    Key,
+    ListOf,
+    MapOf,
+    Name,
+    Names,
+    Ref,
+    Shape,
+    Table,
+    Tagged,
+    Text,
+    TypeText,
+)
+
+__all__ = [
+    "ACTION",
+    "DEFS",
+    "EXTENDABLE",
+    "FIELD",
+    "FLOW_STEP",
+    "MODULE",
+    "NAMED_SECTIONS",
+    "RULESET",
+    "SECTIONS",
+    "SINGLE_SECTIONS",
+    "VARIANT",
+    "Block",
+    "Custom",
+    "Data",
+    "Either",
+    "Enum",
+    "Expr",
+    "Flag",
+    "Int",
+    "Key",
+    "ListOf",
+    "MapOf",
+    "Name",
+    "Names",
+    "Ref",
+    "Shape",
+    "Table",
+    "Tagged",
+    "Text",
+    "TypeText",
+    "resolve",
+    "section",
+    "shape_at",
+    "table_of",
+]
+
+# ---------------------------------------------------------------- entries
+
+_CITE = Key("cite", Text(), "The rule it comes from, e.g. §4.3.")
+_DOC = Key("doc", Text(), "A description.")
+_MESSAGE = Key("message", Text(), "What it means when it fails.")
+
+PLAYERS = Table(
+    "players",
+    (
+        Key("min", Int(1), "Fewest players.", default=2),
+        Key("max", Int(1), "Most players (default: min)."),
+    ),
+    "Allowed player counts.",
+)
+
+COMPONENT_KIND = Table(
+    "component",
+    (
+        Key("collection", Name(), "Name of the list of all items (default: the kind name + 's')."),
+        Key(
+            "attributes",
+            MapOf(TypeText(), "attribute", reserved_ok=True),
+            "Static attributes and their types (int, str, bool, list[int], a kind).",
+        ),
+        Key("items", ListOf(Data()), "The components: {id: ..., attribute: value, ...}."),
+        Key("doc", Text(), "What this kind of component is."),
+    ),
+    "A kind of component: its attributes and items.",
+)
+
+FIELD = Table(
+    "field",
+    (
+        Key(
+            "type",
+            TypeText(),
+            "int bool str player owner map grid tuple any <kind> list[T]; T? may be none.",
+            default="any",
+        ),
+        Key("initial", Data(), "Initial value: a literal or a DSL expression."),
+        Key(
+            "visibility",
+            Enum(("public", "owner", "hidden")),
+            "Who sees the value (owner: player fields only).",
+            default="public",
+        ),
+        Key("doc", Text(), "What this field holds."),
+    ),
+    "A state field: a type (int, player?, list[card]...) or {type, initial}.",
+    short="type",
+)
+
+FUNCTION = Table(
+    "function",
+    (
+        Key("params", MapOf(TypeText(), "parameter"), "Parameters and their types."),
+        Key("body", Expr(), "The function's value.", required=True),
+        Key("doc", Text(), "What the function computes."),
+    ),
+    "A pure function: an expression body, or {params: {p: type}, body: EXPR}.",
+    short="body",
+)
+
+REQUIREMENT = Table(
+    "requirement",
+    (
+        Key(
+            "if",
+            Expr(),
+            "The condition.",
+            required=True,
+            missing="a requirement needs 'if: CONDITION' and 'else: MESSAGE'",
+        ),
+        Key("else", Text(), "The message shown when it fails."),
+        Key("cite", Text(), "The rule it comes from, e.g. §4.3."),
+    ),
+    "A condition the action needs, with the message shown when it fails.",
+    short="if",
+)
+
+ENSURES = Table(
+    "property",
+    (Key("holds", Expr(), "The condition.", required=True), _MESSAGE, _CITE),
+    "A postcondition over the states before and after the action.",
+    short="holds",
+)
+
+PROPERTY = Table(
+    "property",
+    (
+        Key("holds", Expr(), "The condition.", required=True),
+        _MESSAGE,
+        _CITE,
+        Key("over", Enum(("action", "turn")), "Compare across an action or a turn.", default="action"),
+    ),
+    "A condition over the states before and after (before(...), after(...)).",
+    short="holds",
+)
+
+INVARIANT = Table(
+    "invariant",
+    (Key("holds", Expr(), "The condition.", required=True), _MESSAGE, _CITE),
+    "A condition that holds in every reachable state.",
+    short="holds",
+)
+
+ACTION = Table(
+    "action",
+    (
+        Key(
+            "params",
+            MapOf(Expr(), "parameter"),
+            "Parameters and the DSL list of their possible values.",
+        ),
+        Key(
+            "require",
+            ListOf(Either(REQUIREMENT), one_ok=True),
+            "Conditions, each with a message.",
+            extend=True,
+        ),
+        Key("cost", Expr(), "Paid to the bank from the money field; unaffordable means illegal."),
+        Key("effect", Block(), "What the action does."),
+        Key("ends_turn", Flag(), "The action ends the player's turn.", default=False),
+        Key("prompt", Flag(), "Only when asked (ask) or listed in a turn.", default=False),
+        Key(
+            "offered_with",
+            Names(),
+            "Also offered in every turn whose explicit actions list names one of these actions.",
+        ),
+        Key("cite", Text(), "The rule it comes from."),
+        Key("doc", Text(), "What the action is."),
+        Key(
+            "ensures",
+            ListOf(Either(ENSURES), one_ok=True),
+            "Postconditions checked by verify after the action (before(...) and after(...)).",
+        ),
+    ),
+    "Something a player may do.",
+)
+
+TRIGGER = Table(
+    "trigger",
+    (
+        Key("after", Name(), "The action or event after which it runs."),
+        Key("before", Name(), "The action before which it runs."),
+        Key("when", Expr(), "Runs only when this holds."),
+        Key("effect", Block(), "What happens.", required=True),
+        Key("cite", Text(), "The rule it comes from."),
+        Key("doc", Text(), "What the trigger does."),
+    ),
+    "Effects run before or after an action or event.",
+    one_of=((("after", "before"), "a trigger needs 'after: EVENT' or 'before: ACTION'"),),
+)
+
+_STEPS = Ref("flow")
+
+FLOW_STEP = Tagged(
+    "flow step",
+    (
+        ("do", Table("do step", (Key("do", Block(), "Run an effect."),), "Run an effect block.")),
+        (
+            "repeat",
+            Table(
+                "repeat step",
+                (
+                    Key(
+                        "repeat",
+                        Table(
+                            "repeat",
+                            (
+                                Key("times", Expr(), "How many times."),
+                                Key("while", Expr(), "Repeat while this holds."),
+                                Key("until", Expr(), "Repeat until this holds."),
+                                Key("counter", Name(), "A game field counting the rounds."),
+                                Key("steps", _STEPS, "The steps of one round."),
+                            ),
+                            "Run steps a number of times, or while/until a condition holds.",
+                            one_of=(
+                                (("times", "while", "until"), "repeat needs 'times', 'while' or 'until'"),
+                            ),
+                        ),
+                        "Run steps a number of times, or while/until a condition holds.",
+                    ),
+                ),
+                "A repeat step.",
+            ),
+        ),
+        (
+            "for_each",
+            Table(
+                "for_each step",
+                (
+                    Key(
+                        "for_each",
+                        Table(
+                            "for_each",
+                            (
+                                Key("in", Expr(), "The list.", required=True),
+                                Key(
+                                    "as",
+                                    Name(),
+                                    "A game field holding the element.",
+                                    required=True,
+                                    missing="for_each needs 'as: FIELD' "
+                                    "(a game field that holds the element)",
+                                ),
+                                Key("steps", _STEPS, "The steps run per element."),
+                            ),
+                            "Run steps once per element.",
+                        ),
+                        "Run steps once per element, stored in a game field.",
+                    ),
+                ),
+                "A for_each step.",
+            ),
+        ),
+        (
+            "turn",
+            Table(
+                "turn step",
+                (
+                    Key(
+                        "turn",
+                        Either(
+                            Table(
+                                "turn",
+                                (
+                                    Key("player", Expr(), "Whose turn.", required=True),
+                                    Key("actions", Names(one_ok=False), "Allowed actions."),
+                                    Key("once", Flag(), "One action, then the turn ends.", default=False),
+                                    Key("until", Expr(), "The turn ends when this holds."),
+                                    Key("on_start", Block(), "Run when the turn starts."),
+                                    Key("on_end", Block(), "Run when the turn ends."),
+                                ),
+                                "A turn: a player expression or {player, actions, once, until...}.",
+                                short="player",
+                            )
+                        ),
+                        "A turn: a player expression or {player, actions, once, until...}.",
+                    ),
+                ),
+                "A turn step.",
+            ),
+        ),
+        (
+            "if",
+            Table(
+                "if step",
+                (
+                    Key("if", Expr(), "Condition of an if step."),
+                    Key("then", _STEPS, "Steps run when it holds."),
+                    Key("else", _STEPS, "Steps run otherwise."),
+                ),
+                "An if step.",
+            ),
+        ),
+    ),
+    "One step: do, repeat, for_each, turn or if.",
+)
+
+SCORING = Table(
+    "scoring",
+    (
+        Key("score", Expr(), "Each player's score (`player` is bound)."),
+        Key("tiebreak", ListOf(Expr(), one_ok=True), "Tie-breaks, in order (highest wins)."),
+        Key("end_when", Expr(), "The game ends as soon as this holds."),
+    ),
+    "Final standings.",
+)
+
+BOTS = Table(
+    "bots",
+    (
+        Key(
+            "weights",
+            MapOf(Data(), "action", free=True),
+            "Relative weight of each action for random bots and verify (default 1): "
+            "a whole number, or a DSL expression over `me` and the action's parameters.",
+        ),
+        Key(
+            "evaluate",
+            Expr(),
+            "How good the state is for `me` (an int): the heuristic bot plays the action "
+            "rated best, MCTS rates the states where it cuts a play-out off.",
+        ),
+        Key("doc", Text(), "Why these weights and this evaluation."),
+    ),
+    "Hints for bots and for `rulekit verify`'s exploration.",
+)
+
+SPACES = Table(
+    "spaces",
+    (
+        Key(
+            "bound",
+            Int(0, 1000),
+            "Open action parameters (ints, pairs of ints) lie within -bound..bound "
+            "in the integer action space of OpenSpiel and PettingZoo (default 12).",
+        ),
+        Key("doc", Text(), "Why this bound."),
+    ),
+    "How moves are numbered for OpenSpiel and PettingZoo.",
+)
+
+#: Shapes referred to by name (recursive ones).
+DEFS: dict[str, Shape] = {"flow": ListOf(FLOW_STEP)}
+
+# ---------------------------------------------------------------- files
+
+#: The sections of a rules file, in the order the model is built.
+SECTIONS: tuple[Key, ...] = (
+    Key("constants", MapOf(Data(), "constant"), "Named constants.", section="named"),
+    Key("components", MapOf(COMPONENT_KIND, "component kind"), "Component kinds.", section="named"),
+    Key(
+        "state",
+        MapOf(MapOf(Either(FIELD), "field"), "state scope", free=True),
+        "State fields by scope: game, turn, player or a component kind.",
+        section="named",
+    ),
+    Key("functions", MapOf(Either(FUNCTION), "function"), "Pure functions.", section="named"),
+    Key(
+        "events",
+        MapOf(MapOf(TypeText(), "event field"), "event"),
+        "Events that effects emit and triggers listen to.",
+        section="named",
+    ),
+    Key("actions", MapOf(ACTION, "action"), "What players may do.", section="named"),
+    Key(
+        "triggers",
+        MapOf(TRIGGER, "trigger"),
+        "Effects that run before/after actions and events.",
+        section="named",
+    ),
+    Key(
+        "invariants",
+        MapOf(Either(INVARIANT), "invariant"),
+        "Conditions true in every reachable state.",
+        section="named",
+    ),
+    Key(
+        "properties",
+        MapOf(Either(PROPERTY), "property"),
+        "Conditions over the states before and after.",
+        section="named",
+    ),
+    Key("setup", Block(), "Run once after the fields get their initial values.", section="single"),
+    Key(
+        "flow",
+        _STEPS,
+        "The game structure: a list of steps.",
+        section="single",
+        required=True,
+        missing="a ruleset needs a 'flow' section (the game structure)",
+    ),
+    Key("scoring", SCORING, "Final standings.", section="single"),
+    Key("players", PLAYERS, "Allowed player counts.", section="single"),
+    Key("money", Name(), "The player field used by costs and transfers.", section="single"),
+    Key("display", Data(), "How `rulekit play` draws the state (panels).", section="single"),
+    Key("bots", BOTS, "Hints for bots and for `rulekit verify`'s exploration.", section="single"),
+    Key("view", Custom("view"), "The picture of a state (rules/view.py).", section="single"),
+    Key("spaces", SPACES, "How moves are numbered for OpenSpiel and PettingZoo.", section="single"),
+)
+
+NAMED_SECTIONS = tuple(k.name for k in SECTIONS if k.section == "named")
+SINGLE_SECTIONS = tuple(k.name for k in SECTIONS if k.section == "single")
+
+_INCLUDE = Key("include", Names(), "Files of sections to merge in (paths relative to this file).")
+
+RULESET = Table(
+    "ruleset",
+    (
+        Key("ruleset", Text(200), "The ruleset's name."),
+        Key("title", Text(200), "The game's title."),
+        Key("description", Text(), "What the game is."),
+        Key("version", Data(), "The ruleset's version."),
+        _INCLUDE,
+        *SECTIONS,
+    ),
+    "A ruleset.yaml: the base rules of a game.",
+)
+
+SECTIONS_FILE = Table("section", SECTIONS, "A file of sections included by a ruleset.")
+
+MODULE = Table(
+    "module",
+    (
+        Key("module", Text(), "The module's name."),
+        Key("title", Text(), "The module's title."),
+        Key("description", Text(), "What the module adds."),
+        Key("requires", Names(), "Modules this one needs."),
+        Key("conflicts", Names(), "Modules or variants it cannot be combined with."),
+        Key("players", PLAYERS, "Player counts the module allows."),
+        _INCLUDE,
+        Key("override", Data(), "Replace entries by name (and setup, flow, scoring)."),
+        Key("extend", Data(), "Append to list-valued keys of existing entries, e.g. an action's require."),
+        Key("remove", Names(one_ok=False), "Entries to remove: SECTION.NAME."),
+        *(k for k in SECTIONS if k.section == "named"),
+    ),
+    "A module: adds, overrides or removes rules.",
+)
+
+VARIANT = Table(
+    "variant",
+    (
+        Key("variant", Text(), "The variant's name.", required=True),
+        Key("title", Text(), "A short title."),
+        Key("description", Text(), "One paragraph: what changes and why a group would play it."),
+        Key("ruleset", Text(), "The ruleset it extends (checked).", required=True),
+        Key("requires", Names(), "Modules (or other variants) it needs."),
+        Key("conflicts", Names(), "Modules or variants it cannot be combined with."),
+        Key("players", PLAYERS, "Player counts the variant allows."),
+        Key("cite", Text(), "Where the house rule comes from."),
+        Key("set", Data(), "Values by path, e.g. constants.START_MONEY: 30, actions.NAME.cost: EXPR."),
+        Key("replace", Data(), "Replace entries by name (and setup, flow, scoring, players)."),
+        Key("remove", Names(), "Entries or values to remove, by path: triggers.NAME, components.KIND.ID ..."),
+        Key("add", Data(), "New entries (and items/fields added to existing component kinds/state scopes)."),
+        Key("extend", Data(), "Append to list-valued keys of existing entries, like a module."),
+    ),
+    "A house-rule variant: checked operations on the rules.",
+)
+
+#: What a module's or variant's ``extend:`` may append to: section -> list-valued keys of its entries.
+EXTENDABLE: dict[str, tuple[str, ...]] = {
+    key.name: tuple(k.name for k in entry.keys if k.extend)
+    for key in SECTIONS
+    if isinstance(key.shape, MapOf)
+    for entry in [key.shape.value.table if isinstance(key.shape.value, Either) else key.shape.value]
+    if isinstance(entry, Table) and any(k.extend for k in entry.keys)
+}
+
+
+def section(name: str) -> Key | None:
+    """The section called ``name``, if there is one."""
+    for key in SECTIONS:
+        if key.name == name:
+            return key
+    return None
+
+
+def resolve(shape: Shape) -> Shape:
+    """``shape`` with references looked up."""
+    while isinstance(shape, Ref):
+        shape = DEFS[shape.name]
+    return shape
+
+
+def table_of(shape: Shape) -> Table | None:
+    """The table a shape is, or stands for (``Either``), if any."""
+    shape = resolve(shape)
+    if isinstance(shape, Either):
+        return shape.table
+    return shape if isinstance(shape, Table) else None
+
+
+def shape_at(path: list[str]) -> Shape | None:
+    """The shape of the value at a dotted path of composed rules (``actions.buy.cost``), if known.
+
+    Named entries take any name; list elements any index or id.  Returns None where
+    the schema does not describe the value (game data, view internals).
+    """
+    shape: Shape = RULESET
+    for segment in path:
+        shape = resolve(shape)
+        if isinstance(shape, Either):
+            shape = shape.table
+        if isinstance(shape, Table):
+            key = shape.key(segment)
+            if key is None:
+                return None
+            shape = key.shape
+        elif isinstance(shape, Tagged):
+            tables = [table for _, table in shape.tables if table.key(segment) is not None]
+            if not tables:
+                return None
+            shape = tables[0].key(segment).shape  # type: ignore[union-attr]
+        elif isinstance(shape, MapOf):
+            shape = shape.value
+        elif isinstance(shape, ListOf):
+            shape = shape.item
+        else:
+            return None
+    return resolve(shape)

@@ -1,0 +1,244 @@
+"""``rulekit rules``: a listing of a ruleset (actions, triggers, modules, constants, functions,
+events, invariants), marking what a chosen module added, overrode or removed, with its file:line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rulekit.errors import Span
+from rulekit.rules.compose import fingerprint, plain_data
+from rulekit.rules.yaml_source import span_of
+
+
+def _one_line(value: Any, limit: int = 100) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _yaml_text(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_yaml_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_yaml_text(v)}" for k, v in value.items()) + "}"
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _spans_in(value: Any) -> list[Span]:
+    """The spans of a loaded value and everything inside it."""
+    found: list[Span] = []
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        span = span_of(current)
+        if span is not None:
+            found.append(span)
+        if isinstance(current, dict):
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return found
+
+
+def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence[str] = ()) -> str:
+    """A listing of a ruleset: actions, triggers, modules, constants, functions, events,
+    invariants.  Entries that a chosen module added, overrode or removed are marked."""
+    from rulekit.load import load_program
+    from rulekit.rules.compose import compose, fingerprint, load_source, module_order
+
+    program = load_program(ruleset, modules, variants)
+    rules = program.rules
+    source = load_source(ruleset)
+    chosen = module_order(source, list(modules), None)
+    data = compose(source, chosen)
+    base = compose(source, []) if chosen or variants else data
+    by_file = {m.path.resolve(): f"module {m.name}" for m in chosen}
+    if variants:
+        from rulekit.rules.variants import apply_variants
+
+        data, applied = apply_variants(data, source, list(variants), chosen)
+        by_file.update({Path(path).resolve(): f"variant {path}" for path, _ in applied})
+
+    def origin(section: str, name: str) -> str:
+        part = data.get(section) or {}
+        spans = [getattr(part, "key_spans", {}).get(name), *_spans_in(part.get(name))]
+        for span in spans:
+            if span is not None and Path(span.file).resolve() in by_file:
+                return by_file[Path(span.file).resolve()]
+        return "a module or variant"
+
+    def mark(section: str, name: str) -> str:
+        if data is base:
+            return ""
+        old = (base.get(section) or {}).get(name)
+        new = (data.get(section) or {}).get(name)
+        if old is None:
+            return f"  [added by {origin(section, name)}]"
+        if fingerprint(old) != fingerprint(new):
+            return f"  [changed by {origin(section, name)}]"
+        return ""
+
+    def entries(section: str) -> dict[str, Any]:
+        return dict(data.get(section) or {})
+
+    out = [f"{rules.title} ({rules.name}), fingerprint {program.fingerprint}"]
+    if rules.description:
+        out.append(_one_line(rules.description, 200))
+    out.append(
+        f"players: {rules.min_players}-{rules.max_players}"
+        + (f"; money: {rules.money}" if rules.money else "")
+    )
+    if source.modules:
+        shown = []
+        for name, module in sorted(source.modules.items()):
+            on = " (on)" if name in rules.modules else ""
+            title = module.data.get("title")
+            shown.append(f"  {name}{on}" + (f": {_one_line(title)}" if title else ""))
+        out.append("modules:")
+        out.extend(shown)
+    else:
+        out.append("modules: none")
+
+    out.append("actions:")
+    for name, spec in entries("actions").items():
+        spec = spec if isinstance(spec, dict) else {}
+        params = spec.get("params") or {}
+        head = f"  {name}({', '.join(str(p) for p in params)})"
+        flags = [
+            f
+            for f, on in (("ends turn", spec.get("ends_turn")), ("only when asked", spec.get("prompt")))
+            if on
+        ]
+        if spec.get("cite"):
+            flags.append(f"[{spec['cite']}]")
+        out.append(head + ("  " + "  ".join(flags) if flags else "") + mark("actions", name))
+        if spec.get("doc"):
+            out.append(f"      {_one_line(spec['doc'])}")
+        for pname, domain in params.items():
+            out.append(f"      {pname} in {_one_line(domain)}")
+        requires = spec.get("require") or []
+        for req in requires if isinstance(requires, list) else [requires]:
+            if isinstance(req, dict):
+                cite = f" [{req['cite']}]" if req.get("cite") else ""
+                message = f' else "{req["else"]}"' if req.get("else") else ""
+                out.append(f"      requires {_one_line(req.get('if'))}{message}{cite}")
+            else:
+                out.append(f"      requires {_one_line(req)}")
+        if spec.get("cost") is not None:
+            out.append(f"      costs {_one_line(spec['cost'])}")
+    for name in base.get("actions") or {}:
+        if name not in entries("actions"):
+            out.append(f"  {name}  [removed]")
+
+    def simple(section: str, describe: Callable[[str, Any], str]) -> None:
+        current = entries(section)
+        removed = [n for n in (base.get(section) or {}) if n not in current]
+        if not current and not removed:
+            return
+        out.append(f"{section}:")
+        for name, spec in current.items():
+            head, *rest = describe(str(name), spec).split("\n")
+            out.append(f"  {head}{mark(section, name)}")
+            out.extend(rest)
+        out.extend(f"  {name}  [removed]" for name in removed)
+
+    def trigger(name: str, spec: Any) -> str:
+        spec = spec if isinstance(spec, dict) else {}
+        timing = "before" if "before" in spec else "after"
+        text = f"{name}: {timing} {spec.get(timing)}"
+        if spec.get("when") is not None:
+            text += f" when {_one_line(spec['when'], 80)}"
+        if spec.get("cite"):
+            text += f"  [{spec['cite']}]"
+        if spec.get("doc"):
+            text += f"\n      {_one_line(spec['doc'])}"
+        return text
+
+    def constant(name: str, spec: Any) -> str:
+        if isinstance(spec, dict) and "value" in spec:
+            return f"{name}: {spec.get('type', '')} = {_one_line(_yaml_text(plain_data(spec['value'])))}"
+        return f"{name} = {_one_line(_yaml_text(plain_data(spec)))}"
+
+    def function(name: str, spec: Any) -> str:
+        if isinstance(spec, dict):
+            params = ", ".join(f"{k}: {v}" for k, v in (spec.get("params") or {}).items())
+            return f"{name}({params}) = {_one_line(spec.get('body'), 80)}"
+        return f"{name}() = {_one_line(spec, 80)}"
+
+    def event(name: str, spec: Any) -> str:
+        fields = ", ".join(f"{k}: {v}" for k, v in (spec or {}).items()) if isinstance(spec, dict) else ""
+        return f"{name}({fields})"
+
+    def invariant(name: str, spec: Any) -> str:
+        spec = spec if isinstance(spec, dict) else {}
+        cite = f"  [{spec['cite']}]" if spec.get("cite") else ""
+        message = f' — "{spec["message"]}"' if spec.get("message") else ""
+        return f"{name}: {_one_line(spec.get('holds'), 80)}{message}{cite}"
+
+    simple("triggers", trigger)
+    _describe_components(out, data, base, origin)
+    _describe_state(out, data, base, origin)
+    simple("constants", constant)
+    simple("functions", function)
+    simple("events", event)
+    simple("invariants", invariant)
+    for section in ("setup", "flow", "scoring", "display"):
+        if (
+            data is not base
+            and section in data
+            and fingerprint(data.get(section)) != fingerprint(base.get(section))
+        ):
+            span = span_of(data.get(section))
+            who = by_file.get(Path(span.file).resolve(), span.file) if span else "a module"
+            out.append(f"{section}: replaced by {who}")
+    return "\n".join(out)
+
+
+def _item_ids(kind_spec: Any) -> list[str]:
+    items = kind_spec.get("items") if isinstance(kind_spec, dict) else None
+    return [str(i.get("id")) for i in items or () if isinstance(i, dict)]
+
+
+def _describe_components(out: list[str], data: Any, base: Any, origin: Callable[[str, str], str]) -> None:
+    """Component kinds with their items; items a module or variant added are marked."""
+    kinds = data.get("components") or {}
+    if not kinds:
+        return
+    out.append("components:")
+    for kind, spec in kinds.items():
+        ids = _item_ids(spec)
+        old_ids = set(_item_ids((base.get("components") or {}).get(kind)))
+        added = [i for i in ids if i not in old_ids] if data is not base else []
+        attrs = ", ".join(str(a) for a in (spec.get("attributes") or {})) if isinstance(spec, dict) else ""
+        out.append(f"  {kind}: {len(ids)} items" + (f" ({attrs})" if attrs else ""))
+        if added:
+            out.append(f"      added by {origin('components', kind)}: {', '.join(added)}")
+        elif data is not base and fingerprint(spec) != fingerprint((base.get("components") or {}).get(kind)):
+            out.append(f"      changed by {origin('components', kind)}")
+
+
+def _describe_state(out: list[str], data: Any, base: Any, origin: Callable[[str, str], str]) -> None:
+    """State fields per scope; fields a module or variant added or changed are marked."""
+    scopes = data.get("state") or {}
+    if not scopes:
+        return
+    out.append("state:")
+    for scope, fields in scopes.items():
+        if not isinstance(fields, dict):
+            continue
+        old = (base.get("state") or {}).get(scope) or {}
+        parts = []
+        for name, spec in fields.items():
+            text = str(name)
+            if data is not base:
+                if name not in old:
+                    text += f" [added by {origin('state', scope)}]"
+                elif fingerprint(spec) != fingerprint(old.get(name)):
+                    text += f" [changed by {origin('state', scope)}]"
+            parts.append(text)
+        out.append(f"  {scope}: {', '.join(parts)}")

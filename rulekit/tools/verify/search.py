@@ -1,0 +1,168 @@
+"""The targeted search of shrinking: new short games that go for the failing check.
+
+A long counterexample often needs a few actions far apart (a fortress built and, many turns
+later, a second one in the same city; seven caballero cards put on the map before a supply
+overflows the court); dropping actions from it stalls, as most candidates break the game
+somewhere in between. New games are played instead, cut off before the best length so far:
+
+* the action kinds that write what the failing check reads, taking it towards its failing
+  values in the counterexample (:mod:`relevance`), are preferred, and those that took it away
+  are made rare (each game draws a kind first, a relevant one several times as likely, then
+  an instance, so a kind with many instances does not crowd out the others);
+* fewer players are preferred;
+* *value guidance*: a game prefix that takes a field the check reads to a new extreme (the
+  smallest or largest value of a number, or length of a list, seen so far -- or the same
+  extreme in fewer actions) is kept, and later games replay it and go on from there. So the
+  search climbs towards the failing values (a court filling, a stock running out) instead of
+  waiting for one random game to get there.
+
+Every failure of the same check that is shorter than the best is reported at once.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from attrs import define, field
+
+from rulekit.engine.game import Action, State
+from rulekit.tools.verify.failures import PropertyFailure
+from rulekit.tools.verify.options import MAX_SEED
+from rulekit.tools.verify.relevance import measure
+from rulekit.tools.verify.replayer import Replayer
+
+#: How much likelier a relevant action kind is (one factor drawn per game).
+RELEVANCE_WEIGHTS = (4.0, 20.0, 200.0)
+#: Weight of an action kind that led away from the failure in the counterexample.
+AWAY = 0.2
+#: Share of the games that start by replaying a prefix that reached an extreme value.
+FROM_EXTREMES = 0.6
+#: Prefixes kept (the newest).
+KEPT = 48
+_ENGINE = "_"
+
+
+@define
+class _Prefix:
+    players: int
+    seed: int
+    actions: list[Action]
+
+
+@define
+class TargetedSearch:
+    """Searches for a shorter failure of ``key`` (see the module's docstring)."""
+
+    checker: Replayer
+    key: str
+    min_players: int
+    max_players: int
+    relevant: dict[str, float]
+    reads: frozenset[str]
+    away: frozenset[str] = frozenset()
+    on_better: Callable[[PropertyFailure], None] = lambda failure: None
+    games: int = 0
+    _kept: list[_Prefix] = field(factory=list)
+    _extremes: dict[tuple[str, bool], tuple[int, int]] = field(factory=dict)
+
+    def run(self, best: PropertyFailure, until: float, patience: int) -> PropertyFailure:
+        """Play games until ``until`` (a ``perf_counter`` time) or ``patience`` games without a
+        shorter failure; the shortest failure found (``best`` if none)."""
+        rng = random.Random(len(best.history))
+        since = 0
+        while time.perf_counter() < until and since < patience:
+            since += 1
+            found = self._game(rng, len(best.history) - 1)
+            if found is not None and len(found.history) < len(best.history):
+                best, since = found, 0
+                self.on_better(found)
+        return best
+
+    def _game(self, rng: random.Random, limit: int) -> PropertyFailure | None:
+        self.games += 1
+        prefix: list[Action] = []
+        if self._kept and rng.random() < FROM_EXTREMES:
+            kept = self._kept[rng.randrange(len(self._kept))]
+            players, seed = kept.players, kept.seed
+            # the whole prefix (from the extreme on) or a part of it (another way from there)
+            cut = len(kept.actions) if rng.random() < 0.5 else rng.randint(1, len(kept.actions))
+            prefix = kept.actions[:cut]
+        else:
+            players = self.min_players
+            if rng.random() >= 0.5:
+                players = rng.randint(self.min_players, self.max_players)
+            seed = rng.randrange(MAX_SEED)
+        weight = rng.choice(RELEVANCE_WEIGHTS) if self.relevant else 1.0
+        checker = self.checker
+        played: list[Action] = []
+        try:
+            state = checker.start(players, seed)
+            watched = self._watched(state)
+            for index in range(limit):
+                if state.is_terminal():
+                    break
+                legal = state.legal_actions()
+                if index < len(prefix) and prefix[index] in legal:
+                    action = prefix[index]
+                else:
+                    prefix = []
+                    action = pick(rng, legal, self.relevant, weight, self.away)
+                checker.step(state, action)
+                played.append(action)
+                if watched and self._new_extreme(state, watched, len(played)):
+                    self._kept.append(_Prefix(players, seed, list(played)))
+                    del self._kept[:-KEPT]
+        except PropertyFailure as failure:
+            return failure if failure.key == self.key else None
+        return None
+
+    def _watched(self, state: State) -> dict[str, list[Any]]:
+        """The state's keys of the fields the check reads, by field name."""
+        watched: dict[str, list[Any]] = {}
+        for key in state.fields:
+            if key[0] != _ENGINE and key[1] in self.reads:
+                watched.setdefault(key[1], []).append(key)
+        return watched
+
+    def _new_extreme(self, state: State, watched: dict[str, list[Any]], steps: int) -> bool:
+        fields = state.fields
+        new = False
+        for name, keys in watched.items():
+            values = [v for v in (measure(fields[k]) for k in keys) if v is not None]
+            if not values:
+                continue
+            for largest, value in ((False, min(values)), (True, max(values))):
+                record = self._extremes.get((name, largest))
+                better = record is None or (value > record[0] if largest else value < record[0])
+                if better or (record is not None and value == record[0] and steps < record[1]):
+                    if record is not None:  # the first value seen is no achievement
+                        new = True
+                    self._extremes[(name, largest)] = (value, steps)
+        return new
+
+
+def pick(
+    rng: random.Random,
+    legal: Sequence[Action],
+    relevant: dict[str, float],
+    weight: float,
+    away: frozenset[str] = frozenset(),
+) -> Action:
+    """One of ``legal``: an action kind first (a relevant kind up to ``weight`` times as
+    likely, in proportion to its share in ``relevant``; one leading ``away`` from the failure
+    ``AWAY`` times), then one of its instances."""
+    if len(legal) == 1:
+        return legal[0]
+    kinds: dict[str, list[Action]] = {}
+    for action in legal:
+        kinds.setdefault(action.name, []).append(action)
+    names = list(kinds)
+    weights = [
+        1.0 + (weight - 1.0) * relevant[name] if name in relevant else AWAY if name in away else 1.0
+        for name in names
+    ]
+    chosen = kinds[rng.choices(names, weights)[0]]
+    return chosen[rng.randrange(len(chosen))]

@@ -1,0 +1,110 @@
+"""Compile a ruleset's ``view``: every expression type-checked against the ruleset, errors at
+their file:line:col; compiled once per program."""
+
+from __future__ import annotations
+
+from rulekit.compiler.program import Program
+from rulekit.dsl import types as t
+from rulekit.dsl.types import Type
+from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, did_you_mean
+from rulekit.rules import view as v
+from rulekit.rules.yaml_source import LocStr
+from rulekit.tools.view.model import CompiledAttr, CompiledLayer, CompiledView
+
+_EXPECTED = {
+    v.NUM: t.INT,
+    v.BOOL: t.BOOL,
+    v.LIST: t.ANY_LIST,
+}
+
+
+_COMPILED: dict[int, tuple[Program, CompiledView | None]] = {}
+
+
+def compile_view(program: Program) -> CompiledView | None:
+    """Check and compile the ruleset's view (cached per program); None if it has none.
+
+    Raises:
+        RulesetError: an expression does not compile or has the wrong type, each at its position.
+    """
+    cached = _COMPILED.get(id(program))
+    if cached is not None and cached[0] is program:
+        return cached[1]
+    decl = program.rules.view
+    result = None if decl is None else _compile(program, decl)
+    _COMPILED[id(program)] = (program, result)
+    return result
+
+
+def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
+    bag = DiagnosticBag()
+
+    def attr(a: v.Attr, params: list[tuple[str, Type]]) -> CompiledAttr | None:
+        if a.kind == v.ACTION:
+            for name in a.literal:
+                if name not in program.rules.actions:
+                    hint = did_you_mean(name, program.rules.actions)
+                    bag.error(f"'{a.name}' names unknown action '{name}'", a.span, hint=hint)
+            return CompiledAttr(a.name, a.kind, None, a.literal, t.ANY)
+        if not a.is_expr:
+            return CompiledAttr(a.name, a.kind, None, a.literal, t.ANY)
+        source = a.source
+        origin = source.origin if isinstance(source, LocStr) else None
+        try:
+            fn, type_ = program.compile_expression(str(source), origin, params=params)
+        except RulekitError as error:
+            bag.extend(error.diagnostics)
+            return None
+        if not _type_ok(a.kind, type_):
+            bag.error(f"'{a.name}' must be {_wanted(a.kind)}, not {type_}", a.span)
+            return None
+        return CompiledAttr(a.name, a.kind, fn, None, type_)
+
+    width = attr(decl.width, [])
+    height = attr(decl.height, [])
+    layers = []
+    for layer in decl.layers:
+        params: list[tuple[str, Type]] = []
+        each = None
+        if layer.each is not None:
+            each = attr(layer.each, [])
+            element = t.element_type(each.type_) if each is not None else t.ANY
+            params = [(layer.var, element)]
+        when = attr(layer.when, params) if layer.when is not None else None
+        shape = layer.shape
+        compiled: dict[str, CompiledAttr] = {}
+        item_params = list(params)
+        items = shape.attrs.get("items")
+        if items is not None:
+            items_c = attr(items, params)
+            if items_c is not None:
+                compiled["items"] = items_c
+                item_params += [(shape.item, t.element_type(items_c.type_)), ("index", t.INT)]
+        for name, a in shape.attrs.items():
+            if name == "items":
+                continue
+            per_item = shape.kind in ("track", "stack") and name in v.PER_ITEM
+            c = attr(a, item_params if per_item else params)
+            if c is not None:
+                compiled[name] = c
+        layers.append(CompiledLayer(layer, each, when, compiled))
+    bag.raise_if_any(RulesetError)
+    assert width is not None and height is not None
+    return CompiledView(decl, width, height, tuple(layers))
+
+
+def _type_ok(kind: str, type_: Type) -> bool:
+    if kind in _EXPECTED:
+        return t.compatible(_EXPECTED[kind], type_)
+    if kind == v.COLOUR:
+        return type_ in (t.STR, t.PLAYER, t.OWNER, t.INT, t.ANY, t.NONE)
+    return True  # text and refs: anything can be written
+
+
+def _wanted(kind: str) -> str:
+    return {
+        v.NUM: "an int",
+        v.BOOL: "a bool",
+        v.LIST: "a list",
+        v.COLOUR: "a colour (a str, a player or none)",
+    }.get(kind, kind)

@@ -1,0 +1,82 @@
+"""An action offered only if nothing else is possible (Ludii's priority)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rulekit.engine.game import Game
+from rulekit.errors import IllegalActionError
+from rulekit.load import load_game
+
+RULES = """\
+ruleset: pile
+players: {min: 2, max: 2}
+state:
+  game:
+    pile: {type: int, initial: "2"}
+    passes: {type: int}
+actions:
+  take:
+    require:
+      - {if: "game.pile > 0", else: the pile is empty}
+    effect: game.pile -= 1
+    ends_turn: true
+  pass_turn:
+    effect: game.passes += 1
+    ends_turn: true
+flow:
+  - repeat:
+      until: game.passes >= 2
+      steps:
+        - turn: player_at(1)
+        - turn: player_at(2)
+"""
+
+
+def _game(write_ruleset: Callable[..., Path]) -> Game:
+    game = load_game(str(write_ruleset(RULES)), 2)
+    game.program.actions["pass_turn"].fallback = "she can still take, so she may not pass"
+    return game
+
+
+def test_the_fallback_is_offered_only_when_no_other_action_is_legal(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    game = _game(write_ruleset)
+    state = game.new_initial_state(0)
+    assert state.legal_action_strings() == ["take"]
+    state.apply_action("take")
+    state.apply_action("take")
+    assert state.legal_action_strings() == ["pass_turn"]
+
+
+def test_refusing_the_fallback_gives_the_rules_message_and_what_is_possible(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    state = _game(write_ruleset).new_initial_state(0)
+    before = state.state_hash()
+    message = r"she can still take, so she may not pass \(possible: take\)"
+    with pytest.raises(IllegalActionError, match=message):
+        state.apply_action("pass_turn")
+    assert state.state_hash() == before
+
+
+def test_without_the_flag_both_are_offered(write_ruleset: Callable[..., Path]) -> None:
+    state = load_game(str(write_ruleset(RULES)), 2).new_initial_state(0)
+    assert state.legal_action_strings() == ["take", "pass_turn"]
+
+
+def test_ignored_actions_do_not_rule_the_fallback_out(write_ruleset: Callable[..., Path]) -> None:
+    """An action the fallback ignores (here 'look') is offered beside it."""
+    rules = RULES.replace("actions:\n", "actions:\n  look:\n    effect: pass\n")
+    game = load_game(str(write_ruleset(rules)), 2)
+    game.program.actions["pass_turn"].fallback = "she can still take"
+    game.program.actions["pass_turn"].fallback_ignoring = frozenset({"look"})
+    state = game.new_initial_state(0)
+    assert state.legal_action_strings() == ["look", "take"]
+    state.apply_action("take")
+    state.apply_action("take")
+    assert state.legal_action_strings() == ["look", "pass_turn"]

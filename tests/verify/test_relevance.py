@@ -1,0 +1,162 @@
+"""What a failed check reads and which actions write it: the targeted search of shrinking."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rulekit.load import load_program
+from rulekit.tools.verify.checker import Checker
+from rulekit.tools.verify.failures import PropertyFailure
+from rulekit.tools.verify.options import Stats
+from rulekit.tools.verify.relevance import condition_of, names_read, progress, writers
+from rulekit.tools.verify.search import TargetedSearch
+from rulekit.tools.verify.shrink import Shrinker, play_sequence
+
+TALLY = """
+ruleset: tally
+players: {min: 1, max: 2}
+state:
+  game:
+    n: {type: int}
+    marks: {type: int}
+    who: {type: player, initial: "player_at(1)"}
+actions:
+  step:
+    effect: game.n += 1
+  mark:
+    effect: game.marks += 1
+flow:
+  - repeat:
+      until: game.n >= 200
+      steps:
+        - for_each:
+            in: players
+            as: who
+            steps:
+              - turn: game.who
+invariants:
+  few_marks:
+    holds: game.marks < 3
+    message: at most two marks
+properties:
+  n_counts_up:
+    holds: after.game.n >= before.game.n
+    message: the counter never goes back
+"""
+
+
+def _program(tmp_path: Path):  # type: ignore[no-untyped-def]
+    (tmp_path / "ruleset.yaml").write_text(TALLY, encoding="utf-8")
+    return load_program(str(tmp_path))
+
+
+def test_names_read_follow_the_condition_of_invariants_and_properties(tmp_path: Path) -> None:
+    rules = _program(tmp_path).rules
+    assert "marks" in names_read(rules, "invariant:few_marks")
+    assert "n" not in names_read(rules, "invariant:few_marks")
+    assert "n" in names_read(rules, "property:n_counts_up")
+    assert condition_of(rules, "engine:replay") is None
+    assert names_read(rules, "engine:replay") == frozenset()
+
+
+def test_names_read_follow_the_rules_functions_called() -> None:
+    rules = load_program("el_caballero").rules
+    # courts_within_capacity calls capacity(p), whose body reads the stock of caballero cards
+    assert {"court", "stock"} <= names_read(rules, "invariant:courts_within_capacity")
+
+
+def _long_failure(program, checker: Checker) -> PropertyFailure:  # type: ignore[no-untyped-def]
+    texts = ["step"] * 40 + ["mark"] + ["step"] * 40 + ["mark"] + ["step"] * 40 + ["mark"]
+    try:
+        play_sequence(checker, 1, 7, texts)
+    except PropertyFailure as failure:
+        return failure
+    raise AssertionError("the sequence should fail")
+
+
+def test_writers_are_the_action_kinds_that_changed_what_the_check_reads(tmp_path: Path) -> None:
+    program = _program(tmp_path)
+    checker = Checker(program, Stats(), focus="invariant:few_marks")
+    failure = _long_failure(program, checker)
+    assert writers(checker, failure, names_read(program.rules, failure.key)) == {"mark"}
+
+
+def test_a_long_counterexample_is_shrunk_to_the_relevant_actions(tmp_path: Path) -> None:
+    program = _program(tmp_path)
+    checker = Checker(program, Stats(), focus="invariant:few_marks")
+    failure = _long_failure(program, checker)
+    assert len(failure.history) == 123
+    shrinker = Shrinker(checker, 30.0, 1)
+    best = shrinker.shrink(failure)
+    assert [text for _, text in best.history] == ["mark", "mark", "mark"]
+    assert shrinker.minimal
+
+
+def test_the_targeted_search_goes_for_the_kinds_that_led_to_the_failure(tmp_path: Path) -> None:
+    program = _program(tmp_path)
+    checker = Checker(program, Stats(), focus="invariant:few_marks")
+    failure = _long_failure(program, checker)
+    reads = names_read(program.rules, failure.key)
+    gains = progress(checker, failure, reads)
+    assert gains == {"mark": 3.0}  # each mark took game.marks one closer to its failing value
+    found: list[int] = []
+    search = TargetedSearch(
+        checker, failure.key, 1, 1, gains, reads, on_better=lambda f: found.append(len(f.history))
+    )
+    best = search.run(failure, time.perf_counter() + 30.0, patience=200)
+    assert found and found == sorted(found, reverse=True)
+    assert len(best.history) < 10  # with 'mark' preferred, three marks come within a few actions
+
+
+CHARGER = """
+ruleset: charger
+players: {min: 1, max: 1}
+state:
+  game:
+    n: {type: int}
+    energy: {type: int}
+    sparks: {type: int}
+    who: {type: player, initial: "player_at(1)"}
+events:
+  moved: {}
+actions:
+  step:
+    effect: |
+      game.n += 1
+      emit moved()
+    ends_turn: true
+  charge:
+    effect: |
+      game.n += 1
+      game.energy += 1
+      emit moved()
+    ends_turn: true
+triggers:
+  spark:
+    after: moved
+    when: game.energy >= 50
+    effect: game.sparks += 1
+flow:
+  - repeat:
+      until: game.n >= 40
+      steps:
+        - turn: game.who
+"""
+
+
+def test_exploration_prefers_the_kinds_that_write_what_a_never_true_condition_reads(tmp_path: Path) -> None:
+    from rulekit.tools.verify import VerifyOptions
+    from rulekit.tools.verify.coverage import Coverage
+    from rulekit.tools.verify.explore import Explorer
+
+    (tmp_path / "ruleset.yaml").write_text(CHARGER, encoding="utf-8")
+    program = load_program(str(tmp_path))
+    coverage = Coverage(program)
+    checker = Checker(coverage.instrument(), Stats())
+    checker.fired, checker.branch = coverage.fire, coverage.branch
+    explorer = Explorer(VerifyOptions(str(tmp_path), out=None), checker, [1], coverage)
+    assert explorer.run(range(3)) is None
+    assert explorer.writes["charge"] >= {"energy", "n"} and "energy" not in explorer.writes["step"]
+    # 'when: game.energy >= 50' was never true: charging feeds it, stepping does not
+    assert explorer._feeders() == {"charge"}
