@@ -11,25 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from attrs import frozen
-
 from rulekit.compiler import emit
 from rulekit.compiler.codegen import CodeGen, Context
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
-from rulekit.errors import DiagnosticBag, Span
+from rulekit.errors import DiagnosticBag
+from rulekit.rules.model import ProcedureDecl
 from rulekit.runtime.builtins import BUILTINS
 
-
-@frozen
-class Procedure:
-    """What the compiler needs of a declared procedure."""
-
-    name: str
-    params: tuple[tuple[str, str], ...]  # name, type text
-    body: ast.Block
-    span: Span | None
+Procedure = ProcedureDecl
 
 
 def code_name(name: str) -> str:
