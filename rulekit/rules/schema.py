@@ -184,21 +184,6 @@ REQUIREMENT_GROUP = Table(
     "Named requirements (with their messages and citations) that actions use: use: name(args).",
 )
 
-FALLBACK = Table(
-    "only_if_nothing_else",
-    (
-        Key(
-            "else",
-            Text(),
-            "The message when it is refused because something else is possible.",
-            required=True,
-        ),
-        Key("ignoring", Names(), "Actions that do not count as something else (e.g. buying a card)."),
-    ),
-    "Offered only when no other action is legal: the refusal message, or {else, ignoring}.",
-    short="else",
-)
-
 ENSURES = Table(
     "property",
     (Key("holds", Expr(), "The condition.", required=True), _MESSAGE, _CITE),
@@ -244,8 +229,14 @@ ACTION = Table(
         Key("ends_turn", Flag(), "The action ends the player's turn.", default=False),
         Key(
             "only_if_nothing_else",
-            Either(FALLBACK),
-            "Offered only when no other action is legal (a pass): the refusal message.",
+            Text(),
+            "Offered only when no other action is legal (a pass): the message when it is refused.",
+        ),
+        Key(
+            "ignoring",
+            Names(),
+            "With only_if_nothing_else: actions that do not count as something else (buying a card).",
+            extend=True,
         ),
         Key("prompt", Flag(), "Only when asked (ask) or listed in a turn.", default=False),
         Key(
