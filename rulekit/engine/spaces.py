@@ -396,8 +396,6 @@ def _ids(program: Program, kind: str) -> dict[Any, int]:
 
 
 def _size(value: Any) -> int:
-    if value is None:
-        return 0
-    if isinstance(value, tuple | dict | str):
-        return len(value)
-    return 1
+    """The size a hidden value shows, as ``State.view`` gives it: a list's or map's length,
+    else 1 (a hidden text's length or a hidden id's spelling would tell what it is)."""
+    return len(value) if isinstance(value, tuple | dict) else 1

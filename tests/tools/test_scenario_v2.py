@@ -46,7 +46,7 @@ actions:
     ends_turn: true
   pick:
     params:
-      n: range(1, 2)
+      n: between(1, 2)
     cite: "§2"
     ends_turn: true
 setup: shuffle(game.deck)

@@ -86,7 +86,7 @@ def expectations(run: ScenarioRun, state: State, entries: list[Any]) -> None:
                 )
             continue
         if actual is not True:
-            why = explain_condition(run.program, parse_expression(str(text), origin), state, me)
+            why = explain_condition(run.program, parse_expression(str(text), origin), state, me=me)
             failures.append(
                 Diagnostic(f"expectation failed: {text}", where).render()
                 + "".join(f"\n  {line}" for line in why)

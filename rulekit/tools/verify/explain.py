@@ -44,30 +44,28 @@ def explain_invariant(program: Program, invariant: CompiledInvariant, state: Sta
     return explain_condition(program, invariant.decl.condition, state)
 
 
+#: ``me`` left out: the condition is compiled as an invariant's, without ``me``.
+NO_ME: tuple[()] = ()
+
+
 def explain_condition(
-    program: Program, condition: ast.Expr, state: State, bindings: Sequence[Binding] = ()
+    program: Program,
+    condition: ast.Expr,
+    state: State,
+    bindings: Sequence[Binding] = (),
+    *,
+    me: int | tuple[()] | None = NO_ME,
 ) -> list[str]:
     """Why ``condition`` (a parsed boolean DSL expression of ``program``'s rules, e.g. a
     scenario's ``expect``) is false in ``state``: one line per part, indented by depth.
-    ``bindings`` are names the expression uses besides the state: ``(name, type, value)``.
+    ``bindings`` are names the expression uses besides the state: ``(name, type, value)``;
+    ``me`` is the player the condition may call ``me`` (None: nobody, e.g. after the end).
     If evaluating it raises, the lines say where and why (see :func:`explain_error`)."""
-    lines: list[str] = []
-    try:
-        _explain(program, condition, state, list(bindings), lines, 0)
-    except Exception as error:
-        lines.clear()
-        lines.extend(explain_error(program, condition, state, error))
-    return lines
-
-
-def explain_condition(program: Program, condition: ast.Expr, state: State, me: int | None) -> list[str]:
-    """The values of the parts of a false condition that may use ``me`` (a scenario's expectation),
-    in the same form as :func:`explain_invariant`."""
-    token = _ME.set((me,))
+    token = _ME.set(None if isinstance(me, tuple) else (me,))
     try:
         lines: list[str] = []
         try:
-            _explain(program, condition, state, [], lines, 0)
+            _explain(program, condition, state, list(bindings), lines, 0)
         except Exception as error:
             lines.clear()
             lines.extend(explain_error(program, condition, state, error))
