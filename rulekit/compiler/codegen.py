@@ -96,7 +96,8 @@ class CodeGen:
         self.too_deep = False
         self.text_plus: set[int] = set()  # '+' nodes inside another '+' (text errors: once per chain)
         self.constants: dict[str, Any] = {}
-        self.kinds = set(rules.kinds)
+        #: The type names of the ruleset: component kinds and declared records.
+        self.kinds: dict[str, Type] = {k: t.entity(k) for k in rules.kinds} | rules.records
         self.collections = {k.collection: k for k in rules.kinds.values()}
         self.item_kind = {item.id: k.name for k in rules.kinds.values() for item in k.items}
         self.attr_types: dict[str, dict[str, Type]] = {}

@@ -74,7 +74,9 @@ def find_cycle(procedures: Mapping[str, Procedure]) -> list[str] | None:
     return None
 
 
-def param_types(procedure: Procedure, kinds: set[str], bag: DiagnosticBag) -> tuple[tuple[str, Type], ...]:
+def param_types(
+    procedure: Procedure, kinds: Mapping[str, Type], bag: DiagnosticBag
+) -> tuple[tuple[str, Type], ...]:
     """The declared parameter types (an unknown type is reported and read as ``any``)."""
     result = []
     for pname, text in procedure.params:
@@ -101,7 +103,7 @@ def compile_all(gen: CodeGen, procedures: Mapping[str, Procedure], bag: Diagnost
     """Check the procedures (types, no cycle, no clash with a built-in or function) and give
     the source of their functions.  Sets ``gen.procedures`` first, so that every effect
     compiled afterwards (including the procedures' own bodies) can call them."""
-    kinds = set(gen.kinds)
+    kinds = gen.kinds
     typed = {name: param_types(p, kinds, bag) for name, p in procedures.items()}
     gen.procedures = typed
     for name, procedure in procedures.items():

@@ -14,9 +14,10 @@ import re
 from typing import Any
 
 from rulekit.dsl import ast
+from rulekit.dsl import types as t
 from rulekit.dsl.names import is_name
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
-from rulekit.rules import groups
+from rulekit.rules import groups, records
 from rulekit.rules import model as m
 from rulekit.rules import schema as s
 from rulekit.rules.structure import FAILED, RESERVED_NAMES, Entries, Node, Structurer
@@ -48,7 +49,7 @@ def build_model(data: LocDict, fingerprint: str, modules: tuple[str, ...] = ()) 
     bag = DiagnosticBag()
     raw_kinds = data.get("components")
     kinds = frozenset(str(k) for k in raw_kinds if is_name(k)) if isinstance(raw_kinds, dict) else frozenset()
-    structurer = Structurer(bag, kinds)
+    structurer = Structurer(bag, records.type_names(data.get("records"), kinds))
     root = structurer.value(s.RULESET, data, data.span, "")
     if root is FAILED:  # pragma: no cover - compose hands over a mapping
         bag.raise_if_any()
@@ -94,6 +95,7 @@ class _Builder:
             fields=self.state(kinds),
             functions=self.functions(),
             procedures=self.procedures(),
+            records=self.records(kinds),
             events=self.events(),
             actions=actions,
             triggers=self.triggers(),
@@ -281,6 +283,24 @@ class _Builder:
             result[name] = m.FunctionDecl(
                 name, typed, body, section.spans[name], returns.text if returns is not None else None
             )
+        return result
+
+    def records(self, kinds: dict[str, m.ComponentKind]) -> dict[str, t.Type]:
+        """Declared record types (their names were read before structuring: see rules/records.py)."""
+        result = {}
+        section = _section(self.root, "records")
+        for name, fields in section.items():
+            declared = self.st.kinds.get(name) if isinstance(self.st.kinds, dict) else None
+            if name in kinds:
+                self.bag.error(f"record '{name}' has the name of a component kind", section.spans[name])
+            elif declared is not None and declared.is_record and len(fields) == len(declared.fields or ()):
+                result[name] = declared
+            elif fields and declared is None:
+                self.bag.error(
+                    f"record '{name}' uses a record declared after it",
+                    section.spans[name],
+                    hint="declare the records a record uses before it",
+                )
         return result
 
     def procedures(self) -> dict[str, m.ProcedureDecl]:

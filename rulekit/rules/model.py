@@ -11,6 +11,7 @@ from typing import Any
 from attrs import field, frozen
 
 from rulekit.dsl import ast
+from rulekit.dsl.types import Type
 from rulekit.errors import Span
 from rulekit.rules.view import ViewDecl
 
@@ -284,3 +285,5 @@ class RulesModel:
     origins: dict[str, dict[str, str]] = field(factory=dict)
     #: Named effect blocks (``procedures:``), called as statements.
     procedures: dict[str, ProcedureDecl] = field(factory=dict)
+    #: Declared record types (``records:``), by name.
+    records: dict[str, Type] = field(factory=dict)

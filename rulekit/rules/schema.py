@@ -436,6 +436,12 @@ SECTIONS: tuple[Key, ...] = (
     ),
     Key("functions", MapOf(Either(FUNCTION), "function"), "Pure functions.", section="named"),
     Key(
+        "records",
+        MapOf(MapOf(TypeText(), "record field", reserved_ok=True), "record"),
+        "Named record types: each field and its type.",
+        section="named",
+    ),
+    Key(
         "procedures",
         MapOf(Either(PROCEDURE), "procedure"),
         "Named effect blocks, called as statements.",

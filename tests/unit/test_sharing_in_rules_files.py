@@ -103,3 +103,59 @@ def test_mistakes_in_shared_rules_are_located_load_errors(
         load_game(str(write_ruleset(RULES.replace(*change))), 2)
     assert message in str(caught.value)
     assert "ruleset.yaml:" in str(caught.value)
+
+
+RECORDS = """\
+ruleset: knights
+players: {min: 2, max: 2}
+records:
+  knight: {kind: str, owner: player, strength: int}
+  post: {at: tuple, guard: knight}
+constants:
+  FIRST: {type: knight, value: {kind: squire, owner: P2, strength: 1}}
+state:
+  game:
+    posts: {type: "map[tuple, post]"}
+    last: {type: "knight?"}
+functions:
+  stronger: {params: {k: knight, n: int}, body: "k with {strength: k.strength + n}", returns: knight}
+actions:
+  post_knight:
+    params: {x: "range(0, 2)"}
+    effect: |
+      let k = stronger({kind: "knight", owner: me, strength: 2}, x)
+      game.posts = put(game.posts, (x, 0), {at: (x, 0), guard: k})
+      game.last = k
+    ends_turn: true
+flow:
+  - turn: player_at(1)
+"""
+
+
+def test_declared_records_name_types_used_everywhere(write_ruleset: Callable[..., Path]) -> None:
+    """A record type declared once types fields, constants, parameters, results and maps of it."""
+    game = load_game(str(write_ruleset(RECORDS)), 2)
+    state = game.new_initial_state(0)
+    state.apply_action("post_knight(1)")
+    assert state.value("game", "last") == {"kind": "knight", "owner": 0, "strength": 3}
+    fn, type_ = game.program.compile_expression("game.posts[(1, 0)].guard.owner")
+    assert str(type_) == "player" and fn(state.fields, game.runtime, 0) == 0
+    fn, _ = game.program.compile_expression("FIRST.owner")
+    assert fn(state.fields, game.runtime, 0) == 1  # P2, written in YAML, is a player
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('{kind: "knight", owner: me, strength: 2}', '{kind: "knight", owner: me}'), "argument 'k'"),
+        (("k.strength + n", "k.strenght + n"), "the record has no field 'strenght'"),
+        (("owner: P2, strength: 1}", "owner: P2}"), "has no value for 'strength'"),
+        (("  knight: {kind", "  knigt: {kind"), "unknown type 'knight'"),
+    ],
+)
+def test_mistakes_with_declared_records_are_located(
+    write_ruleset: Callable[..., Path], change: tuple[str, str], message: str
+) -> None:
+    with pytest.raises(RulesetError) as caught:
+        load_game(str(write_ruleset(RECORDS.replace(*change))), 2)
+    assert message in str(caught.value)
