@@ -660,6 +660,11 @@ class State:
                 f"{text} is not allowed now: P{me + 1} must choose one of {', '.join(names)}",
                 hint=_describe_decision(self),
             )
+        if compiled.fallback is not None:  # first what a pass waits for: nothing else possible
+            blocking = priority.blocking(compiled, self.legal_actions(), game.program.actions)
+            if blocking:
+                refusal = priority.refusal(compiled, [game.action_to_string(a) for a in blocking])
+                return Diagnostic(f"{text} is not legal: {refusal}", compiled.decl.span)
         F, R = self.fields, game.runtime
         checks, cost_depth = game.enumeration_plan(compiled)
         requirements = {id(req.check): req for req in compiled.requires}
@@ -699,12 +704,6 @@ class State:
                     )
         except Exception as error:  # a rule that fails while explaining still gets a message
             return Diagnostic(f"{text} is not legal: {error}", compiled.decl.span)
-        if compiled.fallback is not None:
-            blocking = priority.blocking(compiled, self.legal_actions(), game.program.actions)
-            others = [game.action_to_string(a) for a in blocking]
-            return Diagnostic(
-                f"{text} is not legal: {priority.refusal(compiled, others)}", compiled.decl.span
-            )
         return Diagnostic(f"{text} is not legal now", compiled.decl.span)
 
     def _apply(self, action: Action) -> None:
