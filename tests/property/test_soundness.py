@@ -27,7 +27,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from rulekit.engine.game import Game
@@ -91,7 +91,9 @@ def _check_and_play(ruleset: Path, file: str, changes: list[tuple[tuple[Any, ...
             program = load_program(str(copy), modules, [variant] if variant else [])
         except RulekitError as error:  # refused: fine, if it says where
             assert all(d.span is not None for d in error.diagnostics), f"{what}: {error}"
+            event("refused by check")
             return
+        event("accepted by check, played")
         rules = program.rules
         players = data.draw(st.integers(rules.min_players, rules.max_players), label="players")
         _play(program, players, seed, what)
