@@ -155,3 +155,18 @@ def test_every_documented_command_exists() -> None:
     text = (DOCS / "cli.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"^## .*?`rulekit ([a-z]+)", text, re.MULTILINE))
     assert documented - set(_cli_commands()) == set()
+
+
+def test_every_scenario_key_is_documented() -> None:
+    """Each key of a scenario file, a step or an expectation is in docs/cli.md or rules-format.md."""
+    from rulekit.tools.scenario.files import ACTION_KEYS, EXPECT_KEYS, SCENARIO_KEYS
+
+    text = (DOCS / "cli.md").read_text(encoding="utf-8") + (DOCS / "rules-format.md").read_text(
+        encoding="utf-8"
+    )
+    missing = [
+        k
+        for k in (*SCENARIO_KEYS, *ACTION_KEYS, *EXPECT_KEYS)
+        if f"{k}:" not in text and f"`{k}`" not in text
+    ]
+    assert missing == []
