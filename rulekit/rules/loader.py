@@ -116,8 +116,13 @@ class _Builder:
         )
 
     def node(self, name: str) -> Node:
+        """A single section's table (an empty one when it is not written or was wrong)."""
         found = self.root.get(name)
-        return found if isinstance(found, Node) else Node(s.section(name).shape, self.root.where(name))  # type: ignore[union-attr,arg-type]
+        if isinstance(found, Node):
+            return found
+        table = s.table_of(s.RULESET.key(name).shape)  # type: ignore[union-attr]
+        assert table is not None, f"section {name} is a table"
+        return Node(table, self.root.where(name))
 
     def bots(self) -> Node:
         return self.node("bots")

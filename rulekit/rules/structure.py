@@ -158,14 +158,12 @@ class Structurer:
             or (high is not None and raw > high)
         ):
             if low is not None and high is not None:
-                wanted = f"from {low} to {high}"
+                wanted = f" from {low} to {high}"
             elif low is not None:
-                wanted = f"of at least {low}"
+                wanted = f" of at least {low}"
             else:
                 wanted = ""
-            self.error(
-                f"{path} must be a whole number {wanted} (got {_plain_repr(raw)})".replace("  ", " "), at
-            )
+            self.error(f"{path} must be a whole number{wanted} (got {_plain_repr(raw)})", at)
             return FAILED
         return raw
 
