@@ -18,6 +18,7 @@ from rulekit.dsl.names import is_name
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
 from rulekit.rules import model as m
 from rulekit.rules import schema as s
+from rulekit.rules.relax import relaxed
 from rulekit.rules.structure import FAILED, RESERVED_NAMES, Entries, Node, Structurer
 from rulekit.rules.values import (
     DataContext,
@@ -334,9 +335,8 @@ class _Builder:
         for name, node in section.items():
             if "holds" in node.values:
                 message = node.get("message") or f"invariant '{name}' does not hold"
-                result[name] = m.InvariantDecl(
-                    name, node.values["holds"], message, node.get("cite"), node.span
-                )
+                condition, message = relaxed(node.values["holds"], message, node.get("relax", []))
+                result[name] = m.InvariantDecl(name, condition, message, node.get("cite"), node.span)
         return result
 
     def triggers(self) -> dict[str, m.TriggerDecl]:

@@ -182,9 +182,43 @@ PROPERTY = Table(
     short="holds",
 )
 
+RELAXATION = Table(
+    "relaxation",
+    (
+        Key(
+            "or",
+            Expr(),
+            "The alternative: the invariant also holds when this condition does.",
+            required=True,
+            missing="a relaxation needs 'or: CONDITION' and 'because: REASON'",
+        ),
+        Key(
+            "because",
+            Text(),
+            "Why the module relaxes the invariant (shown with its message).",
+            required=True,
+            missing="a relaxation needs 'because: REASON': say why the invariant no longer holds as written",
+        ),
+        _CITE,
+    ),
+    "An alternative a module adds to a base invariant (extend: {invariants: {NAME: {relax: [...]}}}).",
+    short="or",
+)
+
 INVARIANT = Table(
     "invariant",
-    (Key("holds", Expr(), "The condition.", required=True), _MESSAGE, _CITE),
+    (
+        Key("holds", Expr(), "The condition.", required=True),
+        _MESSAGE,
+        _CITE,
+        Key(
+            "relax",
+            ListOf(Either(RELAXATION), one_ok=True),
+            "Alternatives added by modules (through extend:): the invariant holds when its "
+            "condition or one of these does, so a module weakens it without copying it.",
+            extend=True,
+        ),
+    ),
     "A condition that holds in every reachable state.",
     short="holds",
 )
