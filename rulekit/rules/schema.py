@@ -530,6 +530,7 @@ VARIANT = Table(
         Key("players", PLAYERS, "Player counts the variant allows."),
         Key("cite", Text(), "Where the house rule comes from."),
         Key("set", Data(), "Values by path, e.g. constants.START_MONEY: 30, actions.NAME.cost: EXPR."),
+        Key("adjust", Data(), 'Whole numbers by path, relative to the old value: constants.X: "old + 1".'),
         Key("replace", Data(), "Replace entries by name (and setup, flow, scoring, players)."),
         Key("remove", Names(), "Entries or values to remove, by path: triggers.NAME, components.KIND.ID ..."),
         Key("add", Data(), "New entries (and items/fields added to existing component kinds/state scopes)."),
