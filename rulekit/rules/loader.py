@@ -31,6 +31,7 @@ from rulekit.rules.values import (
     plain,
 )
 from rulekit.rules.view import parse_view
+from rulekit.rules.wrap import call_original
 from rulekit.rules.yaml_source import LocDict, LocStr, span_of
 
 RESERVED_SCOPES = ("game", "turn", "player")
@@ -276,6 +277,7 @@ class _Builder:
             if body is None or len(params) != (len(raw_params) if isinstance(raw_params, dict) else 0):
                 continue  # reported
             typed = tuple((p, d.text) for p, d in params.items())
+            body = call_original(body, spec.get("wraps"))
             result[name] = m.FunctionDecl(name, typed, body, section.spans[name])
         return result
 

@@ -141,6 +141,12 @@ FUNCTION = Table(
         Key("params", MapOf(TypeText(), "parameter"), "Parameters and their types."),
         Key("body", Expr(), "The function's value.", required=True),
         Key("doc", Text(), "What the function computes."),
+        Key(
+            "wraps",
+            Name(),
+            "The function original(...) calls in the body: set when an override or replace wraps "
+            "a function (the replaced definition is kept as NAME__original).",
+        ),
     ),
     "A pure function: an expression body, or {params: {p: type}, body: EXPR}.",
     short="body",
