@@ -31,7 +31,7 @@ from rulekit.rules.values import (
     plain,
 )
 from rulekit.rules.view import parse_view
-from rulekit.rules.wrap import call_original
+from rulekit.rules.wrap import call_original, run_original
 from rulekit.rules.yaml_source import LocDict, LocStr, span_of
 
 RESERVED_SCOPES = ("game", "turn", "player")
@@ -353,7 +353,7 @@ class _Builder:
                 timing,
                 node.values[timing],
                 node.get("when"),
-                node.values["effect"],
+                run_original(node.values["effect"], node.get("original") or ()),
                 node.get("cite"),
                 section.spans[name],
             )

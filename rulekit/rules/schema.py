@@ -272,6 +272,12 @@ TRIGGER = Table(
         Key("effect", Block(), "What happens.", required=True),
         Key("cite", Text(), "The rule it comes from."),
         Key("doc", Text(), "What the trigger does."),
+        Key(
+            "original",
+            ListOf(Block()),
+            "The effects original() runs: set when an override or replace wraps a trigger "
+            "(the replaced effect, then the one it wrapped ...).",
+        ),
     ),
     "Effects run before or after an action or event.",
     one_of=((("after", "before"), "a trigger needs 'after: EVENT' or 'before: ACTION'"),),

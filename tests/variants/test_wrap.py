@@ -87,3 +87,73 @@ def test_calling_the_original_wrongly_is_an_error_at_the_wrapper(
     bad = HALF_AGAIN.replace("original(p) * 3", "original(p, p) * 3")
     with pytest.raises(RulesetError, match=r"half_again.yaml:8:\d+: error: .*payday_amount__original"):
         load_game(str(directory), 2, (), [str(write_variant(bad, "half_again"))])
+
+
+TRIGGERED = """
+ruleset: payday_trigger
+title: Payday trigger
+players: {min: 2, max: 2}
+state:
+  game:
+    phase: {type: int, initial: 1}
+  player:
+    money: {type: int}
+events:
+  payday: {}
+actions:
+  work:
+    doc: A payday; the phase advances.
+    effect: |
+      emit payday()
+      game.phase += 1
+triggers:
+  pay:
+    doc: Everybody earns 10.
+    after: payday
+    effect: |
+      for p in players:
+          p.money += 10
+flow:
+  - repeat:
+      until: game.phase > 3
+      steps:
+        - turn: {player: player_at(1)}
+"""
+
+PAY_TWICE = """
+variant: twice_in_phase_3
+ruleset: payday_trigger
+replace:
+  triggers:
+    pay:
+      after: payday
+      effect: |
+        original()
+        if game.phase == 3:
+            original()
+"""
+
+
+def test_a_variant_wraps_a_trigger_effect_and_runs_the_original(
+    write_ruleset: Callable[..., Path], write_variant: Callable[[str, str], Path]
+) -> None:
+    directory = write_ruleset(TRIGGERED)
+    twice = write_variant(PAY_TWICE, "twice")
+    state = load_game(str(directory), 2, (), [str(twice)]).new_initial_state(0)
+    for _ in range(3):
+        state.apply_action("work")
+    assert state.value(0, "money") == 40
+
+
+def test_a_wrapped_trigger_wrapped_again_runs_both(
+    write_ruleset: Callable[..., Path], write_variant: Callable[[str, str], Path]
+) -> None:
+    directory = write_ruleset(TRIGGERED)
+    bonus = PAY_TWICE.replace("twice_in_phase_3", "bonus").replace(
+        "original()\n        if game.phase == 3:\n            original()", "original()\n        me.money += 1"
+    )
+    variants = [str(write_variant(PAY_TWICE, "twice")), str(write_variant(bonus, "bonus"))]
+    state = load_game(str(directory), 2, (), variants).new_initial_state(0)
+    for _ in range(3):
+        state.apply_action("work")
+    assert state.value(0, "money") == 43 and state.value(1, "money") == 40
