@@ -96,7 +96,8 @@ class CodeGen:
         self.too_deep = False
         self.text_plus: set[int] = set()  # '+' nodes inside another '+' (text errors: once per chain)
         self.constants: dict[str, Any] = {}
-        self.kinds = set(rules.kinds)
+        #: The type names of the ruleset: component kinds and declared records.
+        self.kinds: dict[str, Type] = {k: t.entity(k) for k in rules.kinds} | rules.records
         self.collections = {k.collection: k for k in rules.kinds.values()}
         self.item_kind = {item.id: k.name for k in rules.kinds.values() for item in k.items}
         self.attr_types: dict[str, dict[str, Type]] = {}
@@ -691,6 +692,13 @@ class CodeGen:
             self.expect(declared, vtype, node.value, f"'{node.name}'")
             vtype = declared
         with ctx.nested():
+            if isinstance(node.value, ast.Literal) or (
+                isinstance(node.value, ast.Name) and node.value.id not in _bound_names(node.body)
+            ):
+                # a name or a constant costs nothing to repeat: no function call (requirement
+                # groups bind their parameters this way, mostly to `me` or a parameter)
+                ctx.scopes[-1][node.name] = Symbol("local", vtype, value)
+                return self.expr(node.body, ctx)
             py = ctx.bind(node.name, vtype)
             body, btype = self.expr(node.body, ctx)
         return f"(lambda {py}: {body})({value})", btype
@@ -913,6 +921,26 @@ def _holds_players(type_: Type) -> bool:
     if type_.is_record:
         return any(_holds_players(ft) for _, ft in type_.fields or ())
     return False
+
+
+def _bound_names(node: Any) -> set[str]:
+    """Every name bound inside ``node`` (loop, let and where variables), which could capture
+    a name substituted into it."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Comprehension):
+            found.update(var for var, _ in current.loops)
+        elif isinstance(current, ast.LetIn | ast.Where | ast.Let):
+            found.add(current.name)
+        elif isinstance(current, ast.For):
+            found.add(current.var)
+        if isinstance(current, tuple):
+            stack.extend(current)
+        elif hasattr(current, "__attrs_attrs__"):
+            stack.extend(getattr(current, a.name) for a in current.__attrs_attrs__ if a.name != "span")
+    return found
 
 
 def _is_plus(node: ast.Expr) -> bool:

@@ -11,25 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from attrs import frozen
-
 from rulekit.compiler import emit
 from rulekit.compiler.codegen import CodeGen, Context
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
-from rulekit.errors import DiagnosticBag, Span
+from rulekit.errors import DiagnosticBag
+from rulekit.rules.model import ProcedureDecl
 from rulekit.runtime.builtins import BUILTINS
 
-
-@frozen
-class Procedure:
-    """What the compiler needs of a declared procedure."""
-
-    name: str
-    params: tuple[tuple[str, str], ...]  # name, type text
-    body: ast.Block
-    span: Span | None
+Procedure = ProcedureDecl
 
 
 def code_name(name: str) -> str:
@@ -83,7 +74,9 @@ def find_cycle(procedures: Mapping[str, Procedure]) -> list[str] | None:
     return None
 
 
-def param_types(procedure: Procedure, kinds: set[str], bag: DiagnosticBag) -> tuple[tuple[str, Type], ...]:
+def param_types(
+    procedure: Procedure, kinds: Mapping[str, Type], bag: DiagnosticBag
+) -> tuple[tuple[str, Type], ...]:
     """The declared parameter types (an unknown type is reported and read as ``any``)."""
     result = []
     for pname, text in procedure.params:
@@ -110,7 +103,7 @@ def compile_all(gen: CodeGen, procedures: Mapping[str, Procedure], bag: Diagnost
     """Check the procedures (types, no cycle, no clash with a built-in or function) and give
     the source of their functions.  Sets ``gen.procedures`` first, so that every effect
     compiled afterwards (including the procedures' own bodies) can call them."""
-    kinds = set(gen.kinds)
+    kinds = gen.kinds
     typed = {name: param_types(p, kinds, bag) for name, p in procedures.items()}
     gen.procedures = typed
     for name, procedure in procedures.items():

@@ -16,7 +16,7 @@ from typing import Any
 
 from attrs import define, field
 
-from rulekit.compiler import emit, planner
+from rulekit.compiler import emit, planner, procedures
 from rulekit.compiler.codegen import SPAN_MARK, CodeGen, Context
 from rulekit.dsl import Origin, ast, parse_block, parse_expression
 from rulekit.dsl import types as t
@@ -341,6 +341,15 @@ class _Compiler:
             ctx = Context()
             py_params = [ctx.bind(n, ty) for n, ty in params]
             code, type_ = self.gen.expr(decl.body, ctx)
+            if decl.returns is not None:
+                declared = t.parse_type(decl.returns, self.gen.kinds)
+                if declared is None:
+                    self.bag.error(f"unknown type '{decl.returns}' for the result of {name}", decl.span)
+                else:
+                    self.gen.expect(
+                        declared, type_, decl.body, f"the result of {name} (returns: {decl.returns})"
+                    )
+                    type_ = declared
             self.gen.function_types[name] = type_
             self.lines.append(
                 planner.memoized_function(
@@ -585,6 +594,7 @@ class _Compiler:
         rules = self.rules
         gen = self.gen
         self.functions()
+        self.lines.extend(procedures.compile_all(gen, rules.procedures, self.bag))
         field_inits = []
         for scope, fields in rules.fields.items():
             for name, field_decl in fields.items():
@@ -681,6 +691,8 @@ class _Compiler:
                 fn(parts["weight"]),
                 _arity(decl.cost, decl.params) if decl.cost is not None else 0,
                 fn(parts["enumerate"]),
+                decl.fallback,
+                frozenset(decl.fallback_ignoring),
             )
         triggers = [
             CompiledTrigger(rules.triggers[name], fn(parts["condition"]), namespace[parts["effect"]])

@@ -165,13 +165,13 @@ class LetIn:
 
     ``declared`` is the type text the value must have, when the binding stands for a
     parameter (a requirement group's, bound to the argument of its use); the parser
-    never sets it.
+    never sets it, and like a span it takes no part in equality (the printer leaves it out).
     """
 
     name: str
     value: Expr
     body: Expr
-    declared: str | None = field(default=None, kw_only=True)
+    declared: str | None = field(default=None, kw_only=True, eq=False)
     span: Span = _span()
 
 

@@ -12,6 +12,7 @@ Records are maps with text keys at run time, so a record and an untyped
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from attrs import frozen
 
@@ -173,6 +174,10 @@ def element_type(collection: Type) -> Type:
     return ANY
 
 
+#: The names a type text may use besides the built-in ones: component kinds, or a mapping of
+#: names to types (component kinds and declared records).
+TypeNames = set[str] | frozenset[str] | Mapping[str, Type]
+
 _SIMPLE = {
     "int": INT,
     "bool": BOOL,
@@ -191,7 +196,7 @@ class _TypeSyntax(Exception):
     """The text is not a type."""
 
 
-def parse_type(text: str, kinds: set[str] | dict[str, Type]) -> Type | None:
+def parse_type(text: str, kinds: TypeNames) -> Type | None:
     """Parse a type such as ``int``, ``city?``, ``list[card]``, ``map[tuple, player]`` or
     ``{kind: str, strength: int}``; None if it is not a type.
 
@@ -217,7 +222,9 @@ def parse_type(text: str, kinds: set[str] | dict[str, Type]) -> Type | None:
     return parsed if not rest else None
 
 
-def _parse(tokens: list[str], kinds: set[str] | dict[str, Type]) -> tuple[Type, list[str]]:
+def _parse(
+    tokens: list[str], kinds: set[str] | frozenset[str] | Mapping[str, Type]
+) -> tuple[Type, list[str]]:
     if not tokens:
         raise _TypeSyntax
     head, rest = tokens[0], tokens[1:]
@@ -253,7 +260,7 @@ def _parse(tokens: list[str], kinds: set[str] | dict[str, Type]) -> tuple[Type, 
         return ANY_LIST, rest
     if head in _SIMPLE:
         return _SIMPLE[head], rest
-    if isinstance(kinds, dict) and head in kinds:
+    if isinstance(kinds, Mapping) and head in kinds:
         return kinds[head], rest
     if head in kinds:
         return entity(head), rest

@@ -94,6 +94,7 @@ class Game:
         self.flow_fns: Any = None
         self._template: dict[Any, Any] | None = None
         self._apply_plans: dict[str, tuple[CompiledAction, tuple[str, ...], bool, bool]] = {}
+        self._listings: dict[Any, tuple[tuple[CompiledAction, Callable[..., Any]], ...] | None] = {}
         for trigger in program.triggers:
             decl = trigger.decl
             self.runtime.triggers.setdefault((decl.timing, decl.event), []).append(
@@ -199,6 +200,26 @@ class Game:
             )
             self._apply_plans[name] = plan
         return plan
+
+    def planned_listing(self, names: Any) -> tuple[tuple[CompiledAction, Callable[..., Any]], ...] | None:
+        """The actions ``names`` (a decision's), each with its planned enumerator, if every
+        one has one and none is offered only if nothing else is (:mod:`rulekit.engine.priority`),
+        else None; kept per tuple of names."""
+        try:
+            return self._listings[names]
+        except KeyError:
+            pass
+        except TypeError:  # not a tuple of names: no caching
+            return None
+        found: list[tuple[CompiledAction, Callable[..., Any]]] = []
+        for name in names:
+            compiled = self.program.actions[name]
+            if compiled.enumerate is None or compiled.fallback is not None:
+                self._listings[names] = None
+                return None
+            found.append((compiled, compiled.enumerate))
+        planned = self._listings[names] = tuple(found)
+        return planned
 
     def owners(self, scope: str) -> tuple[Any, ...]:
         if scope in ("game", "turn"):
@@ -535,8 +556,17 @@ class State:
         found: list[Action] = []
         actions = program.actions
         compiled = None
+        planned = None if reference else self.game.planned_listing(names)
         R.memo = {}
         try:
+            if planned is not None:
+                for compiled, enumerate_ in planned:  # noqa: B007 - compiled names the failing action below
+                    enumerate_(F, R, me, make_action, found)
+                    if len(found) > LIMITS.max_candidates:
+                        raise RuleFailure(
+                            f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
+                        )
+                return found
             for name in names:
                 compiled = actions[name]
                 if compiled.enumerate is None or reference:
@@ -637,6 +667,11 @@ class State:
                 f"{text} is not allowed now: P{me + 1} must choose one of {', '.join(names)}",
                 hint=_describe_decision(self),
             )
+        if compiled.fallback is not None:  # first what a pass waits for: nothing else possible
+            blocking = priority.blocking(compiled, self.legal_actions(), game.program.actions)
+            if blocking:
+                refusal = priority.refusal(compiled, [game.action_to_string(a) for a in blocking])
+                return Diagnostic(f"{text} is not legal: {refusal}", compiled.decl.span)
         F, R = self.fields, game.runtime
         checks, cost_depth = game.enumeration_plan(compiled)
         requirements = {id(req.check): req for req in compiled.requires}
@@ -676,12 +711,6 @@ class State:
                     )
         except Exception as error:  # a rule that fails while explaining still gets a message
             return Diagnostic(f"{text} is not legal: {error}", compiled.decl.span)
-        if compiled.fallback is not None:
-            blocking = priority.blocking(compiled, self.legal_actions(), game.program.actions)
-            others = [game.action_to_string(a) for a in blocking]
-            return Diagnostic(
-                f"{text} is not legal: {priority.refusal(compiled, others)}", compiled.decl.span
-            )
         return Diagnostic(f"{text} is not legal now", compiled.decl.span)
 
     def _apply(self, action: Action) -> None:

@@ -14,8 +14,10 @@ import re
 from typing import Any
 
 from rulekit.dsl import ast
+from rulekit.dsl import types as t
 from rulekit.dsl.names import is_name
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
+from rulekit.rules import groups, records
 from rulekit.rules import model as m
 from rulekit.rules import schema as s
 from rulekit.rules.relax import relaxed
@@ -49,7 +51,7 @@ def build_model(data: LocDict, fingerprint: str, modules: tuple[str, ...] = ()) 
     bag = DiagnosticBag()
     raw_kinds = data.get("components")
     kinds = frozenset(str(k) for k in raw_kinds if is_name(k)) if isinstance(raw_kinds, dict) else frozenset()
-    structurer = Structurer(bag, kinds)
+    structurer = Structurer(bag, records.type_names(data.get("records"), kinds))
     root = structurer.value(s.RULESET, data, data.span, "")
     if root is FAILED:  # pragma: no cover - compose hands over a mapping
         bag.raise_if_any()
@@ -94,6 +96,8 @@ class _Builder:
             kinds=kinds,
             fields=self.state(kinds),
             functions=self.functions(),
+            procedures=self.procedures(),
+            records=self.records(kinds),
             events=self.events(),
             actions=actions,
             triggers=self.triggers(),
@@ -113,8 +117,13 @@ class _Builder:
         )
 
     def node(self, name: str) -> Node:
+        """A single section's table (an empty one when it is not written or was wrong)."""
         found = self.root.get(name)
-        return found if isinstance(found, Node) else Node(s.section(name).shape, self.root.where(name))  # type: ignore[union-attr,arg-type]
+        if isinstance(found, Node):
+            return found
+        table = s.table_of(s.RULESET.key(name).shape)  # type: ignore[union-attr]
+        assert table is not None, f"section {name} is a table"
+        return Node(table, self.root.where(name))
 
     def bots(self) -> Node:
         return self.node("bots")
@@ -278,8 +287,73 @@ class _Builder:
                 continue  # reported
             typed = tuple((p, d.text) for p, d in params.items())
             body = call_original(body, spec.get("wraps"))
-            result[name] = m.FunctionDecl(name, typed, body, section.spans[name])
+            returns = spec.get("returns")
+            result[name] = m.FunctionDecl(
+                name, typed, body, section.spans[name], returns.text if returns is not None else None
+            )
         return result
+
+    def records(self, kinds: dict[str, m.ComponentKind]) -> dict[str, t.Type]:
+        """Declared record types (their names were read before structuring: see rules/records.py)."""
+        result = {}
+        section = _section(self.root, "records")
+        for name, fields in section.items():
+            declared = self.st.kinds.get(name) if isinstance(self.st.kinds, dict) else None
+            if name in kinds:
+                self.bag.error(f"record '{name}' has the name of a component kind", section.spans[name])
+            elif declared is not None and declared.is_record and len(fields) == len(declared.fields or ()):
+                result[name] = declared
+            elif fields and declared is None:
+                self.bag.error(
+                    f"record '{name}' uses a record declared after it",
+                    section.spans[name],
+                    hint="declare the records a record uses before it",
+                )
+        return result
+
+    def procedures(self) -> dict[str, m.ProcedureDecl]:
+        result = {}
+        section = _section(self.root, "procedures")
+        for name, spec in section.items():
+            params = spec.get("params") or {}
+            body = spec.get("body")
+            raw_params = spec.raw.get("params")
+            if body is None or len(params) != (len(raw_params) if isinstance(raw_params, dict) else 0):
+                continue  # reported
+            typed = tuple((p, d.text) for p, d in params.items())
+            result[name] = m.ProcedureDecl(name, typed, body, section.spans[name])
+        return result
+
+    def requirement_groups(self) -> dict[str, groups.RequirementGroup]:
+        result = {}
+        section = _section(self.root, "requirements")
+        for name, spec in section.items():
+            params = spec.get("params") or {}
+            raw_params = spec.raw.get("params")
+            if len(params) != (len(raw_params) if isinstance(raw_params, dict) else 0):
+                continue  # reported
+            items = tuple(self.requirement_items(spec.get("require", [])))
+            typed = tuple((p, d.text) for p, d in params.items())
+            result[name] = groups.RequirementGroup(name, typed, items, section.spans[name])
+        groups.check(result, self.bag)
+        return result
+
+    def requirement_items(self, nodes: list[Node]) -> list[m.Requirement | groups.Use]:
+        """A requirement list as written: requirements and uses of groups."""
+        items: list[m.Requirement | groups.Use] = []
+        for node in nodes:
+            if "if" in node.values:
+                items.append(self.requirement(node))
+            elif "use" in node.values:
+                call = node.values["use"]
+                if isinstance(call, ast.Call):
+                    items.append(groups.Use(call, node.where("use")))
+                else:
+                    self.bag.error(
+                        "'use' names a requirement group with its arguments, e.g. use: at_harbor(me)",
+                        node.where("use"),
+                    )
+        return items
 
     def events(self) -> dict[str, m.EventDecl]:
         section = _section(self.root, "events")
@@ -291,12 +365,17 @@ class _Builder:
     def actions(self) -> dict[str, m.ActionDecl]:
         result = {}
         section = _section(self.root, "actions")
+        requirement_groups = self.requirement_groups()
         for name, spec in section.items():
             params = spec.get("params") or _empty_entries(spec.span)
+            written = self.requirement_items(spec.get("require", []))
+            fallback = spec.get("only_if_nothing_else")
             result[name] = m.ActionDecl(
                 name=name,
                 params=tuple(m.Param(p, domain, params.spans[p]) for p, domain in params.items()),
-                requires=tuple(self.requirement(r) for r in spec.get("require", []) if "if" in r.values),
+                requires=groups.expand(written, requirement_groups, self.bag),
+                fallback=fallback,
+                fallback_ignoring=tuple(spec.get("ignoring") or ()),
                 cost=spec.get("cost"),
                 effect=spec.get("effect"),
                 ends_turn=spec.get("ends_turn"),

@@ -11,6 +11,7 @@ from typing import Any
 from attrs import field, frozen
 
 from rulekit.dsl import ast
+from rulekit.dsl.types import Type
 from rulekit.errors import Span
 from rulekit.rules.view import ViewDecl
 
@@ -70,6 +71,18 @@ class FunctionDecl:
     params: tuple[tuple[str, str], ...]
     body: ast.Expr
     span: Span | None
+    #: ``returns:``: the declared type of its value (checked against the body), or None.
+    returns: str | None = None
+
+
+@frozen
+class ProcedureDecl:
+    """A named effect block with typed parameters, called as a statement: ``payday(city)``."""
+
+    name: str
+    params: tuple[tuple[str, str], ...]
+    body: ast.Block
+    span: Span | None
 
 
 @frozen
@@ -122,6 +135,10 @@ class ActionDecl:
     cost_span: Span | None = None
     offered_with: tuple[str, ...] = ()
     ensures: tuple[PropertyDecl, ...] = ()
+    #: ``only_if_nothing_else``: offered only when no other action is legal (the refusal
+    #: message), other than the actions it ignores.
+    fallback: str | None = None
+    fallback_ignoring: tuple[str, ...] = ()
 
 
 @frozen
@@ -266,3 +283,7 @@ class RulesModel:
     #: Who wrote each named entry: ``origins["actions"]["buy"] == "module harbor"`` (or
     #: ``"variant PATH"``, ``"ruleset"``); for listings such as ``rulekit rules``.
     origins: dict[str, dict[str, str]] = field(factory=dict)
+    #: Named effect blocks (``procedures:``), called as statements.
+    procedures: dict[str, ProcedureDecl] = field(factory=dict)
+    #: Declared record types (``records:``), by name.
+    records: dict[str, Type] = field(factory=dict)

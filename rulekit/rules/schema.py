@@ -140,6 +140,7 @@ FUNCTION = Table(
     (
         Key("params", MapOf(TypeText(), "parameter"), "Parameters and their types."),
         Key("body", Expr(), "The function's value.", required=True),
+        Key("returns", TypeText(), "The type of its value, checked against the body."),
         Key("doc", Text(), "What the function computes."),
         Key(
             "wraps",
@@ -152,21 +153,41 @@ FUNCTION = Table(
     short="body",
 )
 
+PROCEDURE = Table(
+    "procedure",
+    (
+        Key("params", MapOf(TypeText(), "parameter"), "Parameters and their types."),
+        Key("body", Block(), "The effect it runs.", required=True),
+        Key("doc", Text(), "What the procedure does."),
+        Key("cite", Text(), "The rule it comes from."),
+    ),
+    "A named effect block called as a statement: name(args); never recursive.",
+    short="body",
+)
+
 REQUIREMENT = Table(
     "requirement",
     (
-        Key(
-            "if",
-            Expr(),
-            "The condition.",
-            required=True,
-            missing="a requirement needs 'if: CONDITION' and 'else: MESSAGE'",
-        ),
+        Key("if", Expr(), "The condition."),
         Key("else", Text(), "The message shown when it fails."),
         Key("cite", Text(), "The rule it comes from, e.g. §4.3."),
+        Key("use", Expr(), "A requirement group's requirements, for its arguments: group(args)."),
     ),
-    "A condition the action needs, with the message shown when it fails.",
+    "A condition the action needs, with the message shown when it fails; or a group used.",
     short="if",
+    one_of=(
+        (("if", "use"), "a requirement needs 'if: CONDITION' and 'else: MESSAGE' (or 'use: GROUP(ARGS)')"),
+    ),
+)
+
+REQUIREMENT_GROUP = Table(
+    "requirement group",
+    (
+        Key("params", MapOf(TypeText(), "parameter"), "Parameters and their types."),
+        Key("require", ListOf(Either(REQUIREMENT), one_ok=True), "Its requirements.", required=True),
+        Key("doc", Text(), "What the group checks."),
+    ),
+    "Named requirements (with their messages and citations) that actions use: use: name(args).",
 )
 
 ENSURES = Table(
@@ -246,6 +267,17 @@ ACTION = Table(
         Key("cost", Expr(), "Paid to the bank from the money field; unaffordable means illegal."),
         Key("effect", Block(), "What the action does."),
         Key("ends_turn", Flag(), "The action ends the player's turn.", default=False),
+        Key(
+            "only_if_nothing_else",
+            Text(),
+            "Offered only when no other action is legal (a pass): the message when it is refused.",
+        ),
+        Key(
+            "ignoring",
+            Names(),
+            "With only_if_nothing_else: actions that do not count as something else (buying a card).",
+            extend=True,
+        ),
         Key("prompt", Flag(), "Only when asked (ask) or listed in a turn.", default=False),
         Key(
             "offered_with",
@@ -449,6 +481,24 @@ SECTIONS: tuple[Key, ...] = (
         section="named",
     ),
     Key("functions", MapOf(Either(FUNCTION), "function"), "Pure functions.", section="named"),
+    Key(
+        "records",
+        MapOf(MapOf(TypeText(), "record field", reserved_ok=True), "record"),
+        "Named record types: each field and its type.",
+        section="named",
+    ),
+    Key(
+        "procedures",
+        MapOf(Either(PROCEDURE), "procedure"),
+        "Named effect blocks, called as statements.",
+        section="named",
+    ),
+    Key(
+        "requirements",
+        MapOf(REQUIREMENT_GROUP, "requirement group"),
+        "Named groups of requirements that actions use.",
+        section="named",
+    ),
     Key(
         "events",
         MapOf(MapOf(TypeText(), "event field"), "event"),

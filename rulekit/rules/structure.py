@@ -19,6 +19,7 @@ from attrs import define, field
 
 from rulekit.dsl import ast, parse_block, parse_expression
 from rulekit.dsl.names import is_name
+from rulekit.dsl.types import Type
 from rulekit.errors import DiagnosticBag, DslSyntaxError, Span, did_you_mean
 from rulekit.rules import schema as s
 from rulekit.rules.values import TypeProblem, parse_declared
@@ -81,7 +82,7 @@ def _empty(span: Span) -> Entries:
 class Structurer:
     """Walks located YAML against the schema; problems go to ``bag``."""
 
-    def __init__(self, bag: DiagnosticBag, kinds: frozenset[str] = frozenset()) -> None:
+    def __init__(self, bag: DiagnosticBag, kinds: frozenset[str] | dict[str, Type] = frozenset()) -> None:
         self.bag = bag
         self.kinds = kinds
 
@@ -157,14 +158,12 @@ class Structurer:
             or (high is not None and raw > high)
         ):
             if low is not None and high is not None:
-                wanted = f"from {low} to {high}"
+                wanted = f" from {low} to {high}"
             elif low is not None:
-                wanted = f"of at least {low}"
+                wanted = f" of at least {low}"
             else:
                 wanted = ""
-            self.error(
-                f"{path} must be a whole number {wanted} (got {_plain_repr(raw)})".replace("  ", " "), at
-            )
+            self.error(f"{path} must be a whole number{wanted} (got {_plain_repr(raw)})", at)
             return FAILED
         return raw
 

@@ -77,7 +77,8 @@ def _shape(shape: s.Shape) -> dict[str, Any]:
     if isinstance(shape, s.Block):
         return dict(_BLOCK)
     if isinstance(shape, s.Text):
-        return {"type": "string", **({"maxLength": shape.max_length} if shape.max_length else {})}
+        # a number is text too (`cite: 4.3`, `title: 1830`), as the loader reads it
+        return {"type": ["string", "number"], **({"maxLength": shape.max_length} if shape.max_length else {})}
     if isinstance(shape, s.Name):
         return {"$ref": "#/$defs/name"}
     if isinstance(shape, s.Flag):

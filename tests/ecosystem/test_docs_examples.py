@@ -29,6 +29,7 @@ def test_the_openspiel_example_plays_a_game(capsys: pytest.CaptureFixture[str]) 
     assert re.fullmatch(r"\[-?[01]\.0, -?[01]\.0\]\n", capsys.readouterr().out)
 
 
+@pytest.mark.slow  # a whole game through PettingZoo: minutes
 def test_the_pettingzoo_example_plays_a_game(capsys: pytest.CaptureFixture[str]) -> None:
     """The PettingZoo example of docs/ecosystem.md runs and prints the returns."""
     require("pettingzoo", "pettingzoo")

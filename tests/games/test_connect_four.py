@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rulekit.load import load_game
 from rulekit.tools.bots import make_bots, play_game
 from rulekit.tools.scenario import find_scenarios, run_scenario
+from tests.ecosystem.extras import require
 
 RULESET_DIR = Path(__file__).resolve().parents[2] / "rulesets" / "connect_four"
 SCENARIOS = sorted(find_scenarios([RULESET_DIR / "scenarios"]))
@@ -40,29 +44,49 @@ def test_the_columns_are_numbered_as_in_openspiel() -> None:
     assert [str(space.decode(k)) for k in range(7)] == [f"drop({c})" for c in "abcdefg"]
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_random_move_sequences_end_as_in_openspiel(seed: int) -> None:
-    """Same legal moves at every step, same end, same returns as OpenSpiel's connect_four."""
-    from tests.ecosystem.extras import require
-
+def _openspiel_pair() -> tuple[Any, Any]:
+    """A new rulekit_connect_four state and a new OpenSpiel connect_four state."""
     pyspiel = require("pyspiel", "openspiel")
     from rulekit import openspiel
 
     openspiel.register(str(RULESET_DIR), players=2)
     ours = pyspiel.load_game("rulekit_connect_four").new_initial_state()
-    theirs = pyspiel.load_game("connect_four").new_initial_state()
-    rng = random.Random(seed)
+    return ours, pyspiel.load_game("connect_four").new_initial_state()
+
+
+@given(picks=st.lists(st.integers(0, 6), max_size=42))
+def test_any_move_sequence_ends_as_in_openspiel(picks: list[int]) -> None:
+    """Same legal moves at every step, same end, same returns as OpenSpiel's connect_four.
+
+    Move i is the legal move ``picks[i] % len(legal)``; after the picks, the first legal move.
+    """
+    ours, theirs = _openspiel_pair()
     moves = 0
     while not theirs.is_terminal():
         assert not ours.is_terminal(), f"rulekit ended after {moves} moves, OpenSpiel did not"
         assert ours.current_player() == theirs.current_player()
-        assert ours.legal_actions() == theirs.legal_actions(), f"after {moves} moves"
-        move = rng.choice(theirs.legal_actions())
+        legal = theirs.legal_actions()
+        assert ours.legal_actions() == legal, f"after {moves} moves"
+        move = legal[picks[moves] % len(legal)] if moves < len(picks) else legal[0]
         ours.apply_action(move)
         theirs.apply_action(move)
         moves += 1
     assert ours.is_terminal(), f"OpenSpiel ended after {moves} moves, rulekit did not"
     assert ours.returns() == theirs.returns()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_games_end_as_in_openspiel(seed: int) -> None:
+    """Uniformly random games (which reach full boards and draws more often than the
+    property's shrinking-friendly picks) end as in OpenSpiel."""
+    ours, theirs = _openspiel_pair()
+    rng = random.Random(seed)
+    while not theirs.is_terminal():
+        assert ours.legal_actions() == theirs.legal_actions()
+        move = rng.choice(theirs.legal_actions())
+        ours.apply_action(move)
+        theirs.apply_action(move)
+    assert ours.is_terminal() and ours.returns() == theirs.returns()
 
 
 def test_heuristic_bot_beats_random_bots() -> None:

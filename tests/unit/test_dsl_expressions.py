@@ -240,3 +240,10 @@ def test_a_record_cannot_be_an_action_parameter(write_ruleset: Callable[..., Pat
     text = MAP_RULES.replace(domain, '"[{x: x} for x in range(0, 3)]"') % "pass"
     with pytest.raises(RulesetError, match=r"action parameter .cell. would hold a \{x: int\}"):
         load_program(str(write_ruleset(text)))
+
+
+def test_a_let_bound_to_a_name_is_not_captured_by_a_loop_of_that_name() -> None:
+    """``let x = y in [x for y in ...]``: x is the outer y, not the loop's."""
+    value, _ = _value("let y = 5 in let x = y in [x + y for y in [1, 2]]")
+    assert value == (6, 7)
+    assert _value("let x = me in [x for q in players]")[0] == (0, 0)

@@ -74,7 +74,7 @@ def test_minimal_ruleset_loads(write_ruleset: Callable[..., Path]) -> None:
         (
             ("go: {ends_turn: true}", "go: {require: [{else: never}]}"),
             7,
-            "a requirement needs 'if: CONDITION' and 'else: MESSAGE'",
+            "a requirement needs 'if: CONDITION' and 'else: MESSAGE' (or 'use: GROUP(ARGS)')",
         ),
     ],
 )

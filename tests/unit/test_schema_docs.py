@@ -90,3 +90,13 @@ def test_the_json_schema_and_the_loader_refuse_the_same_mistakes(
     assert list(validator.iter_errors(yaml.safe_load(text)))
     with pytest.raises(RulesetError):
         load_program(str(write_ruleset(text)))
+
+
+def test_the_json_schema_and_the_loader_accept_a_number_as_text(write_ruleset: Callable[..., Path]) -> None:
+    """``cite: 4.3`` is a citation for both."""
+    validator = jsonschema.Draft202012Validator(
+        json.loads(schema_path("ruleset").read_text(encoding="utf-8"))
+    )
+    text = MINIMAL.replace("go: {ends_turn: true}", "go: {ends_turn: true, cite: 4.3}")
+    assert not list(validator.iter_errors(yaml.safe_load(text)))
+    assert load_program(str(write_ruleset(text))).rules.actions["go"].cite == "4.3"

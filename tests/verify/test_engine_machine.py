@@ -27,8 +27,9 @@ from rulekit.load import load_program
 RULESETS = [
     ("tic_tac_toe", ()),
     ("el_capitan", ()),
-    ("el_capitan", ("porto", "lisboa", "islas_canarias")),
-    ("el_caballero", ()),
+    # half a minute each: the slow step
+    pytest.param("el_capitan", ("porto", "lisboa", "islas_canarias"), marks=pytest.mark.slow),
+    pytest.param("el_caballero", (), marks=pytest.mark.slow),
 ]
 
 

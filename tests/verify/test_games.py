@@ -37,7 +37,11 @@ def _require(ruleset: str, modules: tuple[str, ...] = ()) -> None:
 
 @pytest.mark.parametrize(
     "modules",
-    [combo for n in range(len(TILES) + 1) for combo in itertools.combinations(TILES, n)],
+    [  # the base game and all tiles in make test, the combinations in between in the slow step
+        combo if len(combo) in (0, len(TILES)) else pytest.param(combo, marks=pytest.mark.slow)
+        for n in range(len(TILES) + 1)
+        for combo in itertools.combinations(TILES, n)
+    ],
     ids=lambda m: "+".join(m) or "base",
 )
 def test_el_capitan_invariants_hold_with_every_tile_combination(modules: tuple[str, ...]) -> None:
@@ -87,12 +91,23 @@ def test_games_declare_the_invariants_the_issue_asks_for() -> None:
 # (game, planted module, modules it needs, the invariant it breaks, longest acceptable counterexample)
 GAME_BUGS = [
     ("el_capitan", "planted_full_city", (), "invariant:one_ship_per_harbor_space", 16),
-    ("el_capitan", "planted_lisboa_pays_twice", ("lisboa",), "invariant:money_conserved", 16),
+    pytest.param(  # shrinking it takes most of a minute: the slow step
+        "el_capitan",
+        "planted_lisboa_pays_twice",
+        ("lisboa",),
+        "invariant:money_conserved",
+        16,
+        marks=pytest.mark.slow,
+    ),
     ("el_caballero", "planted_keeps_caballeros", (), "invariant:no_card_touches_land_twice", 10),
 ]
 
 
-@pytest.mark.parametrize(("game", "bug", "needs", "key", "longest"), GAME_BUGS, ids=[b[1] for b in GAME_BUGS])
+@pytest.mark.parametrize(
+    ("game", "bug", "needs", "key", "longest"),
+    GAME_BUGS,
+    ids=[getattr(b, "values", b)[1] for b in GAME_BUGS],
+)
 def test_planted_game_bug_is_caught_and_shrunk(
     game: str, bug: str, needs: tuple[str, ...], key: str, longest: int, tmp_path: Path
 ) -> None:
@@ -141,7 +156,11 @@ def _variants() -> list[tuple[str, str, tuple[str, ...]]]:
 
 
 @pytest.mark.parametrize(
-    ("ruleset", "variant", "needs"), _variants(), ids=lambda v: v if isinstance(v, str) else ""
+    ("ruleset", "variant", "needs"),
+    [  # the game variants' verify runs take 10-20 s each: the slow step
+        v if v[0] == "tic_tac_toe" else pytest.param(*v, marks=pytest.mark.slow) for v in _variants()
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
 )
 def test_invariants_hold_with_every_variant(ruleset: str, variant: str, needs: tuple[str, ...]) -> None:
     _require(ruleset, needs)

@@ -9,7 +9,8 @@ somewhere in between. New games are played instead, cut off before the best leng
   values in the counterexample (:mod:`relevance`), are preferred, and those that took it away
   are made rare (each game draws a kind first, a relevant one several times as likely, then
   an instance, so a kind with many instances does not crowd out the others);
-* fewer players are preferred;
+* fewer players are preferred, and in some games the actions that end a turn (a hurried game
+  reaches later rounds and phases, a payday, in fewer actions);
 * *value guidance*: a game prefix that takes a field the check reads to a new extreme (the
   smallest or largest value of a number, or length of a list, seen so far -- or the same
   extreme in fewer actions) is kept, and later games replay it and go on from there. So the
@@ -36,6 +37,9 @@ from rulekit.tools.verify.replayer import Replayer
 
 #: How much likelier a relevant action kind is (one factor drawn per game).
 RELEVANCE_WEIGHTS = (4.0, 20.0, 200.0)
+#: How much likelier an action that ends the turn is (one factor drawn per game): a hurried
+#: game reaches later rounds and phases in fewer actions.
+HURRY = (1.0, 4.0, 16.0)
 #: Weight of an action kind that led away from the failure in the counterexample.
 AWAY = 0.2
 #: Share of the games that start by replaying a prefix that reached an extreme value.
@@ -64,14 +68,21 @@ class TargetedSearch:
     reads: frozenset[str]
     away: frozenset[str] = frozenset()
     on_better: Callable[[PropertyFailure], None] = lambda failure: None
+    #: Varies the games of searches that start from the same failure (the search is seeded).
+    salt: int = 0
     games: int = 0
     _kept: list[_Prefix] = field(factory=list)
+    _ends_turn: frozenset[str] = field(init=False)
     _extremes: dict[tuple[str, bool], tuple[int, int]] = field(factory=dict)
+
+    def __attrs_post_init__(self) -> None:
+        actions = self.checker.program.actions
+        self._ends_turn = frozenset(name for name, action in actions.items() if action.decl.ends_turn)
 
     def run(self, best: PropertyFailure, until: float, patience: int) -> PropertyFailure:
         """Play games until ``until`` (a ``perf_counter`` time) or ``patience`` games without a
         shorter failure; the shortest failure found (``best`` if none)."""
-        rng = random.Random(len(best.history))
+        rng = random.Random(f"{best.key}:{len(best.history)}:{self.salt}:{self.games}")
         since = 0
         while time.perf_counter() < until and since < patience:
             since += 1
@@ -96,6 +107,7 @@ class TargetedSearch:
                 players = rng.randint(self.min_players, self.max_players)
             seed = rng.randrange(MAX_SEED)
         weight = rng.choice(RELEVANCE_WEIGHTS) if self.relevant else 1.0
+        hurry = rng.choice(HURRY)
         checker = self.checker
         played: list[Action] = []
         try:
@@ -109,7 +121,7 @@ class TargetedSearch:
                     action = prefix[index]
                 else:
                     prefix = []
-                    action = pick(rng, legal, self.relevant, weight, self.away)
+                    action = pick(rng, legal, self.relevant, weight, self.away, self._ends_turn, hurry)
                 checker.step(state, action)
                 played.append(action)
                 if watched and self._new_extreme(state, watched, len(played)):
@@ -150,10 +162,12 @@ def pick(
     relevant: dict[str, float],
     weight: float,
     away: frozenset[str] = frozenset(),
+    ends_turn: frozenset[str] = frozenset(),
+    hurry: float = 1.0,
 ) -> Action:
     """One of ``legal``: an action kind first (a relevant kind up to ``weight`` times as
     likely, in proportion to its share in ``relevant``; one leading ``away`` from the failure
-    ``AWAY`` times), then one of its instances."""
+    ``AWAY`` times; another that ends the turn ``hurry`` times), then one of its instances."""
     if len(legal) == 1:
         return legal[0]
     kinds: dict[str, list[Action]] = {}
@@ -161,7 +175,13 @@ def pick(
         kinds.setdefault(action.name, []).append(action)
     names = list(kinds)
     weights = [
-        1.0 + (weight - 1.0) * relevant[name] if name in relevant else AWAY if name in away else 1.0
+        1.0 + (weight - 1.0) * relevant[name]
+        if name in relevant
+        else AWAY
+        if name in away
+        else hurry
+        if name in ends_turn
+        else 1.0
         for name in names
     ]
     chosen = kinds[rng.choices(names, weights)[0]]

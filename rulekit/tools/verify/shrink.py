@@ -62,6 +62,8 @@ class Shrinker:
     timed_out: bool = False
     #: The action kinds the targeted search preferred (writing what the failing check reads).
     relevant: frozenset[str] = frozenset()
+    #: Games the targeted search played.
+    search_games: int = 0
     _seed_tries: int = field(default=0, init=False)
 
     def shrink(self, failure: PropertyFailure) -> PropertyFailure:
@@ -98,6 +100,9 @@ class Shrinker:
         if original == final and self.minimal:
             return "could not be shortened (1-minimal)"
         where = f"shrunk from {original} to {final} action(s) in {self.candidates} replays"
+        if self.search_games:
+            preferred = ", ".join(sorted(self.relevant)) or "no action kind"
+            where += f" ({self.search_games} of them new games of a targeted search preferring {preferred})"
         if self.minimal:
             return where + " (1-minimal: no action can be dropped)"
         if self.timed_out:
@@ -156,11 +161,20 @@ class Shrinker:
         self.relevant = frozenset(shares)
         away = frozenset(name for name, gain in gains.items() if gain < 0 and name != last)
         search = TargetedSearch(
-            checker, best.key, self.min_players, best.players, shares, reads, away, self._found
+            checker,
+            best.key,
+            self.min_players,
+            best.players,
+            shares,
+            reads,
+            away,
+            self._found,
+            self.candidates,
         )
         until = time.perf_counter() + (self.deadline - time.perf_counter()) * SEARCH_SHARE
         best = search.run(best, min(until, self.deadline), SEARCH_PATIENCE)
         self.candidates += search.games
+        self.search_games += search.games
         return best
 
     def _found(self, failure: PropertyFailure) -> None:
