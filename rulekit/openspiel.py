@@ -12,13 +12,17 @@ action parameters, see :mod:`rulekit.engine.spaces`); ``max_moves`` (the horizon
 What the game declares, and why it holds:
 
 * dynamics ``SEQUENTIAL``: one player decides at a time.
-* chance: rules never declare outcome probabilities; their random events (shuffles,
-  rolls) draw from the state's seeded RNG, whose state is part of the game state.  So
-  when the rules use the RNG at all, the game is ``EXPLICIT_STOCHASTIC`` with one
-  chance node, at the start, that picks the seed uniformly among ``seeds`` outcomes
-  (``max_chance_outcomes``); every later random event follows from it, hidden in the
-  RNG state like a shuffled deck.  Otherwise the game is ``DETERMINISTIC`` and starts
-  from seed 0.  Clones and serialized states carry the RNG state, so they replay alike.
+* chance: every random draw of the rules is a chance step with known outcomes and
+  probabilities (``roll``, ``shuffle``, ``pick``: :mod:`rulekit.engine.chance`).  When
+  the rules draw at all, the game is ``EXPLICIT_STOCHASTIC``: one chance node at the
+  start picks the setup's seed uniformly among ``seeds`` outcomes (the setup's shuffles
+  follow from it), and every chance step of a player's action is a real chance node
+  after that action, with the step's outcomes and probabilities as
+  ``chance_outcomes()`` (a roll of 6 has outcomes 0..5 of probability 1/6; a shuffle
+  of n items is n - 1 nodes).  The action completes when its last step has an outcome.
+  ``max_chance_outcomes`` is ``seeds``; a step with more outcomes is an error naming
+  it.  Otherwise the game is ``DETERMINISTIC`` and starts from seed 0.  Clones and
+  serialized states carry the pending action and its outcomes so far.
 * information ``IMPERFECT_INFORMATION`` when a field is declared ``hidden`` or
   ``owner``-visible, else ``PERFECT_INFORMATION``.
 * utility: returns are +1 for each winner, -1 for the others, 0 for all on a full tie,
@@ -57,6 +61,7 @@ import numpy as np
 import pyspiel
 
 from rulekit.compiler.program import Program
+from rulekit.engine.chance import ChanceStep, apply_with_chance, chance_step
 from rulekit.engine.game import Game, State
 from rulekit.engine.spaces import (
     ActionSpace,
@@ -227,25 +232,39 @@ class _Inner:
     """The engine state inside an OpenSpiel state: deep-copied as a clone and
     pickled as its exact JSON (what OpenSpiel's clone and serialization use)."""
 
-    __slots__ = ("spec", "state")
+    __slots__ = ("pending", "spec", "state", "step")
 
-    def __init__(self, spec: tuple[str, int, tuple[str, ...], tuple[str, ...]], state: State | None) -> None:
+    def __init__(
+        self,
+        spec: tuple[str, int, tuple[str, ...], tuple[str, ...]],
+        state: State | None,
+        pending: tuple[int, tuple[int, ...]] | None = None,
+    ) -> None:
         self.spec = spec
         self.state = state
+        #: A player's action waiting for chance: (its id, the outcomes of its steps so far).
+        self.pending = pending
+        self.step: ChanceStep | None = None  # the pending action's next step (a cache)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Inner:
-        return _Inner(self.spec, None if self.state is None else self.state.clone())
+        copy = _Inner(self.spec, None if self.state is None else self.state.clone(), self.pending)
+        copy.step = self.step
+        return copy
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # JSON text: plain str and int only (ids read from YAML are str subclasses).
         text = None if self.state is None else json.dumps(self.state.to_json())
-        return (_restore, (self.spec, text))
+        return (_restore, (self.spec, text, self.pending))
 
 
-def _restore(spec: tuple[str, int, tuple[str, ...], tuple[str, ...]], text: str | None) -> _Inner:
+def _restore(
+    spec: tuple[str, int, tuple[str, ...], tuple[str, ...]],
+    text: str | None,
+    pending: tuple[int, tuple[int, ...]] | None = None,
+) -> _Inner:
     if text is None:
         return _Inner(spec, None)
-    return _Inner(spec, State.from_json(_engine(spec), json.loads(text)))
+    return _Inner(spec, State.from_json(_engine(spec), json.loads(text)), pending)
 
 
 _ENGINES: dict[tuple[str, int, tuple[str, ...], tuple[str, ...]], Game] = {}
@@ -287,7 +306,7 @@ class RulekitState(pyspiel.State):
 
     def current_player(self) -> int:
         state = self._inner.state
-        if state is None:
+        if state is None or self._inner.pending is not None:
             return int(pyspiel.PlayerId.CHANCE)
         if state.is_terminal() or self._moves >= self._game().max_moves:
             return int(pyspiel.PlayerId.TERMINAL)
@@ -298,28 +317,71 @@ class RulekitState(pyspiel.State):
         return state is not None and (state.is_terminal() or self._moves >= self._game().max_moves)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self._inner.state is not None and self._inner.pending is not None:
+            return self._pending_step().pairs()
         seeds = self._game().seeds
         return [(seed, 1.0 / seeds) for seed in range(seeds)]
+
+    def _pending_step(self) -> ChanceStep:
+        """The next chance step of the pending action (probed once, then cached)."""
+        inner = self._inner
+        assert inner.state is not None and inner.pending is not None
+        if inner.step is None:
+            action, given = inner.pending
+            inner.step = chance_step(inner.state, self._game().space.decode(action), given)
+            assert inner.step is not None, "a pending action has a chance step"
+            if len(inner.step.outcomes) > self._game().seeds:
+                raise ValueError(
+                    f"the chance step {inner.step.event} has {len(inner.step.outcomes)} outcomes, "
+                    f"more than max_chance_outcomes ({self._game().seeds}; raise the seeds parameter)"
+                )
+        return inner.step
 
     def _legal_actions(self, player: int) -> list[int]:
         if self._inner.state is None:
             return list(range(self._game().seeds))
+        if self._inner.pending is not None:
+            return [index for index, _ in self._pending_step().pairs()]
         if self._legal is None:
             self._legal = self._game().space.legal_ids(self._inner.state)
         return list(self._legal)
 
     def _apply_action(self, action: int) -> None:
         game = self._game()
-        if self._inner.state is None:
-            self._inner.state = game.initial_state(action)
+        inner = self._inner
+        if inner.state is None:
+            inner.state = game.initial_state(action)
             return
-        self._inner.state.apply_action(game.space.decode(action))
+        if inner.pending is not None:  # a chance outcome of the pending action
+            self._pending_step()
+            player_action, given = inner.pending
+            given = (*given, action)
+            inner.step = None
+            decoded = game.space.decode(player_action)
+            if chance_step(inner.state, decoded, given) is None:
+                apply_with_chance(inner.state, decoded, given)
+                inner.pending = None
+                self._moves += 1
+                self._legal = None
+            else:
+                inner.pending = (player_action, given)
+            return
+        decoded = game.space.decode(action)
+        if game.random:
+            step = chance_step(inner.state, decoded)
+            if step is not None:  # the action waits for its chance nodes
+                inner.pending, inner.step = (action, ()), step
+                return
+        inner.state.apply_action(decoded)
         self._moves += 1
         self._legal = None
 
     def _action_to_string(self, player: int, action: int) -> str:
         game = self._game()
         if player == pyspiel.PlayerId.CHANCE:
+            if self._inner.state is not None and self._inner.pending is not None:
+                step = self._pending_step()
+                return f"{step.event} = {game.engine.runtime.format_value(step.outcomes[action])}"
             return f"seed {action}"
         return game.engine.action_to_string(game.space.decode(action))
 
@@ -358,6 +420,12 @@ class RulekitState(pyspiel.State):
         state = self._inner.state
         if state is None:
             return "chance: the seed is drawn"
+        if self._inner.pending is not None:
+            return f"{self._str_of(state)}\nwaiting for chance: {self._inner.pending}"
+        return self._str_of(state)
+
+    @staticmethod
+    def _str_of(state: State) -> str:
         # What a spectator sees, and a digest of everything (hidden fields and the RNG
         # included), so that the states OpenSpiel compares are equal only when they are.
         digest = hashlib.sha256(repr(state.fields).encode("utf-8")).hexdigest()[:16]

@@ -462,6 +462,10 @@ class State:
     def notes(self) -> tuple[str, ...]:
         return tuple(self.fields[(_ENGINE, "notes")])
 
+    def told(self, player: int | None) -> tuple[str, ...]:
+        """The private notes addressed to ``player`` (``tell``); none for a spectator."""
+        return tuple(text for to, text in self.fields.get((_ENGINE, "told"), ()) if to == player)
+
     def moves(self) -> int:
         return int(self.fields[(_ENGINE, "moves")])
 
@@ -515,6 +519,9 @@ class State:
         for (owner, name), value in self.fields.items():
             if owner == _ENGINE:
                 if name in ("rng",):
+                    continue
+                if name == "told":  # private notes: each player sees only her own
+                    result["_.told"] = list(self.told(player))
                     continue
                 result[f"_.{name}"] = to_json(value)
                 continue

@@ -63,10 +63,10 @@ def default_bound(program: Program) -> int:
 
 def uses_randomness(program: Program) -> bool:
     """Whether the rules ever draw from the game's seeded RNG (a built-in whose
-    implementation calls the runtime's ``random_below`` or ``shuffled``)."""
+    implementation calls the runtime's ``random_below``, ``shuffled`` or ``pick``: a chance step)."""
     for name, builtin in BUILTINS.items():
         code = getattr(builtin.impl, "__code__", None)
-        if code is None or not {"random_below", "shuffled"} & set(code.co_names):
+        if code is None or not {"random_below", "shuffled", "pick"} & set(code.co_names):
             continue
         if f"_{name}(" in program.source:
             return True
@@ -312,6 +312,9 @@ class ObservationEncoder:
                 lines.append(f"{slot.label}=hidden({_size(value)})")
             else:
                 lines.append(f"{slot.label}={_text(value)}")
+        told = state.told(player)
+        if told:  # private notes to this player only (never in another's observation)
+            lines.append(f"told={_text(told)}")
         return "\n".join(lines)
 
     def _slot(self, key: tuple[Any, str], type_: t.Type, players: dict[Any, int]) -> _Slot:

@@ -20,6 +20,7 @@ from rulekit.errors import DiagnosticBag, Span, did_you_mean
 from rulekit.rules import groups, records
 from rulekit.rules import model as m
 from rulekit.rules import schema as s
+from rulekit.rules.relax import relaxed
 from rulekit.rules.structure import FAILED, RESERVED_NAMES, Entries, Node, Structurer
 from rulekit.rules.values import (
     DataContext,
@@ -32,6 +33,7 @@ from rulekit.rules.values import (
     plain,
 )
 from rulekit.rules.view import parse_view
+from rulekit.rules.wrap import call_original, run_original
 from rulekit.rules.yaml_source import LocDict, LocStr, span_of
 
 RESERVED_SCOPES = ("game", "turn", "player")
@@ -285,6 +287,7 @@ class _Builder:
             if body is None or len(params) != (len(raw_params) if isinstance(raw_params, dict) else 0):
                 continue  # reported
             typed = tuple((p, d.text) for p, d in params.items())
+            body = call_original(body, spec.get("wraps"))
             returns = spec.get("returns")
             result[name] = m.FunctionDecl(
                 name, typed, body, section.spans[name], returns.text if returns is not None else None
@@ -428,9 +431,8 @@ class _Builder:
         for name, node in section.items():
             if "holds" in node.values:
                 message = node.get("message") or f"invariant '{name}' does not hold"
-                result[name] = m.InvariantDecl(
-                    name, node.values["holds"], message, node.get("cite"), node.span
-                )
+                condition, message = relaxed(node.values["holds"], message, node.get("relax", []))
+                result[name] = m.InvariantDecl(name, condition, message, node.get("cite"), node.span)
         return result
 
     def triggers(self) -> dict[str, m.TriggerDecl]:
@@ -445,7 +447,7 @@ class _Builder:
                 timing,
                 node.values[timing],
                 node.get("when"),
-                node.values["effect"],
+                run_original(node.values["effect"], node.get("original") or ()),
                 node.get("cite"),
                 section.spans[name],
             )

@@ -15,6 +15,7 @@ from typing import Any
 
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
 from rulekit.rules.schema import EXTENDABLE, NAMED_SECTIONS, SINGLE_SECTIONS
+from rulekit.rules.wrap import wrap_original, wrap_trigger
 from rulekit.rules.yaml_source import LocDict, LocList, span_of
 
 
@@ -165,6 +166,10 @@ def override_entries(base: LocDict, section: str, entries: Any, bag: DiagnosticB
                     continue
                 scope[fname] = fspec
             continue
+        if section == "functions":
+            entry = wrap_original(target, str(name), entry)
+        elif section == "triggers":
+            entry = wrap_trigger(target, str(name), entry)
         target[name] = entry
         target.key_spans[name] = entries.key_spans.get(name)  # type: ignore[assignment]
 

@@ -142,6 +142,12 @@ FUNCTION = Table(
         Key("body", Expr(), "The function's value.", required=True),
         Key("returns", TypeText(), "The type of its value, checked against the body."),
         Key("doc", Text(), "What the function computes."),
+        Key(
+            "wraps",
+            Name(),
+            "The function original(...) calls in the body: set when an override or replace wraps "
+            "a function (the replaced definition is kept as NAME__original).",
+        ),
     ),
     "A pure function: an expression body, or {params: {p: type}, body: EXPR}.",
     short="body",
@@ -203,9 +209,43 @@ PROPERTY = Table(
     short="holds",
 )
 
+RELAXATION = Table(
+    "relaxation",
+    (
+        Key(
+            "or",
+            Expr(),
+            "The alternative: the invariant also holds when this condition does.",
+            required=True,
+            missing="a relaxation needs 'or: CONDITION' and 'because: REASON'",
+        ),
+        Key(
+            "because",
+            Text(),
+            "Why the module relaxes the invariant (shown with its message).",
+            required=True,
+            missing="a relaxation needs 'because: REASON': say why the invariant no longer holds as written",
+        ),
+        _CITE,
+    ),
+    "An alternative a module adds to a base invariant (extend: {invariants: {NAME: {relax: [...]}}}).",
+    short="or",
+)
+
 INVARIANT = Table(
     "invariant",
-    (Key("holds", Expr(), "The condition.", required=True), _MESSAGE, _CITE),
+    (
+        Key("holds", Expr(), "The condition.", required=True),
+        _MESSAGE,
+        _CITE,
+        Key(
+            "relax",
+            ListOf(Either(RELAXATION), one_ok=True),
+            "Alternatives added by modules (through extend:): the invariant holds when its "
+            "condition or one of these does, so a module weakens it without copying it.",
+            extend=True,
+        ),
+    ),
     "A condition that holds in every reachable state.",
     short="holds",
 )
@@ -264,6 +304,12 @@ TRIGGER = Table(
         Key("effect", Block(), "What happens.", required=True),
         Key("cite", Text(), "The rule it comes from."),
         Key("doc", Text(), "What the trigger does."),
+        Key(
+            "original",
+            ListOf(Block()),
+            "The effects original() runs: set when an override or replace wraps a trigger "
+            "(the replaced effect, then the one it wrapped ...).",
+        ),
     ),
     "Effects run before or after an action or event.",
     one_of=((("after", "before"), "a trigger needs 'after: EVENT' or 'before: ACTION'"),),
@@ -552,6 +598,7 @@ VARIANT = Table(
         Key("players", PLAYERS, "Player counts the variant allows."),
         Key("cite", Text(), "Where the house rule comes from."),
         Key("set", Data(), "Values by path, e.g. constants.START_MONEY: 30, actions.NAME.cost: EXPR."),
+        Key("adjust", Data(), 'Whole numbers by path, relative to the old value: constants.X: "old + 1".'),
         Key("replace", Data(), "Replace entries by name (and setup, flow, scoring, players)."),
         Key("remove", Names(), "Entries or values to remove, by path: triggers.NAME, components.KIND.ID ..."),
         Key("add", Data(), "New entries (and items/fields added to existing component kinds/state scopes)."),

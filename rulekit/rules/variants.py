@@ -37,6 +37,7 @@ import attrs
 from attrs import frozen
 
 from rulekit.errors import Diagnostic, DiagnosticBag, RulesetError, Span, did_you_mean
+from rulekit.rules.adjust import apply_adjust
 from rulekit.rules.compose import (
     NAMED_SECTIONS,
     SINGLE_SECTIONS,
@@ -67,8 +68,9 @@ VARIANT_KEYS = (
     "remove",
     "add",
     "extend",
+    "adjust",
 )
-OPERATIONS = ("set", "replace", "remove", "add", "extend")
+OPERATIONS = ("set", "replace", "remove", "add", "extend", "adjust")
 
 
 @frozen
@@ -388,6 +390,8 @@ def apply_variant(data: LocDict, variant: VariantSource, bag: DiagnosticBag) -> 
             _apply_add(data, value, variant.data, own)
         elif key == "extend":
             extend_entries(data, value, own)
+        elif key == "adjust":
+            apply_adjust(data, value, variant.data, own)
     # the shared composition helpers speak of modules' 'override:'; a variant says 'replace:'
     bag.extend(
         attrs.evolve(d, hint=d.hint.replace("'override:'", "'replace:'")) if d.hint else d for d in own.items

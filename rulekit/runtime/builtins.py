@@ -770,7 +770,22 @@ def _ask(R: Any, F: dict[Any, Any], player: int, *actions: str) -> None:
     example="roll(6)",
 )
 def _roll(R: Any, F: dict[Any, Any], sides: int) -> int:
-    return int(R.random_below(F, sides)) + 1
+    return int(R.random_below(F, sides, f"roll({sides})", 1)) + 1
+
+
+@_register(
+    "pick",
+    [("outcomes", ANY_LIST), ("weights", list_of(INT))],
+    _first_element,
+    "One of outcomes, at random: a chance step whose distribution the rules declare "
+    "(each outcome as likely as its weight; without weights all equally likely). "
+    "Engines, bots and the OpenSpiel adapter see its outcomes and probabilities.",
+    effect=True,
+    optional=1,
+    example="pick(between(2, 12), [1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1])",
+)
+def _pick(R: Any, F: dict[Any, Any], outcomes: Sequence[Any], weights: Sequence[int] | None = None) -> Any:
+    return R.pick(F, "pick", outcomes, weights)
 
 
 @_register(
@@ -786,6 +801,20 @@ def _note(R: Any, F: dict[Any, Any], text: str) -> None:
 
 
 @_register(
+    "tell",
+    [("player", PLAYER), ("text", STR)],
+    ANY,
+    "A note only player sees: in her view, observation and human play, hidden from the other "
+    "players and from spectators (a peek at a card, a secret told).  Replays from the log like "
+    "every effect.",
+    effect=True,
+    example='tell(target, concat("you hold ", target.hand))',
+)
+def _tell(R: Any, F: dict[Any, Any], player: int, text: str) -> None:
+    R.tell(F, player, text)
+
+
+@_register(
     "end_game",
     [],
     ANY,
@@ -798,7 +827,7 @@ def _end_game(R: Any, F: dict[Any, Any]) -> None:
 
 
 # Effect built-ins that produce a value are allowed inside expressions of effects.
-VALUE_EFFECTS = frozenset({"roll"})
+VALUE_EFFECTS = frozenset({"roll", "pick"})
 
 from rulekit.runtime import geometry as _geometry  # noqa: E402, F401 - registers the square-grid built-ins
 from rulekit.runtime import tiles as _tiles  # noqa: E402, F401 - registers the tile-grid built-ins

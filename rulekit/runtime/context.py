@@ -13,6 +13,7 @@ from typing import Any
 
 from rulekit.errors import Span
 from rulekit.limits import LIMITS
+from rulekit.runtime.chance import ChanceControl, ChanceStep, check_distribution, uniform
 from rulekit.runtime.errors import RuleFailure, StepBudgetExceeded
 
 BANK = -1
@@ -75,6 +76,8 @@ class Runtime:
         #: Results of rules functions while legal actions are listed (None: not listing).
         self.memo: dict[Any, Any] | None = None
         self.keep_order = False  # tools (scenarios): shuffles keep the order given
+        #: Outcomes of chance steps given from outside (rulekit.engine.chance); None: the RNG.
+        self.chance: ChanceControl | None = None
         self._depth = 0
         self.max_steps = LIMITS.max_steps
         self.left = self.max_steps
@@ -130,9 +133,32 @@ class Runtime:
         return left * right
 
     # -- randomness
-    def random_below(self, F: dict[Any, Any], n: int) -> int:
+    def random_below(self, F: dict[Any, Any], n: int, event: str = "random", first: int = 0) -> int:
+        """A uniform chance step over ``first .. first + n - 1``; returns the outcome's index."""
         if n <= 0:
             raise RuleFailure(f"cannot draw a random number below {n}")
+        if self.chance is not None:
+            return self.chance.choose(uniform(event, n, first), lambda step: self._rng_below(F, n))
+        return self._rng_below(F, n)
+
+    def pick(
+        self, F: dict[Any, Any], event: str, outcomes: Sequence[Any], weights: Sequence[Any] | None
+    ) -> Any:
+        """One outcome of a declared distribution (a chance step), drawn with its weight."""
+        step = check_distribution(event, outcomes, weights)
+        if self.chance is not None:
+            return step.outcomes[self.chance.choose(step, lambda s: self._rng_weighted(F, s))]
+        return step.outcomes[self._rng_weighted(F, step)]
+
+    def _rng_weighted(self, F: dict[Any, Any], step: ChanceStep) -> int:
+        r = self._rng_below(F, step.total)
+        for index, weight in enumerate(step.weights):
+            if r < weight:
+                return index
+            r -= weight
+        raise AssertionError("unreachable: r < total")
+
+    def _rng_below(self, F: dict[Any, Any], n: int) -> int:
         seed, value = next_random(F[("_", "rng")])
         F[("_", "rng")] = seed
         return value % n
@@ -142,7 +168,7 @@ class Runtime:
             return tuple(items)
         result = list(items)
         for i in range(len(result) - 1, 0, -1):
-            j = self.random_below(F, i + 1)
+            j = self.random_below(F, i + 1, "shuffle")
             result[i], result[j] = result[j], result[i]
         return tuple(result)
 
@@ -179,6 +205,14 @@ class Runtime:
     def note(self, F: dict[Any, Any], text: str) -> None:
         notes = (*F[("_", "notes")], str(text))
         F[("_", "notes")] = notes[-MAX_NOTES:]
+
+    def tell(self, F: dict[Any, Any], player: int, text: str) -> None:
+        """A private note to ``player``: kept as (player, text) in the engine's ``told`` field."""
+        if type(player) is not int or not 0 <= player < self.num_players:
+            shown = "none" if player is None else self.format_value(player)
+            raise RuleFailure(f"tell: {shown} is not a player")
+        told = (*F.get(("_", "told"), ()), (player, str(text)))
+        F[("_", "told")] = told[-MAX_NOTES * self.num_players :]
 
     def end_game(self, F: dict[Any, Any]) -> None:
         F[("_", "over")] = True

@@ -4,7 +4,9 @@ Compares two composed rulesets (base + modules + variants) and lists constants
 and component attributes changed (old -> new); actions, triggers, functions,
 invariants, events, state fields, setup, flow and scoring added, removed or
 replaced (with a unified diff of their text); each with the file:line it comes
-from.  ``--json`` prints the same for tools.
+from, and for a changed constant, function or state field the rules of the new side
+that use it (:mod:`rulekit.tools.impact`: directly or through functions).  ``--json``
+prints the same for tools.
 
     rulekit diff tic_tac_toe --variant misere                   # against the plain ruleset
     rulekit diff my_game --with tiles --variant a.yaml --against --with tiles --variant b.yaml
@@ -20,9 +22,11 @@ from typing import Any
 from attrs import define, field
 
 from rulekit.errors import Diagnostic, Span, UsageError
+from rulekit.load import load_program
 from rulekit.rules.compose import fingerprint, plain_data
 from rulekit.rules.variants import composed_data
 from rulekit.rules.yaml_source import LocDict, span_of
+from rulekit.tools.impact import users
 from rulekit.tools.options import add_rules_options, module_names, parse_against
 
 #: Sections compared entry by entry, in the order they are reported.
@@ -60,6 +64,8 @@ class Change:
     old_at: str | None = None
     new_at: str | None = None
     diff: str = ""
+    #: The rules of the new side that read what changed (constants, functions, state fields).
+    used_by: list[str] = field(factory=list)
 
     def to_json(self) -> dict[str, Any]:
         result: dict[str, Any] = {"section": self.section, "name": self.name, "change": self.kind}
@@ -71,6 +77,8 @@ class Change:
             result["new_at"] = self.new_at
         if self.diff:
             result["diff"] = self.diff
+        if self.used_by:
+            result["used_by"] = self.used_by
         return result
 
 
@@ -110,7 +118,25 @@ def diff_sides(left: Side, right: Side) -> RulesDiff:
     old, _, _, _ = composed_data(left.ruleset, left.modules, left.variants, players=left.players)
     new, _, _, loaded = composed_data(right.ruleset, right.modules, right.variants, players=right.players)
     infos = [v.info() for v in loaded]
-    return RulesDiff(left, right, fingerprint(old), fingerprint(new), diff_data(old, new), infos)
+    changes = diff_data(old, new)
+    _add_users(changes, right)
+    return RulesDiff(left, right, fingerprint(old), fingerprint(new), changes, infos)
+
+
+def _add_users(changes: list[Change], side: Side) -> None:
+    """Fill ``used_by`` of the changes to constants, functions and state fields."""
+    subjects = {
+        id(c): c.name.rpartition(".")[2]
+        for c in changes
+        if c.kind != "removed" and c.section in ("constants", "functions", "state")
+    }
+    if not subjects:
+        return
+    rules = load_program(side.ruleset, side.modules, side.variants, players=side.players).rules
+    found = users(rules, set(subjects.values()))
+    for change in changes:
+        if id(change) in subjects:
+            change.used_by = found[subjects[id(change)]]
 
 
 def diff_data(old: LocDict, new: LocDict) -> list[Change]:
@@ -386,6 +412,13 @@ def render(result: RulesDiff) -> str:
 
 
 def _render_change(change: Change) -> str:
+    text = _render_entry(change)
+    if change.used_by:
+        text += "\n      used by: " + ", ".join(change.used_by)
+    return text
+
+
+def _render_entry(change: Change) -> str:
     mark = _MARK[change.kind]
     if change.kind == "added":
         head = f"  {mark} {change.name}  (added at {change.new_at})"

@@ -169,7 +169,7 @@ def render_state(
     out.extend(panel_lines)
     show_fields = not panel_lines if fields is None else fields
     if not show_fields:
-        _append_notes(out, state)
+        _append_notes(out, state, viewer)
         return "\n".join(out)
 
     def field_text(key: str, value: Any, type_: Type) -> str:
@@ -224,15 +224,19 @@ def render_state(
             shown = ", ".join(quiet[:12]) + (", ..." if len(quiet) > 12 else "")
             out.append(f"  ({len(quiet)} with nothing set: {shown})")
 
-    _append_notes(out, state)
+    _append_notes(out, state, viewer)
     return "\n".join(out)
 
 
-def _append_notes(out: list[str], state: State) -> None:
+def _append_notes(out: list[str], state: State, viewer: int | None) -> None:
     notes = state.notes()
     if notes:
         out.append("-- notes --")
         out.extend(f"  {n}" for n in notes[-MAX_NOTES_SHOWN:])
+    told = state.told(viewer)
+    if told:
+        out.append(f"-- to P{viewer + 1} only --" if viewer is not None else "-- told --")
+        out.extend(f"  {n}" for n in told[-MAX_NOTES_SHOWN:])
 
 
 def render_panels(state: State, viewer: int | None = None) -> list[str]:

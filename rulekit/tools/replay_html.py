@@ -98,7 +98,7 @@ def collect(
             deciding = player_text(state.current_player())
             notes = state.notes()
             fired.clear()
-            apply_logged(state, Span(log.path, number, 1), player, text)
+            apply_logged(state, Span(log.path, number, 1), player, text, log.chances.get(number, ()))
             action = {"player": deciding, "text": text}
             steps.append(_step(state, chunks, action, list(fired), _new_notes(notes, state.notes())))
     finally:

@@ -93,7 +93,7 @@ def replay_to(
         raise UsageError(Diagnostic(f"--step must be from 0 to {len(log.actions)} for this log, not {step}"))
     state = game.new_initial_state(int(log.header["seed"]))
     for number, player, text in log.actions[:count]:
-        apply_logged(state, Span(log.path, number, 1), player, text)
+        apply_logged(state, Span(log.path, number, 1), player, text, log.chances.get(number, ()))
     return state
 
 

@@ -337,3 +337,72 @@ def test_a_bad_parameter_in_a_game_string_is_a_rulekit_error() -> None:
         pyspiel.load_game("rulekit_tic_tac_toe(players=3)")
     with pytest.raises(RulesetError, match="unknown module 'atlantis'"):
         pyspiel.load_game("rulekit_tic_tac_toe(modules=atlantis)")
+
+
+# ---------------------------------------------------------------- chance nodes from chance steps
+def _after_setup(game: Any) -> Any:
+    state = game.new_initial_state()
+    state.apply_action(0)  # the setup's seed
+    return state
+
+
+def test_a_roll_becomes_a_chance_node_with_the_die_s_probabilities() -> None:
+    """Pig's roll: the player's move, then a chance node of six faces at 1/6 each."""
+    game = rk.register("pig", players=2)
+    state = _after_setup(game)
+    roll = next(a for a in state.legal_actions() if state.action_to_string(a) == "roll")
+    state.apply_action(roll)
+    assert state.is_chance_node()
+    assert state.chance_outcomes() == [(i, pytest.approx(1 / 6)) for i in range(6)]
+    assert state.action_to_string(pyspiel.PlayerId.CHANCE, 4) == "roll(6) = 5"
+    state.apply_action(4)
+    assert not state.is_chance_node()
+    engine = state.engine_state
+    assert engine.value("game", "last_roll") == 5 and engine.value("turn", "total") == 5
+
+
+def test_a_pending_chance_node_survives_clone_and_serialization() -> None:
+    game = rk.register("pig", players=2)
+    state = _after_setup(game)
+    state.apply_action(next(a for a in state.legal_actions() if state.action_to_string(a) == "roll"))
+    for copy in (state.clone(), game.deserialize_state(state.serialize())):
+        assert copy.is_chance_node() and len(copy.chance_outcomes()) == 6
+        copy.apply_action(0)  # a 1: the turn is lost
+        assert copy.engine_state.value("turn", "total") == 0 and copy.current_player() == 1
+
+
+PEEK_RULES = """
+ruleset: peek_note
+title: Peek
+players: {min: 2, max: 2}
+state:
+  game:
+    secret: {type: int, initial: 7, visibility: hidden}
+    peeks: {type: int}
+actions:
+  peek:
+    doc: Look at the secret number (only you learn it).
+    effect: |
+      tell(me, concat("the secret is ", game.secret))
+      game.peeks += 1
+flow:
+  - repeat:
+      until: game.peeks >= 2
+      steps:
+        - turn: {player: player_at(1)}
+"""
+
+
+def test_a_note_told_to_p1_is_not_in_p2_s_openspiel_observations(write_ruleset: Any) -> None:
+    """Two states that differ only in a private note to P1 look identical to P2."""
+    game = rk.register(str(write_ruleset(PEEK_RULES, name="peek_note")), players=2)
+    told = game.new_initial_state()
+    told.apply_action(told.legal_actions()[0])
+    untold = told.clone()
+    untold.engine_state.fields[("_", "told")] = ()
+    assert "the secret is 7" in told.observation_string(0)
+    assert "the secret is 7" not in untold.observation_string(0)
+    assert told.observation_string(1) == untold.observation_string(1)
+    assert told.observation_tensor(1) == untold.observation_tensor(1)
+    assert told.information_state_string(1) == untold.information_state_string(1)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)

@@ -136,3 +136,51 @@ def test_unknown_argument_after_against() -> None:
     diff.add_parser(parser.add_subparsers(dest="command"))
     with pytest.raises(UsageError, match="unknown arguments after --against: --colour"):
         diff.run(parser.parse_args(["diff", "tic_tac_toe", "--against", "--colour"]))
+
+
+def test_a_changed_constant_lists_the_rules_that_use_it(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(["el_capitan", "--variant", "rich_start"], capsys)
+    assert "      used by: invariant money_conserved, state player.money (initial)\n" in out
+
+
+def test_a_wrapped_function_lists_its_users_through_other_functions(
+    write_ruleset: Callable[..., Path], write_variant: WriteVariant
+) -> None:
+    directory = write_ruleset(
+        """
+ruleset: impact
+title: Impact
+players: {min: 2, max: 2}
+constants: {BASE: 10}
+state:
+  player:
+    money: {type: int}
+functions:
+  amount: {params: {p: player}, body: BASE + seat(p)}
+  doubled: {params: {p: player}, body: 2 * amount(p)}
+actions:
+  pay:
+    doc: Pay everybody.
+    effect: |
+      for p in players:
+          p.money += doubled(p)
+  wait: {doc: Nothing., effect: pass}
+flow:
+  - turn: {player: player_at(1)}
+"""
+    )
+    variant = write_variant(
+        "variant: house\nruleset: impact\n"
+        "replace: {functions: {amount: {params: {p: player}, body: original(p) + 1}}}\n"
+        "adjust: {constants.BASE: old * 2}\n"
+    )
+    result = diff.diff_sides(diff.Side(str(directory)), diff.Side(str(directory), variants=[str(variant)]))
+    changes = {(c.section, c.name): c for c in result.changes}
+    assert changes[("functions", "amount")].used_by == ["function doubled", "action pay (via doubled)"]
+    assert changes[("constants", "BASE")].used_by == [
+        "function amount (via amount__original)",
+        "function doubled (via amount)",
+        "function amount__original",
+        "action pay (via doubled)",
+    ]
+    assert "used_by" in result.to_json()["changes"][0]

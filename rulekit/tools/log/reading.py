@@ -30,6 +30,8 @@ class GameLog:
     truncated: Span | None = None
     #: The state digest recorded after each action, by line number (older logs have none).
     digests: dict[int, str] = field(factory=dict)
+    #: The outcomes of each action's chance steps, by line number (when the log has them).
+    chances: dict[int, tuple[int, ...]] = field(factory=dict)
 
 
 def read_log(path: str | Path) -> GameLog:
@@ -45,6 +47,7 @@ def read_log(path: str | Path) -> GameLog:
     final_line = 0
     truncated = None
     digests: dict[int, str] = {}
+    chances: dict[int, tuple[int, ...]] = {}
     for number, line, complete in _lines(path, name):
         if not line.strip():
             continue
@@ -76,6 +79,17 @@ def read_log(path: str | Path) -> GameLog:
             final_line = number
         elif isinstance(entry.get("action"), str):
             actions.append((number, str(entry.get("player", "")), entry["action"]))
+            if "chance" in entry:
+                drawn = entry["chance"]
+                if not (isinstance(drawn, list) and all(_is_int(i) and i >= 0 for i in drawn)):
+                    raise ReplayError(
+                        Diagnostic(
+                            'an action\'s "chance" must be a list of outcome indexes (whole numbers '
+                            f"from 0), not {json.dumps(drawn)[:40]}",
+                            where,
+                        )
+                    )
+                chances[number] = tuple(drawn)
             if "h" in entry:
                 digest = entry["h"]
                 if not isinstance(digest, str) or not _DIGEST.fullmatch(digest):
@@ -95,7 +109,7 @@ def read_log(path: str | Path) -> GameLog:
             )
     if header is None:
         raise ReplayError(Diagnostic(f"log '{name}' is empty", Span(name, 1, 1)))
-    return GameLog(name, header, actions, final_hash, final_line, truncated, digests)
+    return GameLog(name, header, actions, final_hash, final_line, truncated, digests, chances)
 
 
 def _lines(path: str | Path, name: str) -> Iterator[tuple[int, str, bool]]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rulekit.dsl.names import is_name
+from rulekit.engine.chance import apply_with_chance
 from rulekit.engine.game import Game, State
 from rulekit.errors import Diagnostic, IllegalActionError, ReplayError, RuleEvaluationError, Span, printable
 from rulekit.load import load_program
@@ -131,8 +132,9 @@ def replay(path: str | Path, *, ruleset: str | None = None, variants: Sequence[s
     return replay_actions(game, log)
 
 
-def apply_logged(state: State, where: Span, player: str, text: str) -> None:
-    """Apply one logged action (``player`` plays ``text``; the line at ``where``).
+def apply_logged(state: State, where: Span, player: str, text: str, chance: Sequence[int] = ()) -> None:
+    """Apply one logged action (``player`` plays ``text``; the line at ``where``), its chance
+    steps taking the outcomes ``chance`` (later ones: the seeded generator).
 
     Raises:
         ReplayError: the game is over, another player decides, or the action is refused.
@@ -145,7 +147,7 @@ def apply_logged(state: State, where: Span, player: str, text: str) -> None:
             Diagnostic(f"the log says {player} plays {text}, but {deciding} decides now", where)
         )
     try:
-        state.apply_action(text)
+        apply_with_chance(state, text, chance)
     except (IllegalActionError, RuleEvaluationError) as error:
         reason = "; ".join(d.message for d in error.diagnostics)
         raise ReplayError(Diagnostic(f"cannot replay {text}: {reason}", where)) from None
@@ -168,7 +170,7 @@ def replay_actions(game: Game, log: GameLog) -> State:
     state = game.new_initial_state(int(log.header["seed"]))
     for index, (number, player, text) in enumerate(log.actions):
         where = Span(log.path, number, 1)
-        apply_logged(state, where, player, text)
+        apply_logged(state, where, player, text, log.chances.get(number, ()))
         problem = outcome_differs(state, log, number)
         if problem is not None:
             raise ReplayError(

@@ -9,6 +9,7 @@ from typing import Any
 
 from attrs import define, field
 
+from rulekit.engine.chance import apply_with_chance
 from rulekit.engine.game import Action, Game, State
 from rulekit.tools.files import LineSink, atomic_write_text
 
@@ -23,9 +24,12 @@ def state_digest(state: State) -> str:
     return state.state_hash()[:DIGEST_LENGTH]
 
 
-def action_line(player: int, text: str, digest: str | None) -> str:
-    """One action line of a log; ``digest`` is the state after it (None: not recorded)."""
-    entry: dict[str, str] = {"player": player_text(player), "action": text}
+def action_line(player: int, text: str, digest: str | None, chance: Sequence[int] = ()) -> str:
+    """One action line of a log; ``digest`` is the state after it (None: not recorded);
+    ``chance`` the outcome index of each chance step the action drew (written when any)."""
+    entry: dict[str, Any] = {"player": player_text(player), "action": text}
+    if chance:
+        entry["chance"] = list(chance)
     if digest is not None:
         entry["h"] = digest
     return json.dumps(entry)
@@ -75,6 +79,7 @@ class GameRecorder:
     log_path: str | Path | None = None
     digests: bool = True
     _outcomes: list[str | None] = field(factory=list, init=False, repr=False)
+    _chances: list[tuple[int, ...]] = field(factory=list, init=False, repr=False)
     _sink: LineSink | None = field(default=None, init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
@@ -93,12 +98,13 @@ class GameRecorder:
             action = state.game.parse_action(action)
         player = state.current_player()
         text = state.game.action_to_string(action)
-        state.apply_action(action)
+        drawn = apply_with_chance(state, action)
         digest = state_digest(state) if self.digests or self._sink is not None else None
         self.actions.append((player, text))
         self._outcomes.append(digest)
+        self._chances.append(drawn)
         if self._sink is not None:
-            self._sink.write_line(action_line(player, text, digest))
+            self._sink.write_line(action_line(player, text, digest, drawn))
 
     def close(self, *, final_hash: bool = True) -> None:
         """Finish the streamed log (with the final hash unless the game was cut short)."""
@@ -118,8 +124,9 @@ class GameRecorder:
         yield json.dumps(self.header())
         # Actions given when the recorder was made have no digest: pad in front.
         outcomes = [None] * (len(self.actions) - len(self._outcomes)) + self._outcomes
-        for (player, text), digest in zip(self.actions, outcomes, strict=True):
-            yield action_line(player, text, digest)
+        chances = [()] * (len(self.actions) - len(self._chances)) + self._chances
+        for (player, text), digest, drawn in zip(self.actions, outcomes, chances, strict=True):
+            yield action_line(player, text, digest, drawn)
         if final_hash:
             yield json.dumps({"final_hash": self.state.state_hash()})
 

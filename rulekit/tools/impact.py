@@ -1,0 +1,103 @@
+"""What reads what: the rules that use a constant, function, field or attribute.
+
+``rulekit diff`` lists, for every constant, function, state field and component attribute a
+change touches, the actions, triggers, functions, invariants, scoring, setup and flow of
+the changed rules that read it — directly, or through the functions they call (``via f``).
+Reads are found statically in the compiled rules' syntax trees, by name: an
+over-approximation (a field ``money`` of two scopes is one name), never a miss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from rulekit.dsl import ast
+from rulekit.rules.model import RulesModel
+
+
+def _names(node: Any, found: set[str], calls: set[str]) -> None:
+    if isinstance(node, tuple | list):
+        for item in node:
+            _names(item, found, calls)
+        return
+    if not hasattr(node, "__attrs_attrs__"):
+        return
+    if type(node).__module__ == ast.__name__:
+        if isinstance(node, ast.Attribute):
+            found.add(node.name)
+        elif isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Call):
+            calls.add(node.function)
+    for attribute in node.__attrs_attrs__:
+        if attribute.name != "span":
+            _names(getattr(node, attribute.name), found, calls)
+
+
+def rules_parts(rules: RulesModel) -> Iterator[tuple[str, Any]]:
+    """Every rule that reads something: (its label, its syntax trees)."""
+    for name, function in rules.functions.items():
+        yield f"function {name}", function.body
+    for name, action in rules.actions.items():
+        parts = (
+            [p.domain for p in action.params]
+            + [r.condition for r in action.requires]
+            + [action.cost, action.effect]
+            + [e.condition for e in action.ensures]
+        )
+        yield f"action {name}", parts
+    for name, trigger in rules.triggers.items():
+        yield f"trigger {name}", [trigger.condition, trigger.effect]
+    for name, invariant in rules.invariants.items():
+        yield f"invariant {name}", invariant.condition
+    scoring = rules.scoring
+    yield "scoring", [scoring.score, scoring.tiebreak, scoring.end_when]
+    if rules.setup is not None:
+        yield "setup", rules.setup
+    yield "flow", rules.flow  # a step's expressions and blocks are attributes of it
+    for scope, fields in rules.fields.items():
+        for name, decl in fields.items():
+            if decl.initial is not None:
+                yield f"state {scope}.{name} (initial)", decl.initial
+
+
+def users(rules: RulesModel, subjects: Iterable[str]) -> dict[str, list[str]]:
+    """For each name in ``subjects``, the rules that read it (``via f`` through function f)."""
+    direct: dict[str, tuple[set[str], set[str]]] = {}
+    for label, trees in rules_parts(rules):
+        found: set[str] = set()
+        calls: set[str] = set()
+        _names(trees, found, calls)
+        direct[label] = (found, calls & set(rules.functions))
+    result: dict[str, list[str]] = {}
+    for subject in subjects:
+        # functions that use the subject, directly or through other functions
+        reach: dict[str, str | None] = {}  # function -> the function it reaches the subject through
+        changed = True
+        while changed:
+            changed = False
+            for name in rules.functions:
+                if name in reach:
+                    continue
+                found, calls = direct[f"function {name}"]
+                if subject in found or subject == name:
+                    reach[name] = None
+                    changed = True
+                else:
+                    through = next((c for c in sorted(calls) if c in reach), None)
+                    if through is not None:
+                        reach[name] = through
+                        changed = True
+        listed: list[str] = []
+        for label, (found, calls) in direct.items():
+            if label == f"function {subject}":
+                continue
+            if subject in found or subject in calls:
+                listed.append(label)
+                continue
+            through = next((c for c in sorted(calls) if c in reach and c != subject), None)
+            if through is not None:
+                listed.append(f"{label} (via {through})")
+        result[subject] = listed
+    return result
