@@ -171,6 +171,7 @@ def test_openspiel_observations_show_a_priest_look_to_the_looker_only() -> None:
 
 def test_pettingzoo_observations_hide_other_hands() -> None:
     np = require("numpy", "pettingzoo")
+    require("pettingzoo", "pettingzoo")
     from rulekit import pettingzoo
 
     env = pettingzoo.raw_env(str(RULESET_DIR), players=3)
