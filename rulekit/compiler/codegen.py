@@ -97,7 +97,7 @@ class CodeGen:
         self.text_plus: set[int] = set()  # '+' nodes inside another '+' (text errors: once per chain)
         self.constants: dict[str, Any] = {}
         #: The type names of the ruleset: component kinds and declared records.
-        self.kinds: dict[str, Type] = {k: t.entity(k) for k in rules.kinds} | rules.records
+        self.kinds: dict[str, Type] = {k: t.entity(k) for k in rules.kinds} | rules.records | rules.enums
         self.collections = {k.collection: k for k in rules.kinds.values()}
         self.item_kind = {item.id: k.name for k in rules.kinds.values() for item in k.items}
         self.attr_types: dict[str, dict[str, Type]] = {}
@@ -273,6 +273,9 @@ class CodeGen:
         if name in self.collections:
             kind = self.collections[name].name
             return emit.name("C_", kind), t.list_of(t.entity(kind))
+        if name in self.rules.enums:  # every value of an enumeration, in declared order
+            enum = self.rules.enums[name]
+            return emit.literal(tuple(enum.members or ())), t.list_of(enum)
         if name in ("game", "turn"):
             self.error(f"'{name}' needs a field: {name}.FIELD", node)
             return "None", t.ANY
@@ -326,6 +329,17 @@ class CodeGen:
                     key = f"('_', {emit.literal(name)})"
                     return f"F[{key}]", t.INT, None
                 self.error(f"the bank has 'paid_out' and 'taken_in', not '{name}'", node)
+                return "None", t.ANY, None
+            if sid in self.rules.enums and sid not in self.rules.constants:
+                enum = self.rules.enums[sid]
+                if name in (enum.members or ()):
+                    return emit.literal(name), enum, None
+                self.error(
+                    f"{sid} has no value '{name}'",
+                    node,
+                    hint=did_you_mean(name, enum.members or ())
+                    or f"its values: {', '.join(enum.members or ())}",
+                )
                 return "None", t.ANY, None
             if sid in self.collections and sid not in self.rules.constants:
                 collection = self.collections[sid]

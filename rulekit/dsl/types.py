@@ -2,7 +2,7 @@
 
 A type is a small frozen value: ``int``, ``bool``, ``str``, ``player``,
 ``owner`` (a player or the bank), ``none``, ``any``, a component kind
-(``city``), ``list[T]``, ``map[K, V]`` (``map`` alone: keys and values of any
+(``city``), an enumeration (``colour``), ``list[T]``, ``map[K, V]`` (``map`` alone: keys and values of any
 type), a record ``{kind: str, strength: int}`` or ``tuple``.  ``any`` is
 compatible with everything; ``none`` with every type (fields may be empty).
 Records are maps with text keys at run time, so a record and an untyped
@@ -30,6 +30,7 @@ class Type:
     kind: str | None = None
     key: Type | None = None
     fields: tuple[tuple[str, Type], ...] | None = None
+    members: tuple[str, ...] | None = None  # an enumeration's values, in order
 
     def __str__(self) -> str:
         if self.name == "list":
@@ -38,7 +39,7 @@ class Type:
             return f"map[{self.key}, {self.element}]"
         if self.name == "record":
             return "{" + ", ".join(f"{n}: {ty}" for n, ty in self.fields or ()) + "}"
-        if self.name == "entity":
+        if self.name in ("entity", "enum"):
             return str(self.kind)
         return self.name
 
@@ -89,6 +90,11 @@ def record_of(fields: dict[str, Type] | tuple[tuple[str, Type], ...]) -> Type:
 
 def entity(kind: str) -> Type:
     return Type("entity", kind=kind)
+
+
+def enum_of(name: str, members: tuple[str, ...]) -> Type:
+    """An enumeration: one of a fixed set of named values (``colour.red``), text at run time."""
+    return Type("enum", kind=name, members=members)
 
 
 ANY_LIST = list_of(ANY)

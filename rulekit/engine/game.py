@@ -24,7 +24,7 @@ from rulekit.engine.guard import rule_error as _rule_error
 from rulekit.engine.values import NotationError, coerce, format_value, from_json, parse_action_text, to_json
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, Span
 from rulekit.limits import LIMITS
-from rulekit.runtime.context import BANK, Runtime, Trigger
+from rulekit.runtime.context import BANK, Runtime, Trigger, seed_state
 from rulekit.runtime.errors import RuleFailure, StepBudgetExceeded
 
 TERMINAL = -4
@@ -135,7 +135,7 @@ class Game:
         if template is None:
             template = self._template = self._initial_fields()
         F = dict(template)
-        F[(_ENGINE, "rng")] = (seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) & ((1 << 64) - 1)
+        F[(_ENGINE, "rng")] = seed_state(seed)
         runtime = self.runtime
         runtime.reset_steps()
         try:

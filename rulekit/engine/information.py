@@ -6,11 +6,12 @@ reasons about the game knows the *size* of each such field and, for list fields,
 items could be in it.
 
 :func:`determinize` deals those items again.  The other players' lists of one owner field
-(their hands) form a pool; when exactly one hidden list has the same type (the deck those
-hands are drawn from), it joins that pool; several hidden lists of one type (a deck of
-destination cards and a deck of route cards) are each shuffled on their own, since an item
-of one may not belong in the other.  Each pool is shuffled and every field refilled with as
-many items as it had.
+(their hands) form a pool, and every hidden list of the same type joins it: the hands were
+dealt from those lists, so an unseen card may be in any of them (keeping two decks apart
+would keep a two-player opponent's real hand in every determinization).  Without unseen
+hands, several hidden lists of one type (a deck of destination cards and a deck of route
+cards) are each shuffled on their own, since an item of one may not belong in the other.
+Each pool is shuffled and every field refilled with as many items as it had.
 It also re-seeds the engine's chance, so the future draws and shuffles are not the real
 ones either.  The result is a state the player cannot tell apart from the real one; a
 search that only looks at such states never uses what the player does not know
@@ -66,10 +67,12 @@ def hidden_places(game: Game, player: int | None) -> HiddenPlaces:
                     others.setdefault((decl.type_text, name), []).append((owner, name))
     pools: list[tuple[tuple[Any, str], ...]] = []
     for type_text, places in sorted(hidden.items()):
-        if len(places) == 1:  # the one hidden list of its type: it and the unseen hands share items
-            joined = [k for k in others if k[0] == type_text]
+        joined = [k for k in others if k[0] == type_text]
+        if len(places) == 1 or joined:
+            # the unseen hands were dealt from the hidden lists of their type, so a card the
+            # player cannot see may be in any of them: they share one pool
             pools.append((*places, *(place for k in joined for place in others.pop(k))))
-        else:  # two decks of one type: an item of one may not fit the other, so each stays apart
+        else:  # two decks of one type and no hands: an item of one may not fit the other
             pools += [(place,) for place in places]
     pools += [tuple(places) for _, places in sorted(others.items())]
     found = HiddenPlaces(tuple(pools), tuple(kept))

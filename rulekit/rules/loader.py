@@ -51,7 +51,7 @@ def build_model(data: LocDict, fingerprint: str, modules: tuple[str, ...] = ()) 
     bag = DiagnosticBag()
     raw_kinds = data.get("components")
     kinds = frozenset(str(k) for k in raw_kinds if is_name(k)) if isinstance(raw_kinds, dict) else frozenset()
-    structurer = Structurer(bag, records.type_names(data.get("records"), kinds))
+    structurer = Structurer(bag, records.type_names(data.get("records"), kinds, data.get("enums")))
     root = structurer.value(s.RULESET, data, data.span, "")
     if root is FAILED:  # pragma: no cover - compose hands over a mapping
         bag.raise_if_any()
@@ -98,6 +98,7 @@ class _Builder:
             functions=self.functions(),
             procedures=self.procedures(),
             records=self.records(kinds),
+            enums=self.enums(kinds),
             events=self.events(),
             actions=actions,
             triggers=self.triggers(),
@@ -309,6 +310,20 @@ class _Builder:
                     section.spans[name],
                     hint="declare the records a record uses before it",
                 )
+        return result
+
+    def enums(self, kinds: dict[str, m.ComponentKind]) -> dict[str, t.Type]:
+        """Enumerations: names of value sets (read before structuring, see rules/records.py)."""
+        result = {}
+        section = _section(self.root, "enums")
+        for name, members in section.items():
+            declared = self.st.kinds.get(name) if isinstance(self.st.kinds, dict) else None
+            if name in kinds:
+                self.bag.error(f"enumeration '{name}' has the name of a component kind", section.spans[name])
+            elif len(set(members)) != len(members):
+                self.bag.error(f"enumeration '{name}' names a value twice", section.spans[name])
+            elif declared is not None and declared.name == "enum":
+                result[name] = declared
         return result
 
     def procedures(self) -> dict[str, m.ProcedureDecl]:

@@ -287,3 +287,5 @@ class RulesModel:
     procedures: dict[str, ProcedureDecl] = field(factory=dict)
     #: Declared record types (``records:``), by name.
     records: dict[str, Type] = field(factory=dict)
+    #: Enumerations (``enums:``), by name.
+    enums: dict[str, Type] = field(factory=dict)

@@ -482,6 +482,12 @@ SECTIONS: tuple[Key, ...] = (
     ),
     Key("functions", MapOf(Either(FUNCTION), "function"), "Pure functions.", section="named"),
     Key(
+        "enums",
+        MapOf(Names(one_ok=False), "enumeration"),
+        "Enumerations: each a list of value names (colour.red).",
+        section="named",
+    ),
+    Key(
         "records",
         MapOf(MapOf(TypeText(), "record field", reserved_ok=True), "record"),
         "Named record types: each field and its type.",

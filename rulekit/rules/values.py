@@ -121,6 +121,14 @@ def convert(value: Any, declared: Declared | t.Type, ctx: DataContext) -> Any:
         return str(value)
     if name in ("player", "owner"):
         return _player(value, ctx, owner=name == "owner")
+    if name == "enum":
+        members = type_.members or ()
+        if value not in members:
+            raise DataProblem(
+                f"'{plain(value)}' is not a {type_.kind} (one of {', '.join(members)})",
+                did_you_mean(str(value), members),
+            )
+        return str(value)
     if name == "entity":
         kind = type_.kind or ""
         if not isinstance(value, str) or ctx.item_kind.get(str(value)) != kind:

@@ -168,7 +168,7 @@ def _range(start: int, stop: int) -> tuple[int, ...]:
     example="between(1, 3) == [1, 2, 3]",
 )
 def _between(low: int, high: int) -> tuple[int, ...]:
-    if high - low > 100_000:
+    if high - low >= 100_000:  # high - low + 1 elements
         raise RuleFailure("between() is limited to 100000 elements")
     return tuple(range(low, high + 1))
 

@@ -31,6 +31,13 @@ def next_random(seed: int) -> tuple[int, int]:
     return seed, z ^ (z >> 31)
 
 
+def seed_state(seed: int) -> int:
+    """The generator's first state for a game seed: the seed mixed by one splitmix64 step,
+    so that games with neighbouring seeds draw unrelated numbers (an unmixed start would make
+    seed s+1 repeat seed s's numbers shifted by one draw)."""
+    return next_random((seed ^ 0x2545F4914F6CDD1D) & _MASK)[1]
+
+
 TriggerFn = Callable[..., Any]
 
 

@@ -6,7 +6,8 @@ Bots by name (see docs/bots.md):
   ``uniform`` ignores the weights; ``first`` always takes the first legal action.
 * ``heuristic`` plays the legal action whose resulting state the ruleset's
   ``bots.evaluate`` expression rates best for it (one ply; ties broken by the seeded,
-  weighted random choice).
+  weighted random choice).  When its player cannot see everything, it rates each action
+  over ``samples`` determinizations of what it can see, never the real hidden state.
 * ``mcts`` searches with information-set Monte Carlo tree search
   (:mod:`rulekit.tools.mcts`).
 
@@ -20,12 +21,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Protocol
 
 from attrs import frozen
 
 from rulekit.engine.game import Action, Game, State
+from rulekit.engine.information import determinize, hidden_places
 from rulekit.errors import Diagnostic, UsageError
 from rulekit.tools.evaluation import after, has_evaluation, outcome_value, weighted_choice
 from rulekit.tools.log import GameRecorder
@@ -70,29 +73,53 @@ class HeuristicBot:
     decisions while it keeps deciding (the rest of a turn made of several actions: buy,
     then sail, then build), at most ``depth`` actions deep, and rates an action by the
     best state it can lead to; it never guesses the other players' moves.
+
+    When some list fields are hidden from the player deciding (the others' hands, a deck),
+    an action is not tried on the real state, which would tell the bot what it cannot see:
+    it is tried on ``samples`` determinizations (:func:`~rulekit.engine.information.determinize`,
+    the same ones for every action) and rated by the mean of its ratings there.  With
+    nothing hidden the real state is the only sample, and the choice is as before.
     """
 
-    def __init__(self, seed: int = 0, depth: int = 1) -> None:
+    def __init__(self, seed: int = 0, depth: int = 1, samples: int = 8) -> None:
         self._rng = random.Random(seed)
         self.depth = max(1, depth)
+        self.samples = max(1, samples)
 
     def choose(self, state: State) -> Action:
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
         me = state.current_player()
+        worlds = [state]
+        if not hidden_places(state.game, me).empty:
+            worlds = [determinize(state, me, self._rng) for _ in range(self.samples)]
         best: list[Action] = []
-        best_value: tuple[int, int] | None = None
+        best_value: tuple[Fraction, Fraction] | None = None
         for action in legal:
-            child = after(state, action)
-            if child is None:
+            value = self._mean(worlds, action, me)
+            if value is None:
                 continue
-            value = self._value(child, me, self.depth - 1)
             if best_value is None or value > best_value:
                 best, best_value = [action], value
             elif value == best_value:
                 best.append(action)
         return weighted_choice(state, best or legal, self._rng)
+
+    def _mean(self, worlds: Sequence[State], action: Action, me: int) -> tuple[Fraction, Fraction] | None:
+        """The mean rating of ``action`` over the worlds where a rule allows it (None: nowhere);
+        a won end beats any game in progress in more of them."""
+        values = []
+        for world in worlds:
+            child = after(world, action)
+            if child is not None:
+                values.append(self._value(child, me, self.depth - 1))
+        if not values:
+            return None
+        return (
+            Fraction(sum(rank for rank, _ in values), len(values)),
+            Fraction(sum(score for _, score in values), len(values)),
+        )
 
     def _value(self, state: State, me: int, depth: int) -> tuple[int, int]:
         value = outcome_value(state, me)
@@ -124,7 +151,10 @@ BOT_KINDS: dict[str, dict[str, str]] = {
     "random": {},
     "uniform": {},
     "first": {},
-    "heuristic": {"depth": "how many of its own consecutive actions it looks ahead (default 1)"},
+    "heuristic": {
+        "depth": "how many of its own consecutive actions it looks ahead (default 1)",
+        "samples": "determinizations an action is rated over when something is hidden from it (default 8)",
+    },
     "mcts": {
         "iterations": "search iterations per decision (default 200)",
         "ms": "milliseconds per decision instead of iterations (not reproducible: depends on speed)",
@@ -174,7 +204,7 @@ def _number(kind: str, name: str, value: str) -> float:
         number = float(value)
     except ValueError:
         raise UsageError(Diagnostic(f"bot option {kind}:{name} needs a number, not {value!r}")) from None
-    if number < 0 or (name in ("iterations", "ms", "depth") and number <= 0):
+    if number < 0 or (name in ("iterations", "ms", "depth", "samples") and number <= 0):
         raise UsageError(Diagnostic(f"bot option {kind}:{name} must be positive, not {value!r}"))
     return number
 
@@ -237,7 +267,7 @@ def make_bot(spec: BotSpec | str, seed: int = 0, game: Game | None = None) -> Bo
                     hint="see docs/bots.md: declare bots: {evaluate: EXPR}",
                 )
             )
-        return HeuristicBot(seed, int(options.get("depth", 1)))
+        return HeuristicBot(seed, int(options.get("depth", 1)), int(options.get("samples", 8)))
     cutoff = int(options.get("cutoff", 20 if evaluation else 0))
     if cutoff and game is not None and not evaluation:
         raise UsageError(

@@ -126,14 +126,38 @@ def test_a_value_is_the_margin_over_the_best_other_player() -> None:
     assert margins([1, 9, 4]) == [-8, 5, -5]
 
 
-def test_two_hidden_decks_of_one_type_are_each_shuffled_on_their_own(
+def test_unseen_hands_pool_with_every_hidden_list_of_their_type(
     write_ruleset: Callable[..., Path],
 ) -> None:
+    """A card the player cannot see may be in any hidden list of its type or in another
+    player's hand: they form one pool, so no determinization keeps an opponent's real hand."""
     text = CARDS.replace(
         "    pile:", '    spare: {type: "list[int]", initial: "[20, 21, 22]", visibility: hidden}\n    pile:'
     )
     state = load_game(str(write_ruleset(text, name="two_decks")), 2).new_initial_state(4)
-    assert hidden_places(state.game, 0).pools == ((("game", "deck"),), (("game", "spare"),), ((1, "hand"),))
+    assert hidden_places(state.game, 0).pools == ((("game", "deck"), ("game", "spare"), (1, "hand")),)
+    places = (("game", "deck"), ("game", "spare"), (1, "hand"))
+    unseen = Counter(c for place in places for c in state.value(*place))
+    hands = set()
+    for seed in range(8):
+        copy = determinize(state, 0, random.Random(seed))
+        assert Counter(c for place in places for c in copy.value(*place)) == unseen
+        assert [len(copy.value(*p)) for p in places] == [len(state.value(*p)) for p in places]
+        assert copy.value(0, "hand") == state.value(0, "hand")  # her own hand stays
+        hands.add(tuple(sorted(copy.value(1, "hand"))))
+    assert len(hands) > 1
+
+
+def test_two_hidden_decks_of_one_type_without_hands_stay_apart(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    """Without unseen hands, two hidden decks of one type are each shuffled on their own (an
+    item of one may not fit the other)."""
+    text = CARDS.replace(
+        "    pile:", '    spare: {type: "list[int]", initial: "[20, 21, 22]", visibility: hidden}\n    pile:'
+    ).replace('hand: {type: "list[int]", visibility: owner}', 'hand: {type: "list[int]"}')
+    state = load_game(str(write_ruleset(text, name="two_decks")), 2).new_initial_state(4)
+    assert hidden_places(state.game, 0).pools == ((("game", "deck"),), (("game", "spare"),))
     for seed in range(5):
         copy = determinize(state, 0, random.Random(seed))
         assert sorted(copy.value("game", "spare")) == [20, 21, 22]

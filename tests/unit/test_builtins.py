@@ -17,3 +17,14 @@ def test_str_writes_a_value_as_concat_does_in_dsl_notation(value: Any, text: str
     """``str(true)`` is "true", not Python's "True"; lists are written with brackets."""
     assert BUILTINS["str"].impl(value) == text
     assert BUILTINS["concat"].impl(value) == text
+
+
+@pytest.mark.parametrize(("name", "low", "high"), [("range", 0, 100_000), ("between", 1, 100_000)])
+def test_integer_ranges_stop_at_100000_elements(name: str, low: int, high: int) -> None:
+    """range and between give at most 100000 integers, as the DSL reference says."""
+    from rulekit.runtime.errors import RuleFailure
+
+    impl = BUILTINS[name].impl
+    assert len(impl(low, high)) == 100_000
+    with pytest.raises(RuleFailure, match="limited to 100000"):
+        impl(low, high + 1)

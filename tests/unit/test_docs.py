@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
 
@@ -111,3 +112,61 @@ def test_an_example_of_dsl_md_marked_with_an_arrow_gives_that_value(expression: 
     actual, _ = game.program.compile_expression(expression)
     wanted, _ = game.program.compile_expression(expected)
     assert actual(state.fields, game.runtime, 0) == wanted(state.fields, game.runtime, 0)
+
+
+def _cli_commands() -> dict[str, argparse.ArgumentParser]:
+    """Each subcommand of ``rulekit`` and its parser (plugins included when importable)."""
+    from rulekit.cli import build_parser
+
+    parser, _ = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def _cli_section(command: str) -> str:
+    """The part of docs/cli.md about ``rulekit COMMAND`` (its ``##`` section, subsections included)."""
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    match = re.search(rf"^## .*`rulekit {command}[` ].*$", text, re.MULTILINE)
+    assert match, f"docs/cli.md has no '## ... `rulekit {command}`' section"
+    end = text.find("\n## ", match.end())
+    section = text[match.start() : end if end != -1 else len(text)]
+    if command == "verify":  # cli.md points to verification.md for the whole story
+        section += (DOCS / "verification.md").read_text(encoding="utf-8")
+    return section
+
+
+# --with and --variant are described once, in the table of options shared by the commands that load rules.
+_SHARED_OPTIONS = {"--with", "--variant", "-h", "--help"}
+
+
+@pytest.mark.parametrize("command", sorted(_cli_commands()))
+def test_every_option_of_a_command_is_described_in_its_cli_md_section(command: str) -> None:
+    """``rulekit CMD --help`` lists no option that docs/cli.md's section on CMD leaves out."""
+    section = _cli_section(command)
+    options = {option for action in _cli_commands()[command]._actions for option in action.option_strings}
+    missing = sorted(
+        o for o in options - _SHARED_OPTIONS if not re.search(rf"`[^`]*{re.escape(o)}(?![\w-])", section)
+    )
+    assert missing == [], f"describe {missing} in the `rulekit {command}` section of docs/cli.md"
+
+
+def test_every_documented_command_exists() -> None:
+    """docs/cli.md has no section on a ``rulekit`` command that does not exist."""
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^## .*?`rulekit ([a-z]+)", text, re.MULTILINE))
+    assert documented - set(_cli_commands()) == set()
+
+
+def test_every_scenario_key_is_documented() -> None:
+    """Each key of a scenario file, a step or an expectation is in docs/cli.md or rules-format.md."""
+    from rulekit.tools.scenario.files import ACTION_KEYS, EXPECT_KEYS, SCENARIO_KEYS
+
+    text = (DOCS / "cli.md").read_text(encoding="utf-8") + (DOCS / "rules-format.md").read_text(
+        encoding="utf-8"
+    )
+    missing = [
+        k
+        for k in (*SCENARIO_KEYS, *ACTION_KEYS, *EXPECT_KEYS)
+        if f"{k}:" not in text and f"`{k}`" not in text
+    ]
+    assert missing == []

@@ -159,3 +159,59 @@ def test_mistakes_with_declared_records_are_located(
     with pytest.raises(RulesetError) as caught:
         load_game(str(write_ruleset(RECORDS.replace(*change))), 2)
     assert message in str(caught.value)
+
+
+ENUMS = """\
+ruleset: paint
+players: {min: 2, max: 2}
+enums:
+  colour: [red, green, blue]
+constants:
+  START: {type: colour, value: green}
+state:
+  game:
+    wall: {type: "colour?"}
+    used: {type: "list[colour]"}
+actions:
+  paint:
+    params: {c: "colour"}
+    require: [{if: "c not in game.used", else: "that colour is used up"}]
+    effect: |
+      game.wall = c
+      game.used += [c]
+    ends_turn: true
+flow:
+  - repeat:
+      until: len(game.used) == 3
+      steps:
+        - turn: player_at(1)
+"""
+
+
+def test_an_enumeration_is_a_typed_set_of_named_values(write_ruleset: Callable[..., Path]) -> None:
+    """colour.red is a colour (not text); the bare name lists the values; actions name them."""
+    game = load_game(str(write_ruleset(ENUMS)), 2)
+    state = game.new_initial_state(0)
+    assert state.legal_action_strings() == ["paint(red)", "paint(green)", "paint(blue)"]
+    state.apply_action("paint(blue)")
+    fn, _ = game.program.compile_expression("game.wall == colour.blue and START == colour.green")
+    assert fn(state.fields, game.runtime, 0) is True
+    _, type_ = game.program.compile_expression("[c for c in colour if c != game.wall]")
+    assert str(type_) == "list[colour]"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("game.wall = c", "game.wall = colour.purple"), "colour has no value 'purple'"),
+        (("game.wall = c", 'game.wall = "red"'), "the value of game.wall must be colour, not str"),
+        (("c not in game.used", "c != 'red'"), "comparing a colour with a str is always true"),
+        (("value: green", "value: grene"), "'grene' is not a colour (one of red, green, blue)"),
+    ],
+)
+def test_enumeration_mistakes_are_located(
+    write_ruleset: Callable[..., Path], change: tuple[str, str], message: str
+) -> None:
+    with pytest.raises(RulesetError) as caught:
+        load_game(str(write_ruleset(ENUMS.replace(*change))), 2)
+    assert message in str(caught.value)

@@ -99,7 +99,8 @@ GAME_BUGS = [
         16,
         marks=pytest.mark.slow,
     ),
-    ("el_caballero", "planted_keeps_caballeros", (), "invariant:no_card_touches_land_twice", 10),
+    # 10 to 14 actions, 1-minimal, depending on the seeds explored (three players need more)
+    ("el_caballero", "planted_keeps_caballeros", (), "invariant:no_card_touches_land_twice", 16),
 ]
 
 
