@@ -1,0 +1,530 @@
+"""The whole-ruleset compiler: every declaration of a :class:`RulesModel` into one generated
+module, executed once, wrapped as a :class:`~rulekit.compiler.program.Program`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rulekit.compiler import callgraph, emit, planner, procedures
+from rulekit.compiler.codegen import CodeGen, Context
+from rulekit.compiler.namespace import compiled_code, item_attributes, runtime_namespace
+from rulekit.compiler.program import (
+    CompiledAction,
+    CompiledInvariant,
+    CompiledRequirement,
+    CompiledTrigger,
+    FlowNode,
+    Program,
+)
+from rulekit.dsl import ast
+from rulekit.dsl import types as t
+from rulekit.dsl.types import Type
+from rulekit.errors import DiagnosticBag, Span, did_you_mean
+from rulekit.rules import model as m
+from rulekit.runtime.builtins import BUILTINS
+
+Fn = Callable[..., Any]
+
+
+class _Compiler:
+    def __init__(self, rules: m.RulesModel) -> None:
+        self.rules = rules
+        self.bag = DiagnosticBag()
+        self.gen = CodeGen(rules, self.bag)
+        self.lines: list[str] = []
+        self.flow: list[FlowNode] = []
+        self._counter = 0
+        #: The code and span marker of each generated expression function, for the planner.
+        self.codes: dict[str, tuple[str, str]] = {}
+
+    def fresh(self, prefix: str) -> str:
+        self._counter += 1
+        return emit.name(f"{prefix}_", f"n{self._counter}")
+
+    def define_expr(
+        self,
+        prefix: str,
+        expr: ast.Expr,
+        params: list[tuple[str, Type]],
+        *,
+        me: bool = True,
+        expected: Type | None = None,
+        what: str = "expression",
+        extra: list[str] | None = None,
+    ) -> str:
+        ctx = Context(me=me)
+        names = [ctx.bind(n, ty) for n, ty in params]
+        for name in extra or ():
+            names.append(name)
+        code, type_ = self.gen.expr(expr, ctx)
+        if expected is not None:
+            self.gen.expect(expected, type_, expr, what)
+        fname = self.fresh(prefix)
+        args = ", ".join(["F", "R", "me", *names])
+        mark = self.gen.mark(expr.span)
+        self.codes[fname] = (code, mark)
+        self.lines.append(f"def {fname}({args}):\n    return {code}{mark}\n")
+        return fname
+
+    def define_block(
+        self,
+        prefix: str,
+        block: ast.Block,
+        params: list[tuple[str, Type]],
+        *,
+        me: bool = True,
+        kwargs: bool = False,
+    ) -> str:
+        ctx = Context(me=me, effects=True)
+        names = [ctx.bind(n, ty) for n, ty in params]
+        body = self.gen.block(block, ctx, 1)
+        fname = self.fresh(prefix)
+        args = ["F", "R", "me", *names]
+        if kwargs:
+            args.append("**_")
+        self.lines.append(
+            f"def {fname}({', '.join(args)}):\n    {emit.step_entry()}\n" + "\n".join(body) + "\n"
+        )
+        return fname
+
+    # ------------------------------------------------------------- sections
+    def functions(self) -> None:
+        rules = self.rules
+        calls = {
+            name: callgraph.calls(decl.body) & set(rules.functions) for name, decl in rules.functions.items()
+        }
+        cycle = callgraph.find_cycle(calls)
+        if cycle:
+            decl = rules.functions[cycle[0]]
+            self.bag.error(
+                "functions call each other in a cycle: " + " -> ".join(cycle),
+                decl.span,
+                hint="rules must terminate; functions cannot be recursive",
+            )
+            return
+        for name in callgraph.topological(calls):
+            decl = rules.functions[name]
+            params = []
+            for pname, ptext in decl.params:
+                ptype = t.parse_type(ptext, self.gen.kinds)
+                if ptype is None:
+                    self.bag.error(f"unknown type '{ptext}' for parameter '{pname}'", decl.span)
+                    ptype = t.ANY
+                params.append((pname, ptype))
+            if name in BUILTINS:
+                self.bag.error(f"function '{name}' hides the built-in of that name", decl.span)
+            ctx = Context()
+            py_params = [ctx.bind(n, ty) for n, ty in params]
+            code, type_ = self.gen.expr(decl.body, ctx)
+            if decl.returns is not None:
+                declared = t.parse_type(decl.returns, self.gen.kinds)
+                if declared is None:
+                    self.bag.error(f"unknown type '{decl.returns}' for the result of {name}", decl.span)
+                else:
+                    self.gen.expect(
+                        declared, type_, decl.body, f"the result of {name} (returns: {decl.returns})"
+                    )
+                    type_ = declared
+            self.gen.function_types[name] = type_
+            self.lines.append(
+                planner.memoized_function(
+                    emit.name("fn_", name),
+                    py_params,
+                    code,
+                    self.gen.mark(decl.body.span),
+                    len(self.lines),
+                    memo=all(planner.hashable(ty) for _, ty in params),
+                    entry=emit.step_entry(),
+                )
+            )
+
+    def action(self, decl: m.ActionDecl) -> dict[str, Any]:
+        params: list[tuple[str, Type]] = []
+        domains = []
+        for param in decl.params:
+            ctx = Context()
+            py = [ctx.bind(n, ty) for n, ty in params]
+            code, type_ = self.gen.expr(param.domain, ctx)
+            if not (type_.is_list or type_ in (t.ANY, t.TUPLE)):
+                self.gen.error(f"the domain of '{param.name}' must be a list, not {type_}", param.domain)
+            fname = self.fresh(f"dom_{decl.name}")
+            mark = self.gen.mark(param.domain.span)
+            self.codes[fname] = (code, mark)
+            # Charged by length: enumerating the parameters' combinations costs steps too.
+            self.lines.append(
+                f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n    return {emit.step_iter(code)}{mark}\n"
+            )
+            domains.append(fname)
+            self.gen.check_action_param(param.name, t.element_type(type_), param.domain)
+            params.append((param.name, t.element_type(type_)))
+        requires = [
+            self.define_expr(f"req_{decl.name}", r.condition, params, expected=t.BOOL, what="a requirement")
+            for r in decl.requires
+        ]
+        cost = None
+        if decl.cost is not None:
+            cost = self.define_expr(f"cost_{decl.name}", decl.cost, params, expected=t.INT, what="a cost")
+            if self.rules.money is None:
+                self.bag.error("an action with a cost needs the ruleset's 'money' field", decl.cost_span)
+        effect = None
+        if decl.effect is not None:
+            effect = self.define_block(f"eff_{decl.name}", decl.effect, params)
+        weight = None
+        if decl.name in self.rules.bot_weights:
+            weight = self.define_expr(
+                f"weight_{decl.name}",
+                self.rules.bot_weights[decl.name],
+                params,
+                expected=t.INT,
+                what="a bot weight",
+            )
+        return {
+            "params": params,
+            "domains": domains,
+            "requires": requires,
+            "cost": cost,
+            "effect": effect,
+            "weight": weight,
+            "enumerate": self.enumerator(decl, params, domains, requires, cost),
+        }
+
+    def enumerator(
+        self,
+        decl: m.ActionDecl,
+        params: list[tuple[str, Type]],
+        domains: list[str],
+        requires: list[str],
+        cost: str | None,
+    ) -> str | None:
+        """Plan and generate the action's enumerator (see :mod:`rulekit.compiler.planner`)."""
+        if self.bag.items:
+            return None
+        names = [p.name for p in decl.params]
+        checks = []
+        for fname, req in zip(requires, decl.requires, strict=True):
+            code, mark = self.codes[fname]
+            arity = callgraph.arity(req.condition, decl.params)
+            member_of: tuple[str, ...] = ()
+            if arity:
+                exprs = planner.membership_sets(
+                    req.condition, names[arity - 1], frozenset(names[arity:]), callgraph.names_read
+                )
+                member_of = self.member_codes(exprs, params[: arity - 1]) if exprs else ()
+            checks.append(planner.Check(code, arity, mark, member_of))
+        cost_check = None
+        if cost is not None:
+            code, mark = self.codes[cost]
+            cost_check = planner.Check(
+                code, callgraph.arity(decl.cost, decl.params) if decl.cost else 0, mark
+            )
+        plan = planner.ActionPlan(
+            name=decl.name,
+            params=tuple(emit.name("v_", n) for n in names),
+            domains=tuple(
+                (
+                    *self.codes[d],
+                    frozenset(i for i, n in enumerate(names) if n in callgraph.names_read(p.domain)),
+                )
+                for d, p in zip(domains, decl.params, strict=True)
+            ),
+            checks=tuple(checks),
+            cost=cost_check,
+            money=self.rules.money,
+        )
+        fname = self.fresh(f"enum_{decl.name}")
+        self.lines.append(planner.generate(plan, fname))
+        return fname
+
+    def member_codes(self, exprs: list[ast.Expr], params: list[tuple[str, Type]]) -> tuple[str, ...]:
+        """The code of each ``E`` of ``p in E``, when every one is a list (else nothing)."""
+        ctx = Context()
+        for n, ty in params:
+            ctx.bind(n, ty)
+        codes = []
+        for expr in exprs:
+            code, type_ = self.gen.expr(expr, ctx)
+            if not type_.is_list:
+                return ()
+            codes.append(code)
+        return tuple(codes)
+
+    def trigger(self, decl: m.TriggerDecl) -> dict[str, Any] | None:
+        rules = self.rules
+        if decl.event in rules.actions:
+            action = rules.actions[decl.event]
+            params = self._action_param_types.get(action.name, [])
+        elif decl.event in rules.events:
+            if decl.timing == "before":
+                self.bag.error("'before' triggers listen to actions; events run 'after' only", decl.span)
+            params = [
+                (name, t.parse_type(text, self.gen.kinds) or t.ANY)
+                for name, text in rules.events[decl.event].fields
+            ]
+        else:
+            self.bag.error(
+                f"trigger '{decl.name}' listens to '{decl.event}', which is neither an action nor an event",
+                decl.span,
+                hint=did_you_mean(decl.event, [*rules.actions, *rules.events]),
+            )
+            return None
+        condition = None
+        if decl.condition is not None:
+            ctx = Context()
+            names = [ctx.bind(n, ty) for n, ty in params]
+            code, type_ = self.gen.expr(decl.condition, ctx)
+            self.gen.expect(t.BOOL, type_, decl.condition, "a trigger condition")
+            condition = self.fresh(f"when_{decl.name}")
+            self.lines.append(
+                f"def {condition}({', '.join(['F', 'R', 'me', *names, '**_'])}):\n"
+                f"    return {code}{self.gen.mark(decl.condition.span)}\n"
+            )
+        effect = self.define_block(f"trig_{decl.name}", decl.effect, params, kwargs=True)
+        return {"condition": condition, "effect": effect}
+
+    def steps(self, steps: tuple[m.FlowStep, ...]) -> int:
+        children = tuple(self.step(s) for s in steps)
+        self.flow.append(FlowNode("seq", None, children))
+        return len(self.flow) - 1
+
+    def flow_expr(
+        self, expr: ast.Expr | None, expected: Type | None, what: str, *, me: bool = False
+    ) -> str | None:
+        # Flow steps run for nobody in particular; only a turn's 'until' has a 'me'.
+        if expr is None:
+            return None
+        return self.define_expr("flow", expr, [], me=me, expected=expected, what=what)
+
+    def flow_field(self, name: str | None, span: Span | None) -> None:
+        if name is not None and name not in self.rules.fields["game"]:
+            self.bag.error(
+                f"flow variable '{name}' must be a game field",
+                span,
+                hint=did_you_mean(name, self.rules.fields["game"]) or f"declare it under state.game.{name}",
+            )
+
+    def step(self, step: m.FlowStep) -> int:
+        if isinstance(step, m.DoStep):
+            node = FlowNode(
+                "do", step.span, data={"effect": self.define_block("do", step.effect, [], me=False)}
+            )
+        elif isinstance(step, m.RepeatStep):
+            self.flow_field(step.counter, step.span)
+            node = FlowNode(
+                "repeat",
+                step.span,
+                (self.steps(step.steps),),
+                data={
+                    "times": self.flow_expr(step.times, t.INT, "repeat times"),
+                    "while": self.flow_expr(step.while_, t.BOOL, "a while condition"),
+                    "until": self.flow_expr(step.until, t.BOOL, "an until condition"),
+                    "counter": step.counter,
+                },
+            )
+        elif isinstance(step, m.ForEachStep):
+            self.flow_field(step.var, step.span)
+            node = FlowNode(
+                "for_each",
+                step.span,
+                (self.steps(step.steps),),
+                data={"items": self.flow_expr(step.items, t.ANY_LIST, "for_each in"), "var": step.var},
+            )
+        elif isinstance(step, m.TurnStep):
+            for name in step.actions or ():
+                if name not in self.rules.actions:
+                    self.bag.error(
+                        f"turn lists unknown action '{name}'",
+                        step.span,
+                        hint=did_you_mean(name, self.rules.actions),
+                    )
+            offered = step.actions
+            if offered is not None:  # actions that ask to join such a turn (offered_with)
+                offered = (
+                    *offered,
+                    *(
+                        a
+                        for a, d in self.rules.actions.items()
+                        if a not in offered and any(w in offered for w in d.offered_with)
+                    ),
+                )
+            node = FlowNode(
+                "turn",
+                step.span,
+                data={
+                    "player": self.flow_expr(step.player, t.PLAYER, "the turn's player"),
+                    "until": self.flow_expr(step.until, t.BOOL, "an until condition", me=True),
+                    "on_start": self.define_block("turn_start", step.on_start, []) if step.on_start else None,
+                    "on_end": self.define_block("turn_end", step.on_end, []) if step.on_end else None,
+                    "actions": offered
+                    if offered is not None
+                    else tuple(a for a, d in self.rules.actions.items() if not d.prompt_only),
+                    "once": step.once,
+                },
+            )
+        else:
+            node = FlowNode(
+                "if",
+                step.span,
+                (self.steps(step.then), self.steps(step.otherwise)),
+                data={"condition": self.flow_expr(step.condition, t.BOOL, "an if condition")},
+            )
+        self.flow.append(node)
+        return len(self.flow) - 1
+
+    def compile(self) -> Program:
+        rules = self.rules
+        gen = self.gen
+        self.functions()
+        self.lines.extend(procedures.compile_all(gen, rules.procedures, self.bag))
+        field_inits = []
+        for scope, fields in rules.fields.items():
+            for name, field_decl in fields.items():
+                if field_decl.initial is None:
+                    continue
+                params: list[tuple[str, Type]] = []
+                if scope in rules.kinds:
+                    params = [("this", t.entity(scope))]
+                fname = self.define_expr(
+                    f"init_{scope}_{name}",
+                    field_decl.initial,
+                    params,
+                    me=scope == "player",
+                    expected=gen.field_types[scope][name],
+                    what=f"the initial value of {scope}.{name}",
+                )
+                field_inits.append((scope, name, fname))
+        if rules.money is not None and rules.money not in rules.fields["player"]:
+            self.bag.error(
+                f"money field '{rules.money}' is not a player field",
+                None,
+                hint=did_you_mean(rules.money, rules.fields["player"]),
+            )
+        self._action_param_types: dict[str, list[tuple[str, Type]]] = {}
+        action_parts = {}
+        for name, decl in rules.actions.items():
+            for other in decl.offered_with:
+                if other not in rules.actions:
+                    self.bag.error(
+                        f"action '{name}' is offered_with unknown action '{other}'",
+                        decl.span,
+                        hint=did_you_mean(other, rules.actions),
+                    )
+            parts = self.action(decl)
+            self._action_param_types[name] = parts["params"]
+            action_parts[name] = parts
+        trigger_parts = {name: self.trigger(decl) for name, decl in rules.triggers.items()}
+        invariant_parts = {
+            name: self.define_expr(
+                f"inv_{name}", decl.condition, [], me=False, expected=t.BOOL, what="an invariant"
+            )
+            for name, decl in rules.invariants.items()
+        }
+        setup = self.define_block("setup", rules.setup, [], me=False) if rules.setup else None
+        root = self.steps(rules.flow)
+        scoring = rules.scoring
+        score = tiebreaks = end_when = None
+        if scoring.score is not None:
+            score = self.define_expr(
+                "score", scoring.score, [("player", t.PLAYER)], me=False, expected=t.INT, what="a score"
+            )
+        tiebreaks = [
+            self.define_expr(
+                "tiebreak", e, [("player", t.PLAYER)], me=False, expected=t.INT, what="a tie-break"
+            )
+            for e in scoring.tiebreak
+        ]
+        if scoring.end_when is not None:
+            end_when = self.define_expr(
+                "end_when", scoring.end_when, [], me=False, expected=t.BOOL, what="end_when"
+            )
+        evaluate = None
+        if rules.bot_evaluate is not None:
+            evaluate = self.define_expr(
+                "evaluate", rules.bot_evaluate, [], expected=t.INT, what="the bots' evaluation"
+            )
+        self.bag.raise_if_any()
+
+        source = "\n".join(self.lines)
+        namespace = self.namespace()
+        # Our own generated code: author text enters it only through the emitter, and audit
+        # re-checks the result before it runs (see rulekit.compiler.emit).
+        code = compiled_code(source, f"<rulekit:{rules.name}>", rules)
+        exec(code, namespace)
+
+        def fn(name: str | None) -> Fn | None:
+            return namespace[name] if name else None
+
+        actions = {}
+        for name, decl in rules.actions.items():
+            parts = action_parts[name]
+            actions[name] = CompiledAction(
+                name,
+                decl,
+                tuple(n for n, _ in parts["params"]),
+                tuple(ty for _, ty in parts["params"]),
+                tuple(namespace[d] for d in parts["domains"]),
+                tuple(
+                    CompiledRequirement(namespace[q], r, callgraph.arity(r.condition, decl.params))
+                    for q, r in zip(parts["requires"], decl.requires, strict=True)
+                ),
+                fn(parts["cost"]),
+                fn(parts["effect"]),
+                fn(parts["weight"]),
+                callgraph.arity(decl.cost, decl.params) if decl.cost is not None else 0,
+                fn(parts["enumerate"]),
+                decl.fallback,
+                frozenset(decl.fallback_ignoring),
+            )
+        triggers = [
+            CompiledTrigger(rules.triggers[name], fn(parts["condition"]), namespace[parts["effect"]])
+            for name, parts in trigger_parts.items()
+            if parts is not None
+        ]
+        invariants = [
+            CompiledInvariant(rules.invariants[n], namespace[f]) for n, f in invariant_parts.items()
+        ]
+        for node in self.flow:
+            node.fns = {
+                k: namespace[v]
+                for k, v in node.data.items()
+                if isinstance(v, str) and v in namespace and k not in ("counter", "var")
+            }
+        # the root sequence must be the last node so the engine can find it
+        assert root == len(self.flow) - 1
+        return Program(
+            rules=rules,
+            actions=actions,
+            triggers=triggers,
+            invariants=invariants,
+            field_inits=[(s, n, namespace[f]) for s, n, f in field_inits],
+            setup=fn(setup),
+            flow=self.flow,
+            score=fn(score),
+            tiebreaks=tuple(namespace[x] for x in tiebreaks),
+            end_when=fn(end_when),
+            attributes=self.attributes(),
+            collections={k.name: tuple(i.id for i in k.items) for k in rules.kinds.values()},
+            field_types=gen.field_types,
+            source=source,
+            spans=gen.spans,
+            namespace=namespace,
+            function_types=dict(gen.function_types),
+            code=code,
+            evaluate=fn(evaluate),
+        )
+
+    def attributes(self) -> dict[tuple[str, str], Any]:
+        return item_attributes(self.rules)
+
+    def namespace(self) -> dict[str, Any]:
+        constants = {f"K_{name}": value for name, value in self.gen.constants.items()}
+        return runtime_namespace(self.rules, self.gen.spans, constants)
+
+
+def compile_rules(rules: m.RulesModel) -> Program:
+    """Check and compile a rules model.
+
+    Raises:
+        RulesetError: every name, arity and type problem found, with positions.
+    """
+    return _Compiler(rules).compile()

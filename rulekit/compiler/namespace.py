@@ -1,0 +1,91 @@
+"""The run-time namespace of a ruleset's generated module, and compiling that module's code.
+
+The namespace holds only rulekit's run-time helpers, the collections, attributes and
+constants; :func:`marked_span` maps a generated line back to its rule text.
+"""
+
+from __future__ import annotations
+
+import ast as ast_module
+import re
+from operator import itemgetter
+from typing import Any
+
+from rulekit.compiler import emit, planner
+from rulekit.compiler.codegen import SPAN_MARK
+from rulekit.errors import Diagnostic, RulesetError, Span
+from rulekit.rules import model as m
+from rulekit.runtime.builtins import BUILTINS
+from rulekit.runtime.errors import RuleFailure
+
+SAFE_BUILTINS = {
+    "sum": sum,
+    "min": min,
+    "max": max,
+    "any": any,
+    "all": all,
+    "next": next,
+    "tuple": tuple,
+    "sorted": sorted,
+    "str": str,
+    "len": len,
+}
+
+
+def runtime_namespace(
+    rules: m.RulesModel, spans: list[Span | None], constants: dict[str, Any]
+) -> dict[str, Any]:
+    """The globals of a ruleset's generated module: rulekit's run-time helpers, the
+    collections and attributes, the constants (``K_name``) and the spans of the rule text."""
+    ns: dict[str, Any] = {"__builtins__": SAFE_BUILTINS}
+    for name, builtin in BUILTINS.items():
+        ns[("E_" if builtin.effect else "B_") + name] = builtin.impl
+    ns["RuleFailure"] = RuleFailure
+    ns["SPANS"] = spans
+    ns["A"] = item_attributes(rules)
+    ns["_key0"] = itemgetter(0)
+    for kind in rules.kinds.values():
+        ns[f"C_{kind.name}"] = tuple(i.id for i in kind.items)
+    ns.update(constants)
+    ns.update(
+        planner.collection_tables([(k.name, tuple(i.id for i in k.items)) for k in rules.kinds.values()])
+    )
+    return ns
+
+
+def item_attributes(rules: m.RulesModel) -> dict[tuple[str, str], Any]:
+    return {
+        (item.id, attr): value
+        for kind in rules.kinds.values()
+        for item in kind.items
+        for attr, value in item.values.items()
+    }
+
+
+def compiled_code(source: str, filename: str, rules: m.RulesModel) -> Any:
+    """``source`` audited and compiled; rules too deeply nested for Python are a located error."""
+    try:
+        tree = ast_module.parse(source, filename)
+        emit.audit(tree)
+        return compile(tree, filename, "exec")
+    except (SyntaxError, RecursionError, MemoryError, ValueError) as error:
+        raise RulesetError(
+            Diagnostic(
+                f"the rules are too deeply nested to compile ({type(error).__name__}: {error})",
+                Span(rules.name, 1, 1),
+                hint="split long or deeply nested expressions into functions",
+            )
+        ) from None
+
+
+def marked_span(lines: list[str], lineno: int, spans: list[Span | None]) -> Span | None:
+    """The span named by the marker on generated line ``lineno`` or the closest line above."""
+    pattern = re.compile("  " + re.escape(SPAN_MARK) + r"(\d+)$")
+    for index in range(min(lineno, len(lines)) - 1, -1, -1):
+        text = lines[index]
+        match = pattern.search(text)
+        if match:
+            return spans[int(match.group(1))]
+        if text.startswith("def "):
+            return None
+    return None
