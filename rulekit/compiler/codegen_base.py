@@ -1,0 +1,181 @@
+"""The base of code generation: a ruleset's types, diagnostics, span markers and the
+expression dispatch (see :mod:`rulekit.compiler.codegen`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rulekit.compiler.codegen_support import (
+    MAX_NESTING,
+    SPAN_MARK,
+    article,
+    holds_maps,
+)
+from rulekit.compiler.scope import Context
+from rulekit.dsl import ast
+from rulekit.dsl import types as t
+from rulekit.dsl.types import Type
+from rulekit.errors import DiagnosticBag, Span, did_you_mean
+from rulekit.rules.model import RulesModel
+
+
+class CodeGenBase:
+    """The state of code generation for one ruleset: its types, spans, constants and
+    diagnostics, and the dispatch of expressions (extended by the subclasses)."""
+
+    def __init__(self, rules: RulesModel, bag: DiagnosticBag) -> None:
+        self.rules = rules
+        self.bag = bag
+        self.spans: list[Span | None] = []
+        self.depth = 0
+        self.too_deep = False
+        self.text_plus: set[int] = set()  # '+' nodes inside another '+' (text errors: once per chain)
+        self.constants: dict[str, Any] = {}
+        #: The type names of the ruleset: component kinds and declared records.
+        self.kinds: dict[str, Type] = {k: t.entity(k) for k in rules.kinds} | rules.records | rules.enums
+        self.collections = {k.collection: k for k in rules.kinds.values()}
+        self.item_kind = {item.id: k.name for k in rules.kinds.values() for item in k.items}
+        self.attr_types: dict[str, dict[str, Type]] = {}
+        for kind in rules.kinds.values():
+            types = {}
+            for attr, text in kind.attributes.items():
+                parsed = t.parse_type(text, self.kinds)
+                if parsed is None:
+                    self.bag.error(
+                        f"unknown type '{text}' for attribute '{attr}'",
+                        kind.span,
+                        hint=did_you_mean(text, ["int", "bool", "str", "player", "list[int]", *self.kinds]),
+                    )
+                    parsed = t.ANY
+                types[attr] = parsed
+            self.attr_types[kind.name] = types
+        self.field_types: dict[str, dict[str, Type]] = {}
+        for scope, fields in rules.fields.items():
+            types = {}
+            for name, decl in fields.items():
+                parsed = t.parse_type(decl.type_text, self.kinds)
+                if parsed is None:
+                    self.bag.error(
+                        f"unknown type '{decl.type_text}' for field '{scope}.{name}'",
+                        decl.span,
+                        hint=did_you_mean(
+                            decl.type_text, ["int", "bool", "str", "player", "map", "list[int]", *self.kinds]
+                        ),
+                    )
+                    parsed = t.ANY
+                if scope in self.attr_types and name in self.attr_types[scope]:
+                    self.bag.error(
+                        f"field '{name}' of {scope} clashes with its attribute of that name", decl.span
+                    )
+                types[name] = parsed
+            self.field_types[scope] = types
+        self.function_types: dict[str, Type] = {}
+        #: Procedures (see rulekit.compiler.procedures): name -> parameter names and types.
+        self.procedures: dict[str, tuple[tuple[str, Type], ...]] = {}
+        self.const_types = {}
+        for name, constant in rules.constants.items():
+            declared = t.value_type(constant.value)
+            if constant.type_text is not None:
+                parsed = t.parse_type(constant.type_text, self.kinds)
+                if parsed is None:
+                    self.bag.error(
+                        f"unknown type '{constant.type_text}' for constant '{name}'", constant.span
+                    )
+                else:
+                    declared = parsed
+                    self.check_ids(constant.value, parsed, constant.span, f"constant '{name}'")
+            self.const_types[name] = declared
+
+    # ------------------------------------------------------------ helpers
+    def check_ids(self, value: Any, type_: Type, span: Span | None, what: str) -> None:
+        """Check that component ids in typed data name components of the right kind."""
+        if type_.name == "entity":
+            if not isinstance(value, str) or self.item_kind.get(value) != type_.kind:
+                kind = self.rules.kinds[type_.kind or ""]
+                self.bag.error(
+                    f"{what}: '{value}' is not {article(type_.kind)}",
+                    span,
+                    hint=did_you_mean(str(value), [i.id for i in kind.items]),
+                )
+        elif type_.is_list and not isinstance(value, tuple):
+            self.bag.error(f"{what}: must be a list ({type_}), not {value!r}", span)
+        elif type_.is_list:
+            for element in value:
+                self.check_ids(element, t.element_type(type_), span, what)
+        elif (type_.is_map or type_.is_record) and not isinstance(value, dict):
+            self.bag.error(f"{what}: must be a map ({type_}), not {value!r}", span)
+        elif type_.is_record:
+            fields = dict(type_.fields or ())
+            if set(value) != set(fields):
+                self.bag.error(
+                    f"{what}: a {type_} needs the fields {', '.join(fields)}, "
+                    f"not {', '.join(map(str, value))}",
+                    span,
+                )
+            for name, element in value.items():
+                if name in fields:
+                    self.check_ids(element, fields[name], span, what)
+        elif type_.is_map:
+            for key, element in value.items():
+                self.check_ids(key, t.map_key(type_), span, what)
+                self.check_ids(element, t.map_value(type_), span, what)
+
+    def check_action_param(self, name: str, type_: Type, node: Any) -> None:
+        """An action parameter is written in logs as action text (``build(marseille, 3)``), which
+        has no notation for maps and records: those cannot be parameters."""
+        if holds_maps(type_):
+            self.error(
+                f"action parameter '{name}' would hold {article(type_)}, which an action log cannot write",
+                node,
+                hint="offer a component, a number, a player, text, or a tuple of those "
+                "(e.g. the cell (x, y) instead of the record on it)",
+            )
+
+    def span_ref(self, span: Span | None) -> str:
+        self.spans.append(span)
+        return f"SPANS[{len(self.spans) - 1}]"
+
+    def mark(self, span: Span | None) -> str:
+        """A comment that ties a generated line to the rule text it came from.
+
+        When Python raises inside generated code (a bad index, a missing value),
+        the engine reads the marker of the failing line to point at the rule.
+        """
+        if span is None:
+            return ""
+        self.spans.append(span)
+        return f"  {SPAN_MARK}{len(self.spans) - 1}"
+
+    def error(self, message: str, node: Any, hint: str | None = None) -> None:
+        self.bag.error(message, getattr(node, "span", None), hint=hint)
+
+    def expect(self, expected: Type, actual: Type, node: Any, what: str) -> None:
+        if not t.compatible(expected, actual):
+            self.error(f"{what} must be {expected}, not {actual}", node)
+
+    # --------------------------------------------------------- expressions
+    def expr(self, node: ast.Expr, ctx: Context) -> tuple[str, Type]:
+        with self.nesting(node) as deep:
+            if deep:
+                return "None", t.ANY
+            method = getattr(self, f"_expr_{type(node).__name__}")
+            return method(node, ctx)
+
+    @contextmanager
+    def nesting(self, node: Any) -> Iterator[bool]:
+        """One level deeper; yields True (after reporting it once) past :data:`MAX_NESTING`."""
+        self.depth += 1
+        try:
+            deep = self.depth > MAX_NESTING
+            if deep and not self.too_deep:
+                self.too_deep = True
+                self.error(
+                    f"nested more than {MAX_NESTING} levels deep",
+                    node,
+                    hint="split the expression: name parts with 'let', 'where' or a function",
+                )
+            yield deep
+        finally:
+            self.depth -= 1

@@ -1,0 +1,344 @@
+"""Code generation for literals, names, attributes, indexing and calls (built-ins,
+functions and procedures)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulekit.compiler import emit
+from rulekit.compiler.codegen_base import CodeGenBase
+from rulekit.compiler.codegen_support import (
+    AGGREGATES,
+    TEXT_BUILTINS,
+    article,
+    as_text,
+)
+from rulekit.compiler.scope import Context
+from rulekit.dsl import ast
+from rulekit.dsl import types as t
+from rulekit.dsl.types import Type
+from rulekit.errors import did_you_mean
+from rulekit.runtime.builtins import BUILTINS, PLAYER_BUILTINS, VALUE_EFFECTS
+
+
+class NameGen(CodeGenBase):
+    """Expressions that name things: literals, names, attributes, indexing and calls."""
+
+    def _expr_Literal(self, node: ast.Literal, ctx: Context) -> tuple[str, Type]:
+        value = node.value
+        if value is None:
+            return "None", t.NONE
+        if isinstance(value, bool):
+            return emit.literal(value), t.BOOL
+        if isinstance(value, int):
+            return emit.literal(value), t.INT
+        return emit.literal(value), t.STR
+
+    def _expr_Name(self, node: ast.Name, ctx: Context) -> tuple[str, Type]:
+        name = node.id
+        symbol = ctx.lookup(name)
+        if symbol is not None:
+            return symbol.code, symbol.type
+        if name == "me":
+            if not ctx.me:
+                self.error("'me' means the acting player and is not defined here", node)
+            return "me", t.PLAYER
+        if name == "players":
+            return "R.players", t.list_of(t.PLAYER)
+        if name == "num_players":
+            return "R.num_players", t.INT
+        if name == "bank":
+            return "-1", t.OWNER
+        if name in self.rules.constants:
+            return self.constant(name), self.const_types[name]
+        if name in self.collections:
+            kind = self.collections[name].name
+            return emit.name("C_", kind), t.list_of(t.entity(kind))
+        if name in self.rules.enums:  # every value of an enumeration, in declared order
+            enum = self.rules.enums[name]
+            return emit.literal(tuple(enum.members or ())), t.list_of(enum)
+        if name in ("game", "turn"):
+            self.error(f"'{name}' needs a field: {name}.FIELD", node)
+            return "None", t.ANY
+        candidates = [
+            *ctx.local_names(),
+            *self.rules.constants,
+            *self.collections,
+            "me",
+            "players",
+            "num_players",
+            "bank",
+        ]
+        if name in self.item_kind:
+            decl = self.rules.kinds[self.item_kind[name]]
+            self.error(
+                f"unknown name '{name}'", node, hint=f"a {decl.name} is written {decl.collection}.{name}"
+            )
+        else:
+            self.error(f"unknown name '{name}'", node, hint=did_you_mean(name, candidates))
+        return "None", t.ANY
+
+    def constant(self, name: str) -> str:
+        value = self.rules.constants[name].value
+        if isinstance(value, bool | int | str) or value is None:
+            return emit.literal(value)
+        self.constants[name] = value
+        return emit.name("K_", name)
+
+    def _expr_Attribute(self, node: ast.Attribute, ctx: Context) -> tuple[str, Type]:
+        code, type_, _ = self.attribute(node, ctx)
+        return code, type_
+
+    def attribute(self, node: ast.Attribute, ctx: Context) -> tuple[str, Type, str | None]:
+        """Code, type and (for state fields) the key expression of ``subject.name``."""
+        subject, name = node.subject, node.name
+        if isinstance(subject, ast.Name) and ctx.lookup(subject.id) is None:
+            sid = subject.id
+            if sid in ("game", "turn"):
+                fields = self.field_types[sid]
+                if name not in fields:
+                    self.error(
+                        f"unknown {sid} field '{name}'",
+                        node,
+                        hint=did_you_mean(name, fields) or f"declare it under state.{sid}",
+                    )
+                    return "None", t.ANY, None
+                key = f"({emit.literal(sid)}, {emit.literal(name)})"
+                return f"F[{key}]", fields[name], key
+            if sid == "bank":
+                if name in ("paid_out", "taken_in"):
+                    key = f"('_', {emit.literal(name)})"
+                    return f"F[{key}]", t.INT, None
+                self.error(f"the bank has 'paid_out' and 'taken_in', not '{name}'", node)
+                return "None", t.ANY, None
+            if sid in self.rules.enums and sid not in self.rules.constants:
+                enum = self.rules.enums[sid]
+                if name in (enum.members or ()):
+                    return emit.literal(name), enum, None
+                self.error(
+                    f"{sid} has no value '{name}'",
+                    node,
+                    hint=did_you_mean(name, enum.members or ())
+                    or f"its values: {', '.join(enum.members or ())}",
+                )
+                return "None", t.ANY, None
+            if sid in self.collections and sid not in self.rules.constants:
+                collection = self.collections[sid]
+                if name in self.item_kind and self.item_kind[name] == collection.name:
+                    return emit.literal(name), t.entity(collection.name), None
+                self.error(
+                    f"no {collection.name} '{name}'",
+                    node,
+                    hint=did_you_mean(name, [i.id for i in collection.items]),
+                )
+                return "None", t.ANY, None
+        subject_code, subject_type = self.expr(subject, ctx)
+        if subject_type == t.PLAYER:
+            fields = self.field_types["player"]
+            if name not in fields:
+                self.error(
+                    f"unknown player field '{name}'",
+                    node,
+                    hint=did_you_mean(name, fields) or "declare it under state.player",
+                )
+                return "None", t.ANY, None
+            key = f"({subject_code}, {emit.literal(name)})"
+            return f"F[{key}]", fields[name], key
+        if subject_type.name == "entity":
+            kind = subject_type.kind or ""
+            if name == "id":
+                return subject_code, t.STR, None
+            if name in self.attr_types.get(kind, {}):
+                return f"A[({subject_code}, {emit.literal(name)})]", self.attr_types[kind][name], None
+            if name in self.field_types.get(kind, {}):
+                key = f"({subject_code}, {emit.literal(name)})"
+                return f"F[{key}]", self.field_types[kind][name], key
+            known = [*self.attr_types.get(kind, {}), *self.field_types.get(kind, {}), "id"]
+            self.error(f"{kind} has no attribute or field '{name}'", node, hint=did_you_mean(name, known))
+            return "None", t.ANY, None
+        if subject_type.is_record:
+            field_type = subject_type.field(name)
+            if field_type is None:
+                known = [n for n, _ in subject_type.fields or ()]
+                self.error(
+                    f"the record has no field '{name}'",
+                    node,
+                    hint=did_you_mean(name, known) or f"its fields: {', '.join(known)}",
+                )
+                return "None", t.ANY, None
+            return f"B_get({subject_code}, {emit.literal(name)})", field_type, None
+        if subject_type.is_map or subject_type == t.ANY:
+            return f"B_get({subject_code}, {emit.literal(name)})", t.ANY, None
+        self.error(f"{article(subject_type)} has no attribute '{name}'", node)
+        return "None", t.ANY, None
+
+    def _expr_Index(self, node: ast.Index, ctx: Context) -> tuple[str, Type]:
+        subject, subject_type = self.expr(node.subject, ctx)
+        key, key_type = self.expr(node.key, ctx)
+        if subject_type.is_list:
+            self.expect(t.INT, key_type, node.key, "a list index")
+            return f"{subject}[{key}]", t.element_type(subject_type)
+        if subject_type.is_map or subject_type.is_record:
+            if not t.comparable(t.map_key(subject_type), key_type):
+                self.error(f"a key of {article(subject_type)} is never {article(key_type)}", node.key)
+            return f"{subject}[{key}]", t.map_value(subject_type)
+        if subject_type not in (t.ANY, t.TUPLE):
+            self.error(f"cannot index {article(subject_type)}", node)
+        return f"{subject}[{key}]", t.ANY
+
+    def _expr_Call(self, node: ast.Call, ctx: Context) -> tuple[str, Type]:
+        name = node.function
+        if name in self.rules.functions:
+            decl = self.rules.functions[name]
+            if node.keywords:
+                self.error(f"function '{name}' takes no keyword arguments", node)
+            if len(node.args) != len(decl.params):
+                self.error(
+                    f"function '{name}' takes {len(decl.params)} argument(s), not {len(node.args)}",
+                    node,
+                )
+            args = []
+            for arg, (pname, ptext) in zip(node.args, decl.params, strict=False):
+                code, type_ = self.expr(arg, ctx)
+                expected = t.parse_type(ptext, self.kinds) or t.ANY
+                self.expect(expected, type_, arg, f"argument '{pname}' of {name}")
+                args.append(code)
+            me = "me" if ctx.me else "-1"
+            return (
+                f"{emit.name('fn_', name)}(F, R, {me}{''.join(', ' + a for a in args)})",
+                self.function_types.get(name, t.ANY),
+            )
+        if name in self.procedures:
+            self.error(
+                f"'{name}' is a procedure: it changes the game, so it stands on a line of its own",
+                node,
+                hint="only effects (actions, triggers, setup, flow do:) call procedures",
+            )
+            return "None", t.ANY
+        builtin = BUILTINS.get(name)
+        if builtin is None:
+            if name in AGGREGATES:
+                self.error(f"{name}(...) takes a generator: {name}(x for x in xs)", node)
+            else:
+                self.error(
+                    f"unknown function '{name}'",
+                    node,
+                    hint=did_you_mean(name, [*BUILTINS, *self.rules.functions, *AGGREGATES]),
+                )
+            return "None", t.ANY
+        if builtin.effect and not (ctx.effects and name in VALUE_EFFECTS):
+            if not ctx.effects:
+                self.error(f"'{name}' changes the game and can only be used in effects", node)
+            else:
+                self.error(f"'{name}' is a statement, not a value", node)
+            return "None", t.ANY
+        code, type_ = self.call_args(builtin, node, ctx)
+        return code, type_
+
+    def procedure_call(self, call: ast.Call, ctx: Context) -> str:
+        """``name(args)`` as a statement: the procedure's function with the caller's ``me``."""
+        params = self.procedures[call.function]
+        if call.keywords:
+            self.error(f"procedure '{call.function}' takes no keyword arguments", call)
+        if len(call.args) != len(params):
+            self.error(
+                f"procedure '{call.function}' takes {len(params)} argument(s), not {len(call.args)}", call
+            )
+        args = []
+        for arg, (pname, expected) in zip(call.args, params, strict=False):
+            code, type_ = self.expr(arg, ctx)
+            self.expect(expected, type_, arg, f"argument '{pname}' of {call.function}")
+            args.append(code)
+        me = "me" if ctx.me else "-1"
+        return f"{emit.name('pr_', call.function)}(F, R, {me}{''.join(', ' + a for a in args)})"
+
+    def call_args(self, builtin: Any, node: ast.Call, ctx: Context) -> tuple[str, Type]:
+        if node.keywords:
+            self.error(f"'{builtin.name}' takes no keyword arguments", node)
+        count = len(node.args)
+        required = len(builtin.params) - builtin.optional
+        if count < required or (count > len(builtin.params) and not builtin.variadic):
+            shown = f"{required}" if not builtin.optional else f"{required} to {len(builtin.params)}"
+            if builtin.variadic:
+                shown = f"at least {required}"
+            self.error(f"'{builtin.name}' takes {shown} argument(s), not {count}", node)
+        codes, types = [], []
+        for i, arg in enumerate(node.args):
+            if i in builtin.fields:
+                if not isinstance(arg, ast.Attribute):
+                    self.error(
+                        f"argument {i + 1} of '{builtin.name}' must be a state field, e.g. game.deck", arg
+                    )
+                    codes.append("None")
+                    types.append(t.ANY)
+                    continue
+                _, ftype, key = self.attribute(arg, ctx)
+                if key is None:
+                    self.error(f"argument {i + 1} of '{builtin.name}' must be a state field", arg)
+                    key = "None"
+                codes.append(key)
+                types.append(ftype)
+                expected = builtin.params[i][1]
+                self.expect(expected, ftype, arg, f"argument '{builtin.params[i][0]}' of {builtin.name}")
+                continue
+            code, type_ = self.expr(arg, ctx)
+            if i in builtin.choices:
+                self.check_choice(builtin, i, arg)
+            index = min(i, len(builtin.params) - 1)
+            if builtin.params:
+                pname, expected = builtin.params[index]
+                self.expect(expected, type_, arg, f"argument '{pname}' of {builtin.name}")
+            if builtin.name in TEXT_BUILTINS:
+                code = as_text(code, type_)
+            codes.append(code)
+            types.append(type_)
+        problem = builtin.check(types) if builtin.check is not None else None
+        if problem is not None:
+            self.error(problem[1], node.args[problem[0]])
+        result = builtin.result_type(types)
+        if builtin.effect:
+            return f"{emit.name('E_', builtin.name)}(R, F{''.join(', ' + c for c in codes)})", result
+        if builtin.name in PLAYER_BUILTINS:
+            return f"{emit.name('B_', builtin.name)}(R.num_players{''.join(', ' + c for c in codes)})", result
+        return f"{emit.name('B_', builtin.name)}({', '.join(codes)})", result
+
+    def check_choice(self, builtin: Any, index: int, arg: ast.Expr) -> None:
+        """A literal text argument that must name one of a built-in's fixed set."""
+        choices = builtin.choices[index]
+        if isinstance(arg, ast.Literal) and isinstance(arg.value, str) and arg.value not in choices:
+            self.error(
+                f"'{builtin.name}' knows no {builtin.params[index][0]} {arg.value!r}",
+                arg,
+                hint=did_you_mean(arg.value, choices) or "one of " + ", ".join(map(repr, choices)),
+            )
+
+    def generator(
+        self, comp: ast.Comprehension, ctx: Context, with_key: bool = False
+    ) -> tuple[str, Type, Type]:
+        """Python generator text for a comprehension, its element type and key type."""
+        parts = []
+        key_type = t.ANY
+        with ctx.nested():
+            for var, iterable in comp.loops:
+                code, type_ = self.expr(iterable, ctx)
+                if not (type_.is_list or type_.is_map or type_ in (t.ANY, t.TUPLE)):
+                    self.error(f"cannot loop over {article(type_)}", iterable)
+                py = ctx.bind(var, t.element_type(type_))
+                parts.append(f"for {py} in {emit.step_iter(code)}")
+            if comp.condition is not None:
+                cond, ctype = self.expr(comp.condition, ctx)
+                self.expect(t.BOOL, ctype, comp.condition, "a condition")
+                parts.append(f"if {cond}")
+            element, etype = self.expr(comp.element, ctx)
+            key = None
+            if comp.key is not None:
+                key, key_type = self.expr(comp.key, ctx)
+        if with_key:
+            head = f"(({key if key is not None else 0}), {element})"
+        else:
+            head = element
+            if key is not None:
+                self.error(
+                    "'by' is only allowed in rank(...), sorted(...), distinct(...) and [...]", comp.key
+                )
+        return f"{head} {' '.join(parts)}", etype, key_type
