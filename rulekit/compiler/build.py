@@ -7,88 +7,29 @@ from collections.abc import Callable
 from typing import Any
 
 from rulekit.compiler import callgraph, emit, planner, procedures
-from rulekit.compiler.codegen import CodeGen, Context
+from rulekit.compiler.build_flow import FlowBuilder
+from rulekit.compiler.codegen import Context
 from rulekit.compiler.namespace import compiled_code, item_attributes, runtime_namespace
 from rulekit.compiler.program import (
     CompiledAction,
     CompiledInvariant,
     CompiledRequirement,
     CompiledTrigger,
-    FlowNode,
     Program,
 )
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
-from rulekit.errors import DiagnosticBag, Span, did_you_mean
+from rulekit.errors import did_you_mean
 from rulekit.rules import model as m
 from rulekit.runtime.builtins import BUILTINS
 
 Fn = Callable[..., Any]
 
 
-class _Compiler:
-    def __init__(self, rules: m.RulesModel) -> None:
-        self.rules = rules
-        self.bag = DiagnosticBag()
-        self.gen = CodeGen(rules, self.bag)
-        self.lines: list[str] = []
-        self.flow: list[FlowNode] = []
-        self._counter = 0
-        #: The code and span marker of each generated expression function, for the planner.
-        self.codes: dict[str, tuple[str, str]] = {}
+class _Compiler(FlowBuilder):
+    """Every declaration of a ruleset: functions, actions, triggers, the flow, scoring."""
 
-    def fresh(self, prefix: str) -> str:
-        self._counter += 1
-        return emit.name(f"{prefix}_", f"n{self._counter}")
-
-    def define_expr(
-        self,
-        prefix: str,
-        expr: ast.Expr,
-        params: list[tuple[str, Type]],
-        *,
-        me: bool = True,
-        expected: Type | None = None,
-        what: str = "expression",
-        extra: list[str] | None = None,
-    ) -> str:
-        ctx = Context(me=me)
-        names = [ctx.bind(n, ty) for n, ty in params]
-        for name in extra or ():
-            names.append(name)
-        code, type_ = self.gen.expr(expr, ctx)
-        if expected is not None:
-            self.gen.expect(expected, type_, expr, what)
-        fname = self.fresh(prefix)
-        args = ", ".join(["F", "R", "me", *names])
-        mark = self.gen.mark(expr.span)
-        self.codes[fname] = (code, mark)
-        self.lines.append(f"def {fname}({args}):\n    return {code}{mark}\n")
-        return fname
-
-    def define_block(
-        self,
-        prefix: str,
-        block: ast.Block,
-        params: list[tuple[str, Type]],
-        *,
-        me: bool = True,
-        kwargs: bool = False,
-    ) -> str:
-        ctx = Context(me=me, effects=True)
-        names = [ctx.bind(n, ty) for n, ty in params]
-        body = self.gen.block(block, ctx, 1)
-        fname = self.fresh(prefix)
-        args = ["F", "R", "me", *names]
-        if kwargs:
-            args.append("**_")
-        self.lines.append(
-            f"def {fname}({', '.join(args)}):\n    {emit.step_entry()}\n" + "\n".join(body) + "\n"
-        )
-        return fname
-
-    # ------------------------------------------------------------- sections
     def functions(self) -> None:
         rules = self.rules
         calls = {
@@ -281,95 +222,6 @@ class _Compiler:
             )
         effect = self.define_block(f"trig_{decl.name}", decl.effect, params, kwargs=True)
         return {"condition": condition, "effect": effect}
-
-    def steps(self, steps: tuple[m.FlowStep, ...]) -> int:
-        children = tuple(self.step(s) for s in steps)
-        self.flow.append(FlowNode("seq", None, children))
-        return len(self.flow) - 1
-
-    def flow_expr(
-        self, expr: ast.Expr | None, expected: Type | None, what: str, *, me: bool = False
-    ) -> str | None:
-        # Flow steps run for nobody in particular; only a turn's 'until' has a 'me'.
-        if expr is None:
-            return None
-        return self.define_expr("flow", expr, [], me=me, expected=expected, what=what)
-
-    def flow_field(self, name: str | None, span: Span | None) -> None:
-        if name is not None and name not in self.rules.fields["game"]:
-            self.bag.error(
-                f"flow variable '{name}' must be a game field",
-                span,
-                hint=did_you_mean(name, self.rules.fields["game"]) or f"declare it under state.game.{name}",
-            )
-
-    def step(self, step: m.FlowStep) -> int:
-        if isinstance(step, m.DoStep):
-            node = FlowNode(
-                "do", step.span, data={"effect": self.define_block("do", step.effect, [], me=False)}
-            )
-        elif isinstance(step, m.RepeatStep):
-            self.flow_field(step.counter, step.span)
-            node = FlowNode(
-                "repeat",
-                step.span,
-                (self.steps(step.steps),),
-                data={
-                    "times": self.flow_expr(step.times, t.INT, "repeat times"),
-                    "while": self.flow_expr(step.while_, t.BOOL, "a while condition"),
-                    "until": self.flow_expr(step.until, t.BOOL, "an until condition"),
-                    "counter": step.counter,
-                },
-            )
-        elif isinstance(step, m.ForEachStep):
-            self.flow_field(step.var, step.span)
-            node = FlowNode(
-                "for_each",
-                step.span,
-                (self.steps(step.steps),),
-                data={"items": self.flow_expr(step.items, t.ANY_LIST, "for_each in"), "var": step.var},
-            )
-        elif isinstance(step, m.TurnStep):
-            for name in step.actions or ():
-                if name not in self.rules.actions:
-                    self.bag.error(
-                        f"turn lists unknown action '{name}'",
-                        step.span,
-                        hint=did_you_mean(name, self.rules.actions),
-                    )
-            offered = step.actions
-            if offered is not None:  # actions that ask to join such a turn (offered_with)
-                offered = (
-                    *offered,
-                    *(
-                        a
-                        for a, d in self.rules.actions.items()
-                        if a not in offered and any(w in offered for w in d.offered_with)
-                    ),
-                )
-            node = FlowNode(
-                "turn",
-                step.span,
-                data={
-                    "player": self.flow_expr(step.player, t.PLAYER, "the turn's player"),
-                    "until": self.flow_expr(step.until, t.BOOL, "an until condition", me=True),
-                    "on_start": self.define_block("turn_start", step.on_start, []) if step.on_start else None,
-                    "on_end": self.define_block("turn_end", step.on_end, []) if step.on_end else None,
-                    "actions": offered
-                    if offered is not None
-                    else tuple(a for a, d in self.rules.actions.items() if not d.prompt_only),
-                    "once": step.once,
-                },
-            )
-        else:
-            node = FlowNode(
-                "if",
-                step.span,
-                (self.steps(step.then), self.steps(step.otherwise)),
-                data={"condition": self.flow_expr(step.condition, t.BOOL, "an if condition")},
-            )
-        self.flow.append(node)
-        return len(self.flow) - 1
 
     def compile(self) -> Program:
         rules = self.rules

@@ -1,0 +1,79 @@
+"""The base of the whole-ruleset compiler (:mod:`rulekit.compiler.build`): the generated
+module's lines and one generated function per expression or effect block."""
+
+from __future__ import annotations
+
+from rulekit.compiler import emit
+from rulekit.compiler.codegen import CodeGen, Context
+from rulekit.compiler.program import FlowNode
+from rulekit.dsl import ast
+from rulekit.dsl.types import Type
+from rulekit.errors import DiagnosticBag
+from rulekit.rules import model as m
+
+
+class BuildBase:
+    """The generated module being written: fresh names, and one generated function per
+    expression or effect block (checked by :class:`~rulekit.compiler.codegen.CodeGen`)."""
+
+    def __init__(self, rules: m.RulesModel) -> None:
+        self.rules = rules
+        self.bag = DiagnosticBag()
+        self.gen = CodeGen(rules, self.bag)
+        self.lines: list[str] = []
+        self.flow: list[FlowNode] = []
+        self._counter = 0
+        #: The code and span marker of each generated expression function, for the planner.
+        self.codes: dict[str, tuple[str, str]] = {}
+
+    def fresh(self, prefix: str) -> str:
+        self._counter += 1
+        return emit.name(f"{prefix}_", f"n{self._counter}")
+
+    def define_expr(
+        self,
+        prefix: str,
+        expr: ast.Expr,
+        params: list[tuple[str, Type]],
+        *,
+        me: bool = True,
+        expected: Type | None = None,
+        what: str = "expression",
+        extra: list[str] | None = None,
+    ) -> str:
+        ctx = Context(me=me)
+        names = [ctx.bind(n, ty) for n, ty in params]
+        for name in extra or ():
+            names.append(name)
+        code, type_ = self.gen.expr(expr, ctx)
+        if expected is not None:
+            self.gen.expect(expected, type_, expr, what)
+        fname = self.fresh(prefix)
+        args = ", ".join(["F", "R", "me", *names])
+        mark = self.gen.mark(expr.span)
+        self.codes[fname] = (code, mark)
+        self.lines.append(f"def {fname}({args}):\n    return {code}{mark}\n")
+        return fname
+
+    def define_block(
+        self,
+        prefix: str,
+        block: ast.Block,
+        params: list[tuple[str, Type]],
+        *,
+        me: bool = True,
+        kwargs: bool = False,
+    ) -> str:
+        ctx = Context(me=me, effects=True)
+        names = [ctx.bind(n, ty) for n, ty in params]
+        body = self.gen.block(block, ctx, 1)
+        fname = self.fresh(prefix)
+        args = ["F", "R", "me", *names]
+        if kwargs:
+            args.append("**_")
+        self.lines.append(
+            f"def {fname}({', '.join(args)}):\n    {emit.step_entry()}\n" + "\n".join(body) + "\n"
+        )
+        return fname
+
+    # ------------------------------------------------------------- sections
