@@ -339,7 +339,8 @@ def entry_origins(data: LocDict, sources: dict[str, str]) -> dict[str, dict[str,
     """Who wrote each named entry of composed data, by section and name.
 
     ``sources`` maps a file (as spans name it) to what it is, e.g. ``"module harbor"``;
-    entries written (or last overridden) in any other file are ``"ruleset"``.
+    an entry is credited to the file of its key, else to the first of those files that
+    wrote any value inside it (a variant's ``set`` of one key); otherwise ``"ruleset"``.
     """
     origins: dict[str, dict[str, str]] = {}
     for section in NAMED_SECTIONS:
@@ -347,11 +348,27 @@ def entry_origins(data: LocDict, sources: dict[str, str]) -> dict[str, dict[str,
         if not isinstance(part, LocDict):
             continue
         for name, entry in part.items():
-            span = part.key_spans.get(name) or span_of(entry)
-            origins.setdefault(section, {})[str(name)] = (
-                sources.get(span.file, "ruleset") if span else "ruleset"
+            files = [span.file for span in (part.key_spans.get(name), *_spans_within(entry)) if span]
+            origins.setdefault(section, {})[str(name)] = next(
+                (sources[f] for f in files if f in sources), "ruleset"
             )
     return origins
+
+
+def _spans_within(value: Any) -> list[Span]:
+    """The spans of a loaded value and of everything inside it, outermost first."""
+    found: list[Span] = []
+    stack = [value]
+    while stack:
+        current = stack.pop(0)
+        span = span_of(current)
+        if span is not None:
+            found.append(span)
+        if isinstance(current, dict):
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return found
 
 
 def _copy(value: Any) -> Any:

@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from rulekit.errors import Span
 from rulekit.rules.compose import fingerprint, plain_data
 from rulekit.rules.yaml_source import span_of
 
@@ -29,48 +28,24 @@ def _yaml_text(value: Any) -> str:
     return str(value)
 
 
-def _spans_in(value: Any) -> list[Span]:
-    """The spans of a loaded value and everything inside it."""
-    found: list[Span] = []
-    stack = [value]
-    while stack:
-        current = stack.pop()
-        span = span_of(current)
-        if span is not None:
-            found.append(span)
-        if isinstance(current, dict):
-            stack.extend(current.values())
-        elif isinstance(current, list):
-            stack.extend(current)
-    return found
-
-
 def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence[str] = ()) -> str:
     """A listing of a ruleset: actions, triggers, modules, constants, functions, events,
     invariants.  Entries that a chosen module added, overrode or removed are marked."""
     from rulekit.load import load_program
-    from rulekit.rules.compose import compose, fingerprint, load_source, module_order
+    from rulekit.rules.variants import composed_data
 
     program = load_program(ruleset, modules, variants)
     rules = program.rules
-    source = load_source(ruleset)
-    chosen = module_order(source, list(modules), None)
-    data = compose(source, chosen)
-    base = compose(source, []) if chosen or variants else data
+    # The composed data to list, and the plain ruleset it is compared with; who wrote each
+    # named entry comes from the loaded model (``RulesModel.origins``), not from spans here.
+    data, source, chosen, loaded = composed_data(ruleset, modules, variants)
+    base = composed_data(ruleset)[0] if chosen or loaded else data
     by_file = {m.path.resolve(): f"module {m.name}" for m in chosen}
-    if variants:
-        from rulekit.rules.variants import apply_variants
-
-        data, applied = apply_variants(data, source, list(variants), chosen)
-        by_file.update({Path(path).resolve(): f"variant {path}" for path, _ in applied})
+    by_file.update({v.path.resolve(): f"variant {v.display}" for v in loaded})
 
     def origin(section: str, name: str) -> str:
-        part = data.get(section) or {}
-        spans = [getattr(part, "key_spans", {}).get(name), *_spans_in(part.get(name))]
-        for span in spans:
-            if span is not None and Path(span.file).resolve() in by_file:
-                return by_file[Path(span.file).resolve()]
-        return "a module or variant"
+        who = rules.origins.get(section, {}).get(str(name))
+        return who if who and who != "ruleset" else "a module or variant"
 
     def mark(section: str, name: str) -> str:
         if data is base:

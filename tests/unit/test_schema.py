@@ -168,6 +168,15 @@ def test_the_model_remembers_which_module_or_variant_wrote_each_entry(
     assert origins["rest"].startswith("variant ") and origins["rest"].endswith("house.yaml")
 
 
+def test_a_variant_that_sets_one_key_of_an_entry_is_its_origin(write_ruleset: Callable[..., Path]) -> None:
+    """``set actions.go.doc`` changes an entry the ruleset declared: the variant is credited."""
+    directory = write_ruleset(BASE)
+    variant = _variant(directory, "set:\n  actions.go.doc: now documented\n")
+    origins = load_program(str(directory), (), [variant]).rules.origins["actions"]
+    assert origins["go"].startswith("variant ") and origins["go"].endswith("house.yaml")
+    assert origins["wait"] == "ruleset"
+
+
 @pytest.mark.parametrize(
     ("type_text", "value", "expected"),
     [
