@@ -356,7 +356,7 @@ def entry_origins(data: LocDict, sources: dict[str, str]) -> dict[str, dict[str,
 
 
 def _spans_within(value: Any) -> list[Span]:
-    """The spans of a loaded value and of everything inside it, outermost first."""
+    """The spans of a loaded value, of everything inside it and of its keys, outermost first."""
     found: list[Span] = []
     stack = [value]
     while stack:
@@ -364,6 +364,8 @@ def _spans_within(value: Any) -> list[Span]:
         span = span_of(current)
         if span is not None:
             found.append(span)
+        if isinstance(current, LocDict):
+            found.extend(span for span in current.key_spans.values() if span is not None)
         if isinstance(current, dict):
             stack.extend(current.values())
         elif isinstance(current, list):

@@ -24,6 +24,7 @@ from attrs import define, field
 from rulekit.errors import Diagnostic, Span, UsageError
 from rulekit.load import load_program
 from rulekit.rules.compose import fingerprint, plain_data
+from rulekit.rules.model import RulesModel
 from rulekit.rules.variants import composed_data
 from rulekit.rules.yaml_source import LocDict, span_of
 from rulekit.tools.impact import users
@@ -66,6 +67,9 @@ class Change:
     diff: str = ""
     #: The rules of the new side that read what changed (constants, functions, state fields).
     used_by: list[str] = field(factory=list)
+    #: Who wrote the entry on the new side, from the loaded model's ``origins``
+    #: (``"ruleset"``, ``"module NAME"``, ``"variant PATH"``); None for whole sections.
+    origin: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         result: dict[str, Any] = {"section": self.section, "name": self.name, "change": self.kind}
@@ -79,6 +83,8 @@ class Change:
             result["diff"] = self.diff
         if self.used_by:
             result["used_by"] = self.used_by
+        if self.origin is not None:
+            result["origin"] = self.origin
         return result
 
 
@@ -119,11 +125,22 @@ def diff_sides(left: Side, right: Side) -> RulesDiff:
     new, _, _, loaded = composed_data(right.ruleset, right.modules, right.variants, players=right.players)
     infos = [v.info() for v in loaded]
     changes = diff_data(old, new)
-    _add_users(changes, right)
+    if any(c.kind != "removed" and c.section not in WHOLE_SECTIONS for c in changes):
+        rules = load_program(right.ruleset, right.modules, right.variants, players=right.players).rules
+        _add_origins(changes, rules)
+        _add_users(changes, rules)
     return RulesDiff(left, right, fingerprint(old), fingerprint(new), changes, infos)
 
 
-def _add_users(changes: list[Change], side: Side) -> None:
+def _add_origins(changes: list[Change], rules: RulesModel) -> None:
+    """Fill ``origin`` of the added and changed named entries from the composed model."""
+    for change in changes:
+        if change.kind != "removed":
+            entry = change.name.partition(".")[0]  # a state scope or component kind
+            change.origin = rules.origins.get(change.section, {}).get(entry)
+
+
+def _add_users(changes: list[Change], rules: RulesModel) -> None:
     """Fill ``used_by`` of the changes to constants, functions and state fields."""
     subjects = {
         id(c): c.name.rpartition(".")[2]
@@ -132,7 +149,6 @@ def _add_users(changes: list[Change], side: Side) -> None:
     }
     if not subjects:
         return
-    rules = load_program(side.ruleset, side.modules, side.variants, players=side.players).rules
     found = users(rules, set(subjects.values()))
     for change in changes:
         if id(change) in subjects:

@@ -156,7 +156,13 @@ def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence
         return f"{name}: {_one_line(spec.get('holds'), 80)}{message}{cite}"
 
     simple("triggers", trigger)
-    _describe_components(out, data, base, origin)
+
+    def item_origin(kind: str, item: Any) -> str:
+        span = span_of(item)
+        who = by_file.get(Path(span.file).resolve()) if span else None
+        return who or origin("components", kind)
+
+    _describe_components(out, data, base, item_origin)
     _describe_state(out, data, base, origin)
     simple("constants", constant)
     simple("functions", function)
@@ -179,8 +185,11 @@ def _item_ids(kind_spec: Any) -> list[str]:
     return [str(i.get("id")) for i in items or () if isinstance(i, dict)]
 
 
-def _describe_components(out: list[str], data: Any, base: Any, origin: Callable[[str, str], str]) -> None:
-    """Component kinds with their items; items a module or variant added are marked."""
+def _describe_components(
+    out: list[str], data: Any, base: Any, item_origin: Callable[[str, Any], str]
+) -> None:
+    """Component kinds with their items; items a module or variant added are marked, by who
+    added them (``item_origin(kind, item)``; ``item`` None for the kind itself)."""
     kinds = data.get("components") or {}
     if not kinds:
         return
@@ -191,10 +200,15 @@ def _describe_components(out: list[str], data: Any, base: Any, origin: Callable[
         added = [i for i in ids if i not in old_ids] if data is not base else []
         attrs = ", ".join(str(a) for a in (spec.get("attributes") or {})) if isinstance(spec, dict) else ""
         out.append(f"  {kind}: {len(ids)} items" + (f" ({attrs})" if attrs else ""))
-        if added:
-            out.append(f"      added by {origin('components', kind)}: {', '.join(added)}")
-        elif data is not base and fingerprint(spec) != fingerprint((base.get("components") or {}).get(kind)):
-            out.append(f"      changed by {origin('components', kind)}")
+        items = {str(i.get("id")): i for i in spec.get("items") or () if isinstance(i, dict)}
+        by_who: dict[str, list[str]] = {}
+        for item_id in added:
+            by_who.setdefault(item_origin(kind, items.get(item_id)), []).append(item_id)
+        for who, item_ids in by_who.items():
+            out.append(f"      added by {who}: {', '.join(item_ids)}")
+        old_spec = (base.get("components") or {}).get(kind)
+        if not added and data is not base and fingerprint(spec) != fingerprint(old_spec):
+            out.append(f"      changed by {item_origin(kind, None)}")
 
 
 def _describe_state(out: list[str], data: Any, base: Any, origin: Callable[[str, str], str]) -> None:
