@@ -47,6 +47,8 @@ class ModuleSource:
     requires: tuple[str, ...]
     conflicts: tuple[str, ...]
     players: tuple[int, int] | None
+    #: The module's file and the files it includes, as spans name them.
+    files: tuple[str, ...] = ()
 
 
 @frozen
@@ -184,8 +186,12 @@ def load_module_file(path: Path, bag: DiagnosticBag) -> ModuleSource | None:
         bag.error("a module file must be a mapping", span_of(data, Span(display_path(path), 1, 1)))
         return None
     check_keys(data, MODULE_KEYS, "module", bag)
+    files = [display_path(path)]
     for included in _includes(data, path.parent, bag, root=path.parent.parent):
         _merge_into(data, included, bag, allow_override=False)
+        span = span_of(included)
+        if span is not None:
+            files.append(span.file)
     name = str(data.get("module") or path.stem)
     players = data.get("players")
     bounds = None
@@ -205,6 +211,7 @@ def load_module_file(path: Path, bag: DiagnosticBag) -> ModuleSource | None:
         tuple(str(x) for x in data.get("requires") or ()),
         tuple(str(x) for x in data.get("conflicts") or ()),
         bounds,
+        tuple(files),
     )
 
 

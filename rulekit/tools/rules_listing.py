@@ -40,7 +40,7 @@ def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence
     # named entry comes from the loaded model (``RulesModel.origins``), not from spans here.
     data, source, chosen, loaded = composed_data(ruleset, modules, variants)
     base = composed_data(ruleset)[0] if chosen or loaded else data
-    by_file = {m.path.resolve(): f"module {m.name}" for m in chosen}
+    by_file = {Path(f).resolve(): f"module {m.name}" for m in chosen for f in (str(m.path), *m.files)}
     by_file.update({v.path.resolve(): f"variant {v.display}" for v in loaded})
 
     def origin(section: str, name: str) -> str:
