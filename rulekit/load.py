@@ -112,7 +112,7 @@ def _load_program(
     if before_compile is not None:
         before_compile(fingerprint(data), tuple(variant_names), semantics)
     model = build_model(data, fingerprint(data), tuple(m.name for m in chosen))
-    sources = {display_path(m.path): f"module {m.name}" for m in chosen}
+    sources = {file: f"module {m.name}" for m in chosen for file in (display_path(m.path), *m.files)}
     sources.update({path: f"variant {path}" for path, _ in variant_names})
     model = attrs.evolve(
         model,

@@ -47,6 +47,8 @@ class ModuleSource:
     requires: tuple[str, ...]
     conflicts: tuple[str, ...]
     players: tuple[int, int] | None
+    #: The module's file and the files it includes, as spans name them.
+    files: tuple[str, ...] = ()
 
 
 @frozen
@@ -184,8 +186,12 @@ def load_module_file(path: Path, bag: DiagnosticBag) -> ModuleSource | None:
         bag.error("a module file must be a mapping", span_of(data, Span(display_path(path), 1, 1)))
         return None
     check_keys(data, MODULE_KEYS, "module", bag)
+    files = [display_path(path)]
     for included in _includes(data, path.parent, bag, root=path.parent.parent):
         _merge_into(data, included, bag, allow_override=False)
+        span = span_of(included)
+        if span is not None:
+            files.append(span.file)
     name = str(data.get("module") or path.stem)
     players = data.get("players")
     bounds = None
@@ -205,6 +211,7 @@ def load_module_file(path: Path, bag: DiagnosticBag) -> ModuleSource | None:
         tuple(str(x) for x in data.get("requires") or ()),
         tuple(str(x) for x in data.get("conflicts") or ()),
         bounds,
+        tuple(files),
     )
 
 
@@ -339,7 +346,8 @@ def entry_origins(data: LocDict, sources: dict[str, str]) -> dict[str, dict[str,
     """Who wrote each named entry of composed data, by section and name.
 
     ``sources`` maps a file (as spans name it) to what it is, e.g. ``"module harbor"``;
-    entries written (or last overridden) in any other file are ``"ruleset"``.
+    an entry is credited to the file of its key, else to the first of those files that
+    wrote any value inside it (a variant's ``set`` of one key); otherwise ``"ruleset"``.
     """
     origins: dict[str, dict[str, str]] = {}
     for section in NAMED_SECTIONS:
@@ -347,11 +355,29 @@ def entry_origins(data: LocDict, sources: dict[str, str]) -> dict[str, dict[str,
         if not isinstance(part, LocDict):
             continue
         for name, entry in part.items():
-            span = part.key_spans.get(name) or span_of(entry)
-            origins.setdefault(section, {})[str(name)] = (
-                sources.get(span.file, "ruleset") if span else "ruleset"
+            files = [span.file for span in (part.key_spans.get(name), *_spans_within(entry)) if span]
+            origins.setdefault(section, {})[str(name)] = next(
+                (sources[f] for f in files if f in sources), "ruleset"
             )
     return origins
+
+
+def _spans_within(value: Any) -> list[Span]:
+    """The spans of a loaded value, of everything inside it and of its keys, outermost first."""
+    found: list[Span] = []
+    stack = [value]
+    while stack:
+        current = stack.pop(0)
+        span = span_of(current)
+        if span is not None:
+            found.append(span)
+        if isinstance(current, LocDict):
+            found.extend(span for span in current.key_spans.values() if span is not None)
+        if isinstance(current, dict):
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+    return found
 
 
 def _copy(value: Any) -> Any:

@@ -15,7 +15,6 @@ prints the same for tools.
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 from typing import Any
 
@@ -24,8 +23,10 @@ from attrs import define, field
 from rulekit.errors import Diagnostic, Span, UsageError
 from rulekit.load import load_program
 from rulekit.rules.compose import fingerprint, plain_data
+from rulekit.rules.model import RulesModel
 from rulekit.rules.variants import composed_data
 from rulekit.rules.yaml_source import LocDict, span_of
+from rulekit.tools.diff_text import INLINE, dump, fits_inline, inline, unified
 from rulekit.tools.impact import users
 from rulekit.tools.options import add_rules_options, module_names, parse_against
 
@@ -33,7 +34,6 @@ from rulekit.tools.options import add_rules_options, module_names, parse_against
 ENTRY_SECTIONS = ("functions", "events", "state", "actions", "triggers", "invariants")
 WHOLE_SECTIONS = ("setup", "flow", "scoring")
 META_KEYS = ("players", "money")
-_INLINE = 60
 
 
 @define
@@ -66,6 +66,9 @@ class Change:
     diff: str = ""
     #: The rules of the new side that read what changed (constants, functions, state fields).
     used_by: list[str] = field(factory=list)
+    #: Who wrote the entry on the new side, from the loaded model's ``origins``
+    #: (``"ruleset"``, ``"module NAME"``, ``"variant PATH"``); None for whole sections.
+    origin: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         result: dict[str, Any] = {"section": self.section, "name": self.name, "change": self.kind}
@@ -79,6 +82,8 @@ class Change:
             result["diff"] = self.diff
         if self.used_by:
             result["used_by"] = self.used_by
+        if self.origin is not None:
+            result["origin"] = self.origin
         return result
 
 
@@ -119,11 +124,22 @@ def diff_sides(left: Side, right: Side) -> RulesDiff:
     new, _, _, loaded = composed_data(right.ruleset, right.modules, right.variants, players=right.players)
     infos = [v.info() for v in loaded]
     changes = diff_data(old, new)
-    _add_users(changes, right)
+    if any(c.kind != "removed" and c.section not in WHOLE_SECTIONS for c in changes):
+        rules = load_program(right.ruleset, right.modules, right.variants, players=right.players).rules
+        _add_origins(changes, rules)
+        _add_users(changes, rules)
     return RulesDiff(left, right, fingerprint(old), fingerprint(new), changes, infos)
 
 
-def _add_users(changes: list[Change], side: Side) -> None:
+def _add_origins(changes: list[Change], rules: RulesModel) -> None:
+    """Fill ``origin`` of the added and changed named entries from the composed model."""
+    for change in changes:
+        if change.kind != "removed":
+            entry = change.name.partition(".")[0]  # a state scope or component kind
+            change.origin = rules.origins.get(change.section, {}).get(entry)
+
+
+def _add_users(changes: list[Change], rules: RulesModel) -> None:
     """Fill ``used_by`` of the changes to constants, functions and state fields."""
     subjects = {
         id(c): c.name.rpartition(".")[2]
@@ -132,7 +148,6 @@ def _add_users(changes: list[Change], side: Side) -> None:
     }
     if not subjects:
         return
-    rules = load_program(side.ruleset, side.modules, side.variants, players=side.players).rules
     found = users(rules, set(subjects.values()))
     for change in changes:
         if id(change) in subjects:
@@ -177,8 +192,8 @@ def _constants(old: LocDict, new: LocDict) -> list[Change]:
         if plain_data(a) != plain_data(b) or (name in old_c) != (name in new_c):
             change = _change("constants", str(name), old_c, new_c, name)
             change.old, change.new = plain_data(a), plain_data(b)
-            if change.kind == "changed" and not _fits_inline(change.old, change.new):
-                change.diff = _unified(_dump(change.old), _dump(change.new), change.old_at, change.new_at)
+            if change.kind == "changed" and not fits_inline(change.old, change.new):
+                change.diff = unified(dump(change.old), dump(change.new), change.old_at, change.new_at)
             result.append(change)
     return result
 
@@ -237,8 +252,8 @@ def _change(
     old_at = _where(old_parent, key, old_value) if has_old else None
     new_at = _where(new_parent, key, new_value, old_parent) if has_new else None
     change = Change(section, name, kind, plain_data(old_value), plain_data(new_value), old_at, new_at)
-    if kind == "changed" and (text or not _fits_inline(change.old, change.new)):
-        change.diff = _unified(_dump(change.old), _dump(change.new), old_at, new_at)
+    if kind == "changed" and (text or not fits_inline(change.old, change.new)):
+        change.diff = unified(dump(change.old), dump(change.new), old_at, new_at)
     return change
 
 
@@ -280,100 +295,6 @@ def _spans(value: Any) -> list[Span]:
 
     visit(value)
     return found
-
-
-def _dump(value: Any) -> str:
-    """Rules data as readable YAML-like text, one DSL line per line, for diffs."""
-    if value is None:
-        return ""
-    lines: list[str] = []
-    _emit(value, 0, lines)
-    return "\n".join(lines) + "\n"
-
-
-def _scalar(value: Any) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value.rstrip("\n")
-    return str(value)
-
-
-def _flow(value: Any) -> str | None:
-    """A one-line rendering of a small list or mapping, or None if it does not fit."""
-    if isinstance(value, list):
-        parts = [_flow(v) if isinstance(v, list | dict) else _scalar(v) for v in value]
-        if any(p is None or "\n" in p for p in parts):
-            return None
-        text = "[" + ", ".join(p for p in parts if p is not None) + "]"
-    elif isinstance(value, dict):
-        texts = [_flow(v) if isinstance(v, list | dict) else _scalar(v) for v in value.values()]
-        if any(t is None or "\n" in t for t in texts):
-            return None
-        text = "{" + ", ".join(f"{k}: {t}" for k, t in zip(value, texts, strict=True)) + "}"
-    else:
-        return _scalar(value)
-    return text if len(text) <= 90 else None
-
-
-def _emit(value: Any, indent: int, lines: list[str]) -> None:
-    pad = " " * indent
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, str) and "\n" in item.rstrip("\n"):
-                lines.append(f"{pad}{key}: |")
-                lines.extend(f"{pad}  {line}" for line in item.rstrip("\n").split("\n"))
-            elif isinstance(item, list | dict):
-                flow = _flow(item)
-                if flow is not None:
-                    lines.append(f"{pad}{key}: {flow}")
-                else:
-                    lines.append(f"{pad}{key}:")
-                    _emit(item, indent + 2, lines)
-            else:
-                lines.append(f"{pad}{key}: {_scalar(item)}")
-    elif isinstance(value, list):
-        for item in value:
-            flow = _flow(item) if isinstance(item, list | dict) else None
-            if isinstance(item, list | dict) and flow is None:
-                sub: list[str] = []
-                _emit(item, indent + 2, sub)
-                if sub:
-                    sub[0] = pad + "- " + sub[0][indent + 2 :]
-                lines.extend(sub)
-            elif isinstance(item, str) and "\n" in item.rstrip("\n"):
-                lines.append(f"{pad}- |")
-                lines.extend(f"{pad}    {line}" for line in item.rstrip("\n").split("\n"))
-            else:
-                lines.append(f"{pad}- {flow if flow is not None else _scalar(item)}")
-    else:
-        text = _scalar(value)
-        lines.extend(pad + line for line in text.rstrip("\n").split("\n"))
-
-
-def _unified(old: str, new: str, old_at: str | None, new_at: str | None) -> str:
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True),
-        new.splitlines(keepends=True),
-        fromfile=f"before ({old_at})" if old_at else "before",
-        tofile=f"after ({new_at})" if new_at else "after",
-        n=2,
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
-def _inline(value: Any) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False) if ("\n" in value or not value) else value
-    return json.dumps(value, ensure_ascii=False).replace('"', "")
-
-
-def _fits_inline(old: Any, new: Any) -> bool:
-    return len(_inline(old)) <= _INLINE and len(_inline(new)) <= _INLINE
 
 
 # ---------------------------------------------------------------- rendering
@@ -422,9 +343,9 @@ def _render_entry(change: Change) -> str:
     mark = _MARK[change.kind]
     if change.kind == "added":
         head = f"  {mark} {change.name}  (added at {change.new_at})"
-        body = "" if change.diff else _indent(_dump(change.new)) if not _simple(change.new) else ""
+        body = "" if change.diff else _indent(dump(change.new)) if not _simple(change.new) else ""
         if _simple(change.new):
-            head = f"  {mark} {change.name}: {_inline(change.new)}  (added at {change.new_at})"
+            head = f"  {mark} {change.name}: {inline(change.new)}  (added at {change.new_at})"
         return head + body
     if change.kind == "removed":
         return f"  {mark} {change.name}  (removed; was at {change.old_at})"
@@ -432,11 +353,11 @@ def _render_entry(change: Change) -> str:
         where = f"(changed at {change.new_at}; was at {change.old_at})"
         return f"  {mark} {change.name}  {where}" + _indent(change.diff)
     where = f"({change.new_at}; was at {change.old_at})"
-    return f"  {mark} {change.name}: {_inline(change.old)} → {_inline(change.new)}  {where}"
+    return f"  {mark} {change.name}: {inline(change.old)} → {inline(change.new)}  {where}"
 
 
 def _simple(value: Any) -> bool:
-    return not isinstance(value, dict | list) and len(_inline(value)) <= _INLINE
+    return not isinstance(value, dict | list) and len(inline(value)) <= INLINE
 
 
 def _indent(text: str) -> str:

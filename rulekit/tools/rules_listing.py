@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from rulekit.errors import Span
 from rulekit.rules.compose import fingerprint, plain_data
 from rulekit.rules.yaml_source import span_of
 
@@ -29,48 +28,24 @@ def _yaml_text(value: Any) -> str:
     return str(value)
 
 
-def _spans_in(value: Any) -> list[Span]:
-    """The spans of a loaded value and everything inside it."""
-    found: list[Span] = []
-    stack = [value]
-    while stack:
-        current = stack.pop()
-        span = span_of(current)
-        if span is not None:
-            found.append(span)
-        if isinstance(current, dict):
-            stack.extend(current.values())
-        elif isinstance(current, list):
-            stack.extend(current)
-    return found
-
-
 def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence[str] = ()) -> str:
     """A listing of a ruleset: actions, triggers, modules, constants, functions, events,
     invariants.  Entries that a chosen module added, overrode or removed are marked."""
     from rulekit.load import load_program
-    from rulekit.rules.compose import compose, fingerprint, load_source, module_order
+    from rulekit.rules.variants import composed_data
 
     program = load_program(ruleset, modules, variants)
     rules = program.rules
-    source = load_source(ruleset)
-    chosen = module_order(source, list(modules), None)
-    data = compose(source, chosen)
-    base = compose(source, []) if chosen or variants else data
-    by_file = {m.path.resolve(): f"module {m.name}" for m in chosen}
-    if variants:
-        from rulekit.rules.variants import apply_variants
-
-        data, applied = apply_variants(data, source, list(variants), chosen)
-        by_file.update({Path(path).resolve(): f"variant {path}" for path, _ in applied})
+    # The composed data to list, and the plain ruleset it is compared with; who wrote each
+    # named entry comes from the loaded model (``RulesModel.origins``), not from spans here.
+    data, source, chosen, loaded = composed_data(ruleset, modules, variants)
+    base = composed_data(ruleset)[0] if chosen or loaded else data
+    by_file = {Path(f).resolve(): f"module {m.name}" for m in chosen for f in (str(m.path), *m.files)}
+    by_file.update({v.path.resolve(): f"variant {v.display}" for v in loaded})
 
     def origin(section: str, name: str) -> str:
-        part = data.get(section) or {}
-        spans = [getattr(part, "key_spans", {}).get(name), *_spans_in(part.get(name))]
-        for span in spans:
-            if span is not None and Path(span.file).resolve() in by_file:
-                return by_file[Path(span.file).resolve()]
-        return "a module or variant"
+        who = rules.origins.get(section, {}).get(str(name))
+        return who if who and who != "ruleset" else "a module or variant"
 
     def mark(section: str, name: str) -> str:
         if data is base:
@@ -181,7 +156,13 @@ def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence
         return f"{name}: {_one_line(spec.get('holds'), 80)}{message}{cite}"
 
     simple("triggers", trigger)
-    _describe_components(out, data, base, origin)
+
+    def item_origin(kind: str, item: Any) -> str:
+        span = span_of(item)
+        who = by_file.get(Path(span.file).resolve()) if span else None
+        return who or origin("components", kind)
+
+    _describe_components(out, data, base, item_origin)
     _describe_state(out, data, base, origin)
     simple("constants", constant)
     simple("functions", function)
@@ -204,8 +185,11 @@ def _item_ids(kind_spec: Any) -> list[str]:
     return [str(i.get("id")) for i in items or () if isinstance(i, dict)]
 
 
-def _describe_components(out: list[str], data: Any, base: Any, origin: Callable[[str, str], str]) -> None:
-    """Component kinds with their items; items a module or variant added are marked."""
+def _describe_components(
+    out: list[str], data: Any, base: Any, item_origin: Callable[[str, Any], str]
+) -> None:
+    """Component kinds with their items; items a module or variant added are marked, by who
+    added them (``item_origin(kind, item)``; ``item`` None for the kind itself)."""
     kinds = data.get("components") or {}
     if not kinds:
         return
@@ -216,10 +200,15 @@ def _describe_components(out: list[str], data: Any, base: Any, origin: Callable[
         added = [i for i in ids if i not in old_ids] if data is not base else []
         attrs = ", ".join(str(a) for a in (spec.get("attributes") or {})) if isinstance(spec, dict) else ""
         out.append(f"  {kind}: {len(ids)} items" + (f" ({attrs})" if attrs else ""))
-        if added:
-            out.append(f"      added by {origin('components', kind)}: {', '.join(added)}")
-        elif data is not base and fingerprint(spec) != fingerprint((base.get("components") or {}).get(kind)):
-            out.append(f"      changed by {origin('components', kind)}")
+        items = {str(i.get("id")): i for i in spec.get("items") or () if isinstance(i, dict)}
+        by_who: dict[str, list[str]] = {}
+        for item_id in added:
+            by_who.setdefault(item_origin(kind, items.get(item_id)), []).append(item_id)
+        for who, item_ids in by_who.items():
+            out.append(f"      added by {who}: {', '.join(item_ids)}")
+        old_spec = (base.get("components") or {}).get(kind)
+        if not added and data is not base and fingerprint(spec) != fingerprint(old_spec):
+            out.append(f"      changed by {item_origin(kind, None)}")
 
 
 def _describe_state(out: list[str], data: Any, base: Any, origin: Callable[[str, str], str]) -> None:

@@ -168,6 +168,15 @@ def test_the_model_remembers_which_module_or_variant_wrote_each_entry(
     assert origins["rest"].startswith("variant ") and origins["rest"].endswith("house.yaml")
 
 
+def test_a_variant_that_sets_one_key_of_an_entry_is_its_origin(write_ruleset: Callable[..., Path]) -> None:
+    """``set actions.go.doc`` changes an entry the ruleset declared: the variant is credited."""
+    directory = write_ruleset(BASE)
+    variant = _variant(directory, "set:\n  actions.go.doc: now documented\n")
+    origins = load_program(str(directory), (), [variant]).rules.origins["actions"]
+    assert origins["go"].startswith("variant ") and origins["go"].endswith("house.yaml")
+    assert origins["wait"] == "ruleset"
+
+
 @pytest.mark.parametrize(
     ("type_text", "value", "expected"),
     [
@@ -187,3 +196,10 @@ def test_typed_containers_are_converted_element_by_element(
 def test_a_wrong_value_inside_a_record_is_located_at_the_value(write_ruleset: Callable[..., Path]) -> None:
     text = BASE.replace("value: P2}", "value: P2}\n  R: {type: '{n: int}', value: {n: many}}")
     assert _messages(write_ruleset(text)) == [(5, "constant 'R': 'n' must be an int, not the text 'many'")]
+
+
+def test_an_entry_from_a_file_a_module_includes_is_the_modules() -> None:
+    """A module's ``include:`` files are the module's: their entries are credited to it."""
+    origins = load_program("el_capitan", ("porto",)).rules.origins["invariants"]
+    assert origins["porto_picture_stays_empty"] == "module porto"
+    assert origins["money_conserved"] == "ruleset"

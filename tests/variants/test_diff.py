@@ -82,6 +82,21 @@ def test_added_removed_and_replaced_entries(write_variant: WriteVariant) -> None
     assert "-score: 1 if game.winner == player else 0\n+score: 1\n" in scoring.diff
 
 
+def test_each_change_names_who_wrote_the_entry_on_the_new_side(write_variant: WriteVariant) -> None:
+    """From the composed model's origins: the variant that added an entry or set one of its keys."""
+    path = write_variant(
+        HEADER
+        + "add:\n  actions:\n    pass_turn: {effect: pass, ends_turn: true}\n"
+        + "set:\n  components.cell.b2.column: 7\n"
+        + "remove: [triggers.three_in_a_row]\n"
+    )
+    changes = _changes(str(path))
+    assert changes[("actions", "pass_turn")].origin == f"variant {path}"
+    assert changes[("components", "cell.b2.column")].origin == f"variant {path}"
+    assert changes[("triggers", "three_in_a_row")].origin is None
+    assert changes[("actions", "pass_turn")].to_json()["origin"] == f"variant {path}"
+
+
 def test_players_range_change_is_listed(ttt_copy: Path, write_variant: WriteVariant) -> None:
     path = write_variant(HEADER + "players: {min: 3, max: 4}\nset:\n  components.cell.b2.row: 1\n")
     result = diff.diff_sides(diff.Side(str(ttt_copy)), diff.Side(str(ttt_copy), variants=[str(path)]))
