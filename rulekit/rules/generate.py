@@ -96,7 +96,7 @@ def generate_items(
         values.append(value)
     count = 1
     for value in values:
-        count *= len(value)
+        count *= max(0, value.stop - value.start) if isinstance(value, range) else len(value)
     if count > LIMITS.max_generated_items:
         bag.error(
             f"{where} would make {count} items, more than max_generated_items ({LIMITS.max_generated_items})",

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import jsonschema
 import pytest
+import yaml
 
 from rulekit.errors import RulesetError
 from rulekit.limits import LIMITS
 from rulekit.load import load_program
+from rulekit.tools.schema import schema_path
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "rules-format.md"
 
@@ -160,6 +164,27 @@ def test_more_items_than_the_limit_is_an_error_before_any_is_made(load: Callable
         load, '    generate:\n      for: {x: "range(0, 1000000000)", y: "[0, 1]"}\n      id: "c{x}_{y}"\n'
     )
     assert re.search(r"would make 2000000000 items, more than max_generated_items \(10\)", error), error
+
+
+def test_a_range_beyond_a_machine_integer_is_refused_by_the_limit(load: Callable[[str], object]) -> None:
+    huge = "99999999999 * 99999999999 * 99999999999"
+    error = _error(
+        load, f'    generate:\n      for: {{x: "range(0, {huge})", y: "[0]"}}\n      id: "c{{x}}"\n'
+    )
+    assert "more than max_generated_items (10000)" in error, error
+
+
+def test_the_json_schema_accepts_the_documented_example() -> None:
+    section = DOC.read_text(encoding="utf-8").split("### Generated components", 1)[1]
+    example = re.search(r"```yaml\n(.*?)```", section, re.S)
+    assert example is not None
+    validator = jsonschema.Draft202012Validator(
+        json.loads(schema_path("ruleset").read_text(encoding="utf-8"))
+    )
+    data = yaml.safe_load(example.group(1))
+    assert not list(validator.iter_errors(data))
+    data["components"]["cell"]["generate"]["fro"] = data["components"]["cell"]["generate"].pop("for")
+    assert list(validator.iter_errors(data))
 
 
 @pytest.mark.usefixtures("small_limit")
