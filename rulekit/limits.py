@@ -30,6 +30,8 @@ class Limits:
     max_int_bits: int = 1024
     #: Characters of a text a rule may build with ``concat`` or ``join``.
     max_text_chars: int = 1_000_000
+    #: Items one component kind's ``generate:`` may make.
+    max_generated_items: int = 10_000
 
     def set(self, text: str) -> None:
         """Apply ``NAME=VALUE`` (a positive whole number).

@@ -20,6 +20,7 @@ from rulekit.errors import DiagnosticBag, Span, did_you_mean
 from rulekit.rules import groups, records
 from rulekit.rules import model as m
 from rulekit.rules import schema as s
+from rulekit.rules.generate import generate_items
 from rulekit.rules.relax import relaxed
 from rulekit.rules.structure import FAILED, RESERVED_NAMES, Entries, Node, Structurer
 from rulekit.rules.values import (
@@ -150,7 +151,7 @@ class _Builder:
             attributes = spec.get("attributes") or {}
             names = set(raw_attributes) if isinstance(raw_attributes, dict) else set()
             items = []
-            for raw in spec.get("items") or []:
+            for raw in [*(spec.get("items") or []), *self.generated(kind, spec, raw_attributes)]:
                 if not isinstance(raw, LocDict) or "id" not in raw:
                     self.bag.error(f"each {kind} item needs an 'id'", span_of(raw) or spec.where("items"))
                     continue
@@ -179,6 +180,29 @@ class _Builder:
             collection = spec.get("collection") or f"{kind}s"
             kinds[kind] = m.ComponentKind(kind, collection, types, tuple(items), section.spans[kind])
         return kinds
+
+    def generated(self, kind: str, spec: Node, attributes: Any) -> list[LocDict]:
+        """The items ``generate:`` makes (located; problems reported once)."""
+        generate = spec.get("generate")
+        if not isinstance(generate, Node) or {"for", "id"} - set(generate.values):
+            return []  # not written, or already reported
+        loops = generate.get("for")
+        constants = {
+            str(name): plain(
+                value["value"] if isinstance(value, LocDict) and set(value) == {"type", "value"} else value
+            )
+            for name, value in _section(self.root, "constants").items()
+        }
+        return generate_items(
+            kind,
+            loops,
+            loops.spans,
+            str(generate.get("id")),
+            generate.where("id"),
+            list(attributes) if isinstance(attributes, dict) else [],
+            constants,
+            self.bag,
+        )
 
     def item_values(self, kinds: dict[str, m.ComponentKind]) -> None:
         """Check every item's attribute values against their declared types (in place)."""

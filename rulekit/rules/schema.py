@@ -98,6 +98,20 @@ PLAYERS = Table(
     "Allowed player counts.",
 )
 
+GENERATE = Table(
+    "generate",
+    (
+        Key(
+            "for",
+            MapOf(Expr(), "loop variable"),
+            "Each attribute: a list of constants or range(a, b) (the first outermost).",
+            required=True,
+        ),
+        Key("id", Text(), "The id template, e.g. c{x}_{y}.", required=True),
+    ),
+    "Items generated from parameters: one per combination of the loop values.",
+)
+
 COMPONENT_KIND = Table(
     "component",
     (
@@ -108,6 +122,7 @@ COMPONENT_KIND = Table(
             "Static attributes and their types (int, str, bool, list[int], a kind).",
         ),
         Key("items", ListOf(Data()), "The components: {id: ..., attribute: value, ...}."),
+        Key("generate", GENERATE, "Items made from parameters, appended to items."),
         Key("doc", Text(), "What this kind of component is."),
     ),
     "A kind of component: its attributes and items.",
