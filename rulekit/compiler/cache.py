@@ -38,7 +38,7 @@ from rulekit.compiler.program import Program, runtime_namespace
 from rulekit.errors import remember_source
 from rulekit.rules import yaml_source
 
-FORMAT = 2
+FORMAT = 3  # 3: built-in implementations moved into rulekit.runtime.builtins.<family>
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 

@@ -1,6 +1,6 @@
 """The registry of DSL built-in functions: what a built-in is and how a module adds one.
 
-Each family of built-ins (:mod:`rulekit.runtime.builtins`, :mod:`rulekit.runtime.tiles`)
+Each family of built-ins (the modules of :mod:`rulekit.runtime.builtins`, :mod:`rulekit.runtime.tiles`)
 registers its functions here with :func:`register`; nothing in this module knows any
 built-in, so families never import each other.
 """
