@@ -15,7 +15,7 @@ _.mul
 _.persistent_id
 _.persistent_load
 
-# lark's Indenter options and Transformer callbacks, named after grammar rules (rulekit/dsl/parser.py).
+# lark's Indenter options and Transformer callbacks, named after grammar rules (rulekit/dsl/parser.py, rulekit/dsl/transform.py).
 INDENT_type
 tab_len
 _.assign

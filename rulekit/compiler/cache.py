@@ -38,7 +38,7 @@ from rulekit.compiler.program import Program, runtime_namespace
 from rulekit.errors import remember_source
 from rulekit.rules import yaml_source
 
-FORMAT = 3
+FORMAT = 4  # 4: the compiler, built-ins, engine and parser modules were split (classes moved)
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 

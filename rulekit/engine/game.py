@@ -9,65 +9,27 @@ action is undone by restoring the copy taken before it.
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import json
 import os
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from rulekit.compiler.program import CompiledAction, Program
-from rulekit.dsl.printer import print_expr
-from rulekit.engine import flow, priority
+from rulekit.engine import flow, serial
+from rulekit.engine.action import Action as Action
+from rulekit.engine.action import make_action as make_action
 from rulekit.engine.defaults import field_default
+from rulekit.engine.explain import explain as _explain
 from rulekit.engine.guard import rule_error as _rule_error
-from rulekit.engine.values import NotationError, coerce, format_value, from_json, parse_action_text, to_json
+from rulekit.engine.listing import list_legal, reference_listing
+from rulekit.engine.slots import DECISION as _DECISION
+from rulekit.engine.slots import ENGINE as _ENGINE
+from rulekit.engine.slots import MOVES as _MOVES
+from rulekit.engine.values import NotationError, coerce, format_value, parse_action_text
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, Span
-from rulekit.limits import LIMITS
 from rulekit.runtime.context import BANK, Runtime, Trigger, seed_state
 from rulekit.runtime.errors import RuleFailure, StepBudgetExceeded
 
 TERMINAL = -4
-_ENGINE = "_"
-_DECISION = (_ENGINE, "decision")
-_MOVES = (_ENGINE, "moves")
-
-
-class Action(tuple[str, tuple[Any, ...]]):
-    """An action with its arguments, e.g. ``place(b2)``: an immutable ``(name, args)`` pair.
-
-    A tuple underneath, so that listing legal actions builds each one with a single C call
-    (:data:`make_action`) and comparing or hashing actions runs no Python code: El Caballero
-    lists ~45 actions per decision.
-    """
-
-    __slots__ = ()
-
-    def __new__(cls, name: str, args: tuple[Any, ...] = ()) -> Action:
-        return tuple.__new__(cls, (name, args))
-
-    def __getnewargs__(self) -> tuple[str, tuple[Any, ...]]:
-        return (self[0], self[1])
-
-    @property
-    def name(self) -> str:
-        return self[0]
-
-    @property
-    def args(self) -> tuple[Any, ...]:
-        return self[1]
-
-    def __repr__(self) -> str:
-        return f"Action(name={self[0]!r}, args={self[1]!r})"
-
-    def __str__(self) -> str:
-        name, args = self
-        return name + ("(" + ", ".join(format_value(a) for a in args) + ")" if args else "")
-
-
-#: ``make_action((name, args))``: an :class:`Action` without running Python code (what the
-#: planned enumerators call for each legal candidate).
-make_action: Callable[[tuple[str, tuple[Any, ...]]], Action] = functools.partial(tuple.__new__, Action)
 
 
 class Game:
@@ -472,14 +434,7 @@ class State:
     # ------------------------------------------------------ serialization
     def to_json(self) -> dict[str, Any]:
         """The whole state as JSON-compatible data (exact; see :meth:`from_json`)."""
-        return {
-            "ruleset": self.game.program.name,
-            "fingerprint": self.game.program.fingerprint,
-            "players": self.game.num_players,
-            "fields": [
-                [to_json(owner), name, to_json(value)] for (owner, name), value in self.fields.items()
-            ],
-        }
+        return serial.state_to_json(self)
 
     @classmethod
     def from_json(cls, game: Game, data: dict[str, Any]) -> State:
@@ -488,230 +443,31 @@ class State:
         Raises:
             RulekitError: the data was saved with other rules (fingerprint) or players.
         """
-        saved = data.get("fingerprint")
-        if saved is not None and saved != game.program.fingerprint:
-            raise RulekitError(
-                Diagnostic(
-                    f"the state was saved with other rules (fingerprint {saved}, "
-                    f"these rules {game.program.fingerprint})",
-                    hint="load the same ruleset, modules and variants that made it",
-                )
-            )
-        if data.get("players", game.num_players) != game.num_players:
-            raise RulekitError(
-                Diagnostic(f"the state is for {data['players']} players, not {game.num_players}")
-            )
-        fields = {(from_json(owner), name): from_json(value) for owner, name, value in data["fields"]}
-        return cls(game, fields)
+        return serial.state_from_json(cls, game, data)
 
     def state_hash(self) -> str:
         """A stable hash of the whole state (hidden parts included)."""
-        canonical = sorted(
-            (json.dumps(to_json(owner)), name, json.dumps(to_json(value), sort_keys=True))
-            for (owner, name), value in self.fields.items()
-        )
-        return hashlib.sha256(json.dumps(canonical).encode("utf-8")).hexdigest()[:16]
+        return serial.state_hash(self)
 
     def view(self, player: int | None) -> dict[str, Any]:
         """What ``player`` may see (``None``: a spectator); hidden fields show only their size."""
-        rules = self.game.program.rules
-        result: dict[str, Any] = {}
-        for (owner, name), value in self.fields.items():
-            if owner == _ENGINE:
-                if name in ("rng",):
-                    continue
-                if name == "told":  # private notes: each player sees only her own
-                    result["_.told"] = list(self.told(player))
-                    continue
-                result[f"_.{name}"] = to_json(value)
-                continue
-            scope = (
-                "player"
-                if isinstance(owner, int)
-                else owner
-                if owner in ("game", "turn")
-                else self.game.kind_of.get(owner, "")
-            )
-            decl = rules.fields.get(scope, {}).get(name)
-            visibility = decl.visibility if decl else "public"
-            shown: Any = to_json(value)
-            if visibility == "hidden" or (visibility == "owner" and owner != player):
-                shown = {"hidden": len(value) if isinstance(value, tuple | dict) else 1}
-            key = f"P{owner + 1}.{name}" if isinstance(owner, int) else f"{owner}.{name}"
-            result[key] = shown
-        return result
+        return serial.state_view(self, player)
 
     def value(self, owner: Any, name: str) -> Any:
         return self.fields[(owner, name)]
 
     # -------------------------------------------------------- internals
     def _enumerate(self) -> list[Action]:
-        decision = self.fields[_DECISION]
-        if decision is None:
-            return []
-        me, names = decision
-        program = self.game.program
-        reference = self.game.reference_enumeration
-        F, R = self.fields, self.game.runtime
-        found: list[Action] = []
-        actions = program.actions
-        compiled = None
-        planned = None if reference else self.game.planned_listing(names)
-        R.memo = {}
-        try:
-            if planned is not None:
-                for compiled, enumerate_ in planned:  # noqa: B007 - compiled names the failing action below
-                    enumerate_(F, R, me, make_action, found)
-                    if len(found) > LIMITS.max_candidates:
-                        raise RuleFailure(
-                            f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
-                        )
-                return found
-            for name in names:
-                compiled = actions[name]
-                if compiled.enumerate is None or reference:
-                    found.extend(self._enumerate_action(compiled, me))
-                else:
-                    compiled.enumerate(F, R, me, make_action, found)
-                if len(found) > LIMITS.max_candidates:
-                    raise RuleFailure(
-                        f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
-                    )
-        except RuleFailure as failure:
-            assert compiled is not None
-            raise RuleEvaluationError(
-                Diagnostic(
-                    f"cannot list the legal actions: {failure.message}",
-                    failure.span or compiled.decl.span,
-                )
-            ) from None
-        except Exception as error:  # any mistake in a domain, requirement or cost
-            assert compiled is not None
-            raise RuleEvaluationError(
-                Diagnostic(
-                    f"cannot list the legal actions: {type(error).__name__}: {error}",
-                    self.game.program.rule_span(error) or compiled.decl.span,
-                    hint=f"a parameter domain, requirement or cost of '{compiled.name}' failed",
-                )
-            ) from None
-        finally:
-            R.memo = None
-        return priority.keep(found, names, actions)
+        return list_legal(self)
 
     def _enumerate_action(self, compiled: CompiledAction, me: int) -> Iterator[Action]:
-        """The legal instances of one action, in domain order: the reference enumerator,
-        which tests every candidate with the compiled requirement functions.  Play uses the
-        planned enumerator the compiler generates; tests check that both agree.
-
-        Each requirement (and the cost) is tested as soon as the parameters it reads
-        are chosen, so a failing requirement prunes every choice of the later ones.
-        """
-        F, R = self.fields, self.game.runtime
-        money = self.game.program.rules.money
-        name = compiled.name
-        domains = compiled.domains
-        depth_count = len(domains)
-        checks, cost_depth = self.game.enumeration_plan(compiled)
-        cost = compiled.cost
-        padding = (None,) * depth_count
-
-        def passes(prefix: tuple[Any, ...]) -> bool:
-            depth = len(prefix)
-            args = prefix + padding[depth:] if depth < depth_count else prefix
-            for check in checks[depth]:
-                if not check(F, R, me, *args):
-                    return False
-            return not (cost is not None and cost_depth == depth and F[(me, money)] < cost(F, R, me, *args))
-
-        if (checks[0] or cost_depth == 0) and not passes(()):
-            return
-        if depth_count == 0:
-            yield Action(name, ())
-            return
-        if depth_count == 1:
-            test = bool(checks[1]) or cost_depth == 1
-            for value in domains[0](F, R, me):
-                if not test or passes((value,)):
-                    yield Action(name, (value,))
-            return
-
-        def expand(prefix: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
-            depth = len(prefix)
-            last = depth + 1 == depth_count
-            test = bool(checks[depth + 1]) or cost_depth == depth + 1
-            for value in domains[depth](F, R, me, *prefix):
-                chosen = (*prefix, value)
-                if test and not passes(chosen):
-                    continue
-                if last:
-                    yield chosen
-                else:
-                    yield from expand(chosen)
-
-        for args in expand(()):
-            yield Action(name, args)
+        """The legal instances of one action by the reference enumerator (see
+        :func:`rulekit.engine.listing.reference_listing`)."""
+        return reference_listing(self, compiled, me)
 
     def explain(self, action: Action) -> Diagnostic:
         """Why ``action`` is not legal now, naming the rule that forbids it."""
-        game = self.game
-        text = game.action_to_string(action)
-        decision = self.fields[_DECISION]
-        if decision is None:
-            return Diagnostic(f"{text} is not legal: the game is over")
-        me, names = decision
-        compiled = game.program.actions.get(action.name)
-        if compiled is None:
-            return Diagnostic(f"unknown action '{action.name}'")
-        if action.name not in names:
-            return Diagnostic(
-                f"{text} is not allowed now: P{me + 1} must choose one of {', '.join(names)}",
-                hint=_describe_decision(self),
-            )
-        if compiled.fallback is not None:  # first what a pass waits for: nothing else possible
-            blocking = priority.blocking(compiled, self.legal_actions(), game.program.actions)
-            if blocking:
-                refusal = priority.refusal(compiled, [game.action_to_string(a) for a in blocking])
-                return Diagnostic(f"{text} is not legal: {refusal}", compiled.decl.span)
-        F, R = self.fields, game.runtime
-        checks, cost_depth = game.enumeration_plan(compiled)
-        requirements = {id(req.check): req for req in compiled.requires}
-        try:
-            # The same order as enumeration: the requirements that read only the parameters
-            # chosen so far, then the next parameter's possible values.
-            for i in range(len(compiled.params) + 1):
-                for check in checks[i]:
-                    if not check(F, R, me, *action.args):
-                        req = requirements[id(check)]
-                        cite = f" [{req.decl.cite}]" if req.decl.cite else ""
-                        return Diagnostic(f"{text} is not legal: {req.decl.message}{cite}", req.decl.span)
-                if compiled.cost is not None and cost_depth == i:
-                    money = game.program.rules.money
-                    price = compiled.cost(F, R, me, *action.args)
-                    have = F[(me, money)]
-                    if have < price:
-                        return Diagnostic(
-                            f"{text} is not legal: it costs {price} and P{me + 1} has {have}",
-                            compiled.decl.cost_span,
-                        )
-                if i == len(compiled.params):
-                    break
-                param = compiled.params[i]
-                values = compiled.domains[i](F, R, me, *action.args[:i])
-                if action.args[i] not in values:
-                    shown = ", ".join(format_value(v, compiled.param_types[i]) for v in values[:12])
-                    if len(values) > 12:
-                        shown += ", ..."
-                    cite = f" [{compiled.decl.cite}]" if compiled.decl.cite else ""
-                    domain = print_expr(compiled.decl.params[i].domain)
-                    return Diagnostic(
-                        f"{text} is not legal: {format_value(action.args[i], compiled.param_types[i])} "
-                        f"is not a possible '{param}' now (possible: {shown or 'none'}); the rule: "
-                        f"{action.name}'s '{param}' is one of {domain}{cite}",
-                        compiled.decl.params[i].span,
-                    )
-        except Exception as error:  # a rule that fails while explaining still gets a message
-            return Diagnostic(f"{text} is not legal: {error}", compiled.decl.span)
-        return Diagnostic(f"{text} is not legal now", compiled.decl.span)
+        return _explain(self, action)
 
     def _apply(self, action: Action) -> None:
         game = self.game
@@ -743,11 +499,3 @@ class State:
 
     def _advance(self) -> None:
         flow.advance(self)
-
-
-def _describe_decision(state: State) -> str | None:
-    legal = state.legal_action_strings()
-    if not legal:
-        return None
-    shown = ", ".join(legal[:8]) + (", ..." if len(legal) > 8 else "")
-    return f"legal now: {shown}"

@@ -26,7 +26,8 @@ from typing import Any
 
 from attrs import frozen
 
-from rulekit.engine.game import _ENGINE, Game, State
+from rulekit.engine.game import Game, State
+from rulekit.engine.slots import ENGINE as _ENGINE
 
 
 @frozen

@@ -20,271 +20,35 @@ part is numbered by its position in the tile's part list and is written
 
 Grids, like every state value, are never changed in place: a changed grid is a new map.
 So what is derived from a grid (each tile's placed edges, the frontier, the regions) is
-cached per grid object (:class:`_Derived`, kept while the grid is alive in the cache), and
+cached per grid object (:mod:`rulekit.runtime.tile_grid`, kept while the grid is alive in the cache), and
 a placement listing costs a few dictionary look-ups per frontier cell and rotation instead
 of re-rotating every neighbour's edges each time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 from rulekit.dsl.types import ANY, ANY_LIST, BOOL, INT, MAP, TUPLE, list_of
 from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.registry import register
-
-Cell = tuple[int, int]
-_V = TypeVar("_V")
-Part = tuple[Any, tuple[int, ...]]
-
-_STEPS = ((0, -1), (1, 0), (0, 1), (-1, 0))
-
-
-def _step(cell: Sequence[int], side: int) -> Cell:
-    dx, dy = _STEPS[side]
-    return (cell[0] + dx, cell[1] + dy)
-
-
-def _is_tile(record: Any, kind: Any) -> bool:
-    if not isinstance(record, dict) or "edges" not in record:
-        return False
-    return kind is None or record.get("kind") == kind
-
-
-def _check_edges(edges: Sequence[Any]) -> tuple[Any, ...]:
-    seq = tuple(edges)
-    if len(seq) != 4:
-        raise RuleFailure(f"a tile needs 4 edge labels (north, east, south, west), not {len(seq)}")
-    return seq
-
-
-_ROTATED: dict[tuple[Any, int], tuple[Any, ...]] = {}
-
-
-def _placed_edges(edges: Sequence[Any], rotation: int) -> tuple[Any, ...]:
-    r = rotation % 4
-    try:
-        return _ROTATED[(edges, r)]
-    except (KeyError, TypeError):  # not seen yet, or unhashable edges
-        pass
-    seq = _check_edges(edges)
-    placed = (seq[(0 - r) % 4], seq[(1 - r) % 4], seq[(2 - r) % 4], seq[(3 - r) % 4])
-    try:
-        if len(_ROTATED) > 4096:
-            _ROTATED.clear()
-        _ROTATED[(edges, r)] = placed
-    except TypeError:
-        pass
-    return placed
-
-
-def _tile_edges(tile: dict[Any, Any]) -> tuple[Any, ...]:
-    return _placed_edges(tile["edges"], int(tile.get("rotation") or 0))
-
-
-_NOT_A_TILE = None
-_ANYTHING: Any = object()  # no tile on that side: any edge fits
-
-
-class _Derived:
-    """What is derived from one grid for one ``kind``, filled in as it is asked for.
-
-    Everything but the frontier, regions and placements is kept per cell, so a new grid
-    that differs from the previous one in a few cells inherits the answers of every cell
-    those changes cannot affect (see :func:`_inherit`).
-    """
-
-    __slots__ = ("edges", "facing", "fits", "frontier", "grid", "kind", "needs", "placements", "regions")
-
-    def __init__(self, grid: dict[Any, Any], kind: Any) -> None:
-        self.grid = grid
-        self.kind = kind
-        self.edges: dict[Any, tuple[Any, ...] | None] = {}
-        self.frontier: tuple[Cell, ...] | None = None
-        self.regions: dict[Any, list[tuple[tuple[Cell, int], ...]]] = {}
-        self.needs: dict[Any, tuple[Any, Any, Any, Any, bool] | None] = {}
-        #: Answers of tile_fits by cell, then by (edges, rotation, adjacent).
-        self.fits: dict[Any, dict[Any, bool]] = {}
-        #: Answers of tile_facing by cell, then by label.
-        self.facing: dict[Any, dict[Any, tuple[int, ...]]] = {}
-        self.placements: dict[Any, tuple[tuple[Cell, int], ...]] = {}
-
-    def edges_at(self, cell: Any) -> tuple[Any, ...] | None:
-        """The placed edges of the tile of ``kind`` on ``cell``; None: no such tile."""
-        try:
-            return self.edges[cell]
-        except KeyError:
-            pass
-        record = self.grid.get(cell)
-        found = _tile_edges(record) if record is not None and _is_tile(record, self.kind) else _NOT_A_TILE
-        self.edges[cell] = found
-        return found
-
-    def needs_at(self, cell: Cell) -> tuple[Any, Any, Any, Any, bool] | None:
-        """What a tile on the empty ``cell`` must show on each side (the facing edge of the
-        tile of ``kind`` there, or ``_ANYTHING``) and whether any such tile touches it;
-        None if the cell is not empty."""
-        try:
-            return self.needs[cell]
-        except KeyError:
-            pass
-        found: tuple[Any, Any, Any, Any, bool] | None = None
-        if cell not in self.grid:
-            x, y = cell
-            north = self.edges_at((x, y - 1))
-            east = self.edges_at((x + 1, y))
-            south = self.edges_at((x, y + 1))
-            west = self.edges_at((x - 1, y))
-            found = (
-                _ANYTHING if north is None else north[2],
-                _ANYTHING if east is None else east[3],
-                _ANYTHING if south is None else south[0],
-                _ANYTHING if west is None else west[1],
-                not (north is None and east is None and south is None and west is None),
-            )
-        self.needs[cell] = found
-        return found
-
-
-_DERIVED: dict[tuple[int, Any], _Derived] = {}
-_DERIVED_LIMIT = 256
-#: The entry made last for each kind: a new grid inherits from it (in play, a new grid is
-#: usually the previous one with a cell or two changed).
-_PARENT: dict[Any, _Derived] = {}
-#: A new grid that differs from the parent's in more cells than this starts afresh.
-_INHERIT_LIMIT = 8
-_GONE: Any = object()
-
-
-def _derived(grid: dict[Any, Any], kind: Any) -> _Derived:
-    """The cache entry of ``grid`` (the very object: the entry keeps it alive, so its id
-    cannot be reused while cached) for ``kind``."""
-    last = _LAST[0]
-    if last is not None and last.grid is grid and last.kind == kind:
-        return last
-    entry = _lookup(grid, kind)
-    _LAST[0] = entry
-    return entry
-
-
-_LAST: list[_Derived | None] = [None]
-
-
-def _lookup(grid: dict[Any, Any], kind: Any) -> _Derived:
-    try:
-        key = (id(grid), kind)
-        entry = _DERIVED.get(key)
-    except TypeError:  # an unhashable kind: no caching
-        return _Derived(grid, kind)
-    if entry is not None and entry.grid is grid:
-        return entry
-    if len(_DERIVED) >= _DERIVED_LIMIT:
-        _DERIVED.clear()
-    entry = _DERIVED[key] = _Derived(grid, kind)
-    parent = _PARENT.get(kind)
-    if parent is not None:
-        _inherit(entry, parent)
-    _PARENT[kind] = entry
-    return entry
-
-
-def _inherit(entry: _Derived, parent: _Derived) -> None:
-    """Give ``entry`` the per-cell answers of ``parent`` that still hold for its grid.
-
-    A cell's placed edges depend on its own record; what a tile must show there (needs,
-    fits) and which neighbours face it (facing) on its own record and its four neighbours'.
-    Records are compared by identity (grids are immutable values: an unchanged cell keeps
-    its record object; an equal but new record just counts as changed).  The per-cell
-    dictionaries are shared, not copied: an answer added later holds for both grids.
-    """
-    grid, old = entry.grid, parent.grid
-    changed = [cell for cell, record in grid.items() if old.get(cell, _GONE) is not record]
-    if len(changed) > _INHERIT_LIMIT:
-        return
-    if len(grid) - len(changed) != len(old):  # some cells were removed
-        changed.extend(cell for cell in old if cell not in grid)
-        if len(changed) > _INHERIT_LIMIT:
-            return
-    try:
-        near = set(changed)
-        for x, y in changed:
-            near.update(((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)))
-    except (TypeError, ValueError):  # cells that are not (x, y) pairs: nothing is inherited
-        return
-    entry.edges = _without(parent.edges, changed)
-    entry.needs = _without(parent.needs, near)
-    entry.fits = _without(parent.fits, near)
-    entry.facing = _without(parent.facing, near)
-    if parent.frontier is not None:  # the frontier changes only among the cells near a change
-        kind = entry.kind
-        frontier = set(parent.frontier)
-        frontier.difference_update(near)
-        for x, y in near:
-            if (x, y) not in grid and (
-                _is_tile(grid.get((x, y - 1)), kind)
-                or _is_tile(grid.get((x + 1, y)), kind)
-                or _is_tile(grid.get((x, y + 1)), kind)
-                or _is_tile(grid.get((x - 1, y)), kind)
-            ):
-                frontier.add((x, y))
-        entry.frontier = tuple(sorted(frontier))
-
-
-def _without(answers: dict[Any, _V], cells: Iterable[Any]) -> dict[Any, _V]:
-    """A copy of ``answers`` without the entries of ``cells``."""
-    kept = dict(answers)
-    for cell in cells:
-        kept.pop(cell, None)
-    return kept
-
-
-def _default_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part, ...]:
-    """Parts as printed: one part for all sides of a joined label, cyclic runs otherwise."""
-    seq = _check_edges(edges)
-    parts: list[Part] = []
-    done: set[Any] = set()
-    # joined labels first, in order of first appearance
-    for label in seq:
-        if label in joined and label not in done:
-            done.add(label)
-            parts.append((label, tuple(d for d in range(4) if seq[d] == label)))
-    if len(set(seq)) == 1:
-        if seq[0] not in joined:
-            parts.append((seq[0], (0, 1, 2, 3)))
-        return tuple(parts)
-    # start each run right after a label change, so runs never wrap past index 3
-    runs: list[Part] = []
-    start = next(d for d in range(4) if seq[d] != seq[d - 1])
-    current: list[int] = []
-    for i in range(4):
-        d = (start + i) % 4
-        if current and seq[d] != seq[current[-1]]:
-            runs.append((seq[current[0]], tuple(sorted(current))))
-            current = []
-        current.append(d)
-    runs.append((seq[current[0]], tuple(sorted(current))))
-    runs.sort(key=lambda p: p[1][0])
-    parts.extend(p for p in runs if p[0] not in joined)
-    return tuple(parts)
-
-
-def _record_parts(tile: dict[Any, Any]) -> tuple[Part, ...]:
-    explicit = tile.get("parts")
-    if explicit:
-        return tuple((p[0], tuple(p[1])) for p in explicit)
-    return _default_parts(tile["edges"])
-
-
-def _part_by_side(tile: dict[Any, Any]) -> list[int]:
-    """For each placed side, the index of the part touching it (-1: none)."""
-    r = int(tile.get("rotation") or 0) % 4
-    result = [-1, -1, -1, -1]
-    for index, (_, sides) in enumerate(_record_parts(tile)):
-        for printed in sides:
-            result[(printed + r) % 4] = index
-    return result
-
+from rulekit.runtime.tile_grid import (
+    ANYTHING,
+    LAST,
+    STEPS,
+    Cell,
+    Derived,
+    Part,
+    default_parts,
+    derived_for,
+    is_tile,
+    part_by_side,
+    placed_edges,
+    record_parts,
+    step,
+    tile_edges,
+)
 
 # --------------------------------------------------------------- records
 
@@ -317,7 +81,7 @@ def _record(*items: Any) -> dict[Any, Any]:
     example='tile_edges(["L", "W", "W", "W"], 1) == ["W", "L", "W", "W"]',
 )
 def _tile_edges_builtin(edges: Sequence[Any], rotation: int) -> tuple[Any, ...]:
-    return _placed_edges(edges, rotation)
+    return placed_edges(edges, rotation)
 
 
 @register(
@@ -328,7 +92,7 @@ def _tile_edges_builtin(edges: Sequence[Any], rotation: int) -> tuple[Any, ...]:
     example='tile_edge(record("edges", ["L", "W", "W", "W"], "rotation", 1), 1) == "L"',
 )
 def _tile_edge(tile: dict[Any, Any], side: int) -> Any:
-    return _tile_edges(tile)[side % 4]
+    return tile_edges(tile)[side % 4]
 
 
 @register(
@@ -343,7 +107,7 @@ def _tile_edge(tile: dict[Any, Any], side: int) -> Any:
     example='tile_parts(["L", "W", "L", "W"], ["L"]) == [("L", [0, 2]), ("W", [1]), ("W", [3])]',
 )
 def _tile_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part, ...]:
-    return _default_parts(edges, tuple(joined))
+    return default_parts(edges, tuple(joined))
 
 
 @register(
@@ -354,22 +118,22 @@ def _tile_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part,
     example='tile_part_at(record("edges", ["L", "W", "L", "W"], "rotation", 1), 0) == 3',
 )
 def _tile_part_at(tile: dict[Any, Any], side: int) -> int:
-    return _part_by_side(tile)[side % 4]
+    return part_by_side(tile)[side % 4]
 
 
 # ------------------------------------------------------------- placement
 
 
 def _fits(grid: dict[Any, Any], cell: Cell, placed: tuple[Any, ...], kind: Any, adjacent: bool) -> bool:
-    needs = _derived(grid, kind).needs_at(cell)
+    needs = derived_for(grid, kind).needs_at(cell)
     if needs is None:
         return False
     north, east, south, west, touching = needs
     return (
-        (north is _ANYTHING or north == placed[0])
-        and (east is _ANYTHING or east == placed[1])
-        and (south is _ANYTHING or south == placed[2])
-        and (west is _ANYTHING or west == placed[3])
+        (north is ANYTHING or north == placed[0])
+        and (east is ANYTHING or east == placed[1])
+        and (south is ANYTHING or south == placed[2])
+        and (west is ANYTHING or west == placed[3])
         and (touching or not adjacent)
     )
 
@@ -400,9 +164,9 @@ def _tile_fits(
     kind: Any = None,
     adjacent: bool = True,
 ) -> bool:
-    derived = _LAST[0]
+    derived = LAST[0]
     if derived is None or derived.grid is not grid or derived.kind != kind:
-        derived = _derived(grid, kind)
+        derived = derived_for(grid, kind)
     key = (edges, rotation, adjacent)
     try:
         answers = derived.fits.get(cell)
@@ -411,15 +175,15 @@ def _tile_fits(
         found = answers.get(key)
         if found is None:
             found = answers[key] = _fits(
-                grid, (cell[0], cell[1]), _placed_edges(edges, rotation), kind, adjacent
+                grid, (cell[0], cell[1]), placed_edges(edges, rotation), kind, adjacent
             )
         return found
     except TypeError:  # unhashable arguments: no caching
-        return _fits(grid, (cell[0], cell[1]), _placed_edges(edges, rotation), kind, adjacent)
+        return _fits(grid, (cell[0], cell[1]), placed_edges(edges, rotation), kind, adjacent)
 
 
 def _frontier(grid: dict[Any, Any], kind: Any) -> tuple[Cell, ...]:
-    derived = _derived(grid, kind)
+    derived = derived_for(grid, kind)
     if derived.frontier is None:
         derived.frontier = tuple(_compute_frontier(grid, kind))
     return derived.frontier
@@ -428,10 +192,10 @@ def _frontier(grid: dict[Any, Any], kind: Any) -> tuple[Cell, ...]:
 def _compute_frontier(grid: dict[Any, Any], kind: Any) -> list[Cell]:
     cells: set[Cell] = set()
     for cell, record in grid.items():
-        if not _is_tile(record, kind):
+        if not is_tile(record, kind):
             continue
         x, y = cell
-        for dx, dy in _STEPS:
+        for dx, dy in STEPS:
             neighbour = (x + dx, y + dy)
             if neighbour not in grid:
                 cells.add(neighbour)
@@ -462,7 +226,7 @@ def _tile_frontier(grid: dict[Any, Any], kind: Any = None) -> tuple[Cell, ...]:
 def _tile_placements(
     grid: dict[Any, Any], edges: Sequence[Any], kind: Any = None
 ) -> tuple[tuple[Cell, int], ...]:
-    derived = _derived(grid, kind)
+    derived = derived_for(grid, kind)
     try:
         return derived.placements[edges]
     except KeyError:
@@ -475,7 +239,7 @@ def _tile_placements(
 def _compute_placements(
     grid: dict[Any, Any], edges: Sequence[Any], kind: Any
 ) -> tuple[tuple[Cell, int], ...]:
-    rotations = [_placed_edges(edges, r) for r in range(4)]
+    rotations = [placed_edges(edges, r) for r in range(4)]
     result = []
     for cell in _frontier(grid, kind):
         for r, placed in enumerate(rotations):
@@ -496,9 +260,9 @@ def _compute_placements(
     example='len(tile_facing(game.map, (2, 1), "area", "L")) >= 2',
 )
 def _tile_facing(grid: dict[Any, Any], cell: Sequence[int], kind: Any, label: Any) -> tuple[int, ...]:
-    derived = _LAST[0]
+    derived = LAST[0]
     if derived is None or derived.grid is not grid or derived.kind != kind:
-        derived = _derived(grid, kind)
+        derived = derived_for(grid, kind)
     try:
         answers = derived.facing.get(cell)
         if answers is None:
@@ -511,12 +275,12 @@ def _tile_facing(grid: dict[Any, Any], cell: Sequence[int], kind: Any, label: An
         return _compute_facing(derived, cell, label)
 
 
-def _compute_facing(derived: _Derived, cell: Sequence[int], label: Any) -> tuple[int, ...]:
+def _compute_facing(derived: Derived, cell: Sequence[int], label: Any) -> tuple[int, ...]:
     edges_at = derived.edges_at
     x, y = cell[0], cell[1]
     result = []
     for side in range(4):
-        dx, dy = _STEPS[side]
+        dx, dy = STEPS[side]
         other = edges_at((x + dx, y + dy))
         if other is None:
             continue
@@ -537,11 +301,11 @@ def _compute_facing(derived: _Derived, cell: Sequence[int], label: Any) -> tuple
 def _tile_facing_part(
     grid: dict[Any, Any], cell: Sequence[int], side: int, kind: Any = None
 ) -> tuple[Cell, int] | None:
-    neighbour = _step(cell, side % 4)
+    neighbour = step(cell, side % 4)
     other = grid.get(neighbour)
-    if other is None or not _is_tile(other, kind):
+    if other is None or not is_tile(other, kind):
         return None
-    index = _part_by_side(other)[(side + 2) % 4]
+    index = part_by_side(other)[(side + 2) % 4]
     return None if index < 0 else (neighbour, index)
 
 
@@ -549,7 +313,7 @@ def _tile_facing_part(
 
 
 def _regions(grid: dict[Any, Any], kind: Any, label: Any) -> list[tuple[tuple[Cell, int], ...]]:
-    derived = _derived(grid, kind)
+    derived = derived_for(grid, kind)
     try:
         return derived.regions[label]
     except KeyError:
@@ -565,11 +329,11 @@ def _compute_regions(grid: dict[Any, Any], kind: Any, label: Any) -> list[tuple[
     sides_of: dict[Cell, list[int]] = {}
     edges_of: dict[Cell, tuple[Any, ...]] = {}
     for cell, record in grid.items():
-        if not _is_tile(record, kind):
+        if not is_tile(record, kind):
             continue
         r = int(record.get("rotation") or 0) % 4
         by_side = [-1, -1, -1, -1]
-        for index, (part_label, sides) in enumerate(_record_parts(record)):
+        for index, (part_label, sides) in enumerate(record_parts(record)):
             if part_label != label:
                 continue
             node = (cell, index)
@@ -577,7 +341,7 @@ def _compute_regions(grid: dict[Any, Any], kind: Any, label: Any) -> list[tuple[
             for printed in sides:
                 by_side[(printed + r) % 4] = index
         sides_of[cell] = by_side
-        edges_of[cell] = _tile_edges(record)
+        edges_of[cell] = tile_edges(record)
 
     def find(node: tuple[Cell, int]) -> tuple[Cell, int]:
         while parent[node] != node:
@@ -591,7 +355,7 @@ def _compute_regions(grid: dict[Any, Any], kind: Any, label: Any) -> list[tuple[
             mine = by_side[side]
             if mine < 0:
                 continue
-            dx, dy = _STEPS[side]
+            dx, dy = STEPS[side]
             other_cell = (x + dx, y + dy)
             other = sides_of.get(other_cell)
             if other is None:
@@ -647,12 +411,12 @@ def _tile_region_at(
 ) -> tuple[Any, ...]:
     key = (cell[0], cell[1])
     record = grid.get(key)
-    if record is None or not _is_tile(record, kind):
+    if record is None or not is_tile(record, kind):
         return ()
-    index = _part_by_side(record)[side % 4]
+    index = part_by_side(record)[side % 4]
     if index < 0:
         return ()
-    label = _record_parts(record)[index][0]
+    label = record_parts(record)[index][0]
     for region in _regions(grid, kind, label):
         if (key, index) in region:
             return region

@@ -1,0 +1,125 @@
+"""Listing the legal actions of a state: the planned enumerators, or the reference one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from rulekit.compiler.program import CompiledAction
+from rulekit.engine import priority
+from rulekit.engine.action import Action, make_action
+from rulekit.engine.slots import DECISION as _DECISION
+from rulekit.errors import Diagnostic, RuleEvaluationError
+from rulekit.limits import LIMITS
+from rulekit.runtime.errors import RuleFailure
+
+if TYPE_CHECKING:
+    from rulekit.engine.game import State
+
+
+def list_legal(state: State) -> list[Action]:
+    decision = state.fields[_DECISION]
+    if decision is None:
+        return []
+    me, names = decision
+    program = state.game.program
+    reference = state.game.reference_enumeration
+    F, R = state.fields, state.game.runtime
+    found: list[Action] = []
+    actions = program.actions
+    compiled = None
+    planned = None if reference else state.game.planned_listing(names)
+    R.memo = {}
+    try:
+        if planned is not None:
+            for compiled, enumerate_ in planned:  # noqa: B007 - compiled names the failing action below
+                enumerate_(F, R, me, make_action, found)
+                if len(found) > LIMITS.max_candidates:
+                    raise RuleFailure(
+                        f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
+                    )
+            return found
+        for name in names:
+            compiled = actions[name]
+            if compiled.enumerate is None or reference:
+                found.extend(reference_listing(state, compiled, me))
+            else:
+                compiled.enumerate(F, R, me, make_action, found)
+            if len(found) > LIMITS.max_candidates:
+                raise RuleFailure(
+                    f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
+                )
+    except RuleFailure as failure:
+        assert compiled is not None
+        raise RuleEvaluationError(
+            Diagnostic(
+                f"cannot list the legal actions: {failure.message}",
+                failure.span or compiled.decl.span,
+            )
+        ) from None
+    except Exception as error:  # any mistake in a domain, requirement or cost
+        assert compiled is not None
+        raise RuleEvaluationError(
+            Diagnostic(
+                f"cannot list the legal actions: {type(error).__name__}: {error}",
+                state.game.program.rule_span(error) or compiled.decl.span,
+                hint=f"a parameter domain, requirement or cost of '{compiled.name}' failed",
+            )
+        ) from None
+    finally:
+        R.memo = None
+    return priority.keep(found, names, actions)
+
+
+def reference_listing(state: State, compiled: CompiledAction, me: int) -> Iterator[Action]:
+    """The legal instances of one action, in domain order: the reference enumerator,
+    which tests every candidate with the compiled requirement functions.  Play uses the
+    planned enumerator the compiler generates; tests check that both agree.
+
+    Each requirement (and the cost) is tested as soon as the parameters it reads
+    are chosen, so a failing requirement prunes every choice of the later ones.
+    """
+    F, R = state.fields, state.game.runtime
+    money = state.game.program.rules.money
+    name = compiled.name
+    domains = compiled.domains
+    depth_count = len(domains)
+    checks, cost_depth = state.game.enumeration_plan(compiled)
+    cost = compiled.cost
+    padding = (None,) * depth_count
+
+    def passes(prefix: tuple[Any, ...]) -> bool:
+        depth = len(prefix)
+        args = prefix + padding[depth:] if depth < depth_count else prefix
+        for check in checks[depth]:
+            if not check(F, R, me, *args):
+                return False
+        return not (cost is not None and cost_depth == depth and F[(me, money)] < cost(F, R, me, *args))
+
+    if (checks[0] or cost_depth == 0) and not passes(()):
+        return
+    if depth_count == 0:
+        yield Action(name, ())
+        return
+    if depth_count == 1:
+        test = bool(checks[1]) or cost_depth == 1
+        for value in domains[0](F, R, me):
+            if not test or passes((value,)):
+                yield Action(name, (value,))
+        return
+
+    def expand(prefix: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
+        depth = len(prefix)
+        last = depth + 1 == depth_count
+        test = bool(checks[depth + 1]) or cost_depth == depth + 1
+        for value in domains[depth](F, R, me, *prefix):
+            chosen = (*prefix, value)
+            if test and not passes(chosen):
+                continue
+            if last:
+                yield chosen
+            else:
+                yield from expand(chosen)
+
+    for args in expand(()):
+        yield Action(name, args)

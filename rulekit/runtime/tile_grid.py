@@ -1,0 +1,267 @@
+"""Tile records and what is derived from a tile grid, cached per grid object.
+
+Grids, like every state value, are never changed in place: a changed grid is a new map.
+So what is derived from a grid (each tile's placed edges, the frontier, the regions) is
+cached per grid object (:class:`Derived`, kept while the grid is alive in the cache), and
+a placement listing costs a few dictionary look-ups per frontier cell and rotation instead
+of re-rotating every neighbour's edges each time.  The built-ins that read it are in
+:mod:`rulekit.runtime.tiles`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
+
+from rulekit.runtime.errors import RuleFailure
+
+Cell = tuple[int, int]
+_V = TypeVar("_V")
+Part = tuple[Any, tuple[int, ...]]
+
+STEPS = ((0, -1), (1, 0), (0, 1), (-1, 0))
+
+
+def step(cell: Sequence[int], side: int) -> Cell:
+    dx, dy = STEPS[side]
+    return (cell[0] + dx, cell[1] + dy)
+
+
+def is_tile(record: Any, kind: Any) -> bool:
+    if not isinstance(record, dict) or "edges" not in record:
+        return False
+    return kind is None or record.get("kind") == kind
+
+
+def _check_edges(edges: Sequence[Any]) -> tuple[Any, ...]:
+    seq = tuple(edges)
+    if len(seq) != 4:
+        raise RuleFailure(f"a tile needs 4 edge labels (north, east, south, west), not {len(seq)}")
+    return seq
+
+
+_ROTATED: dict[tuple[Any, int], tuple[Any, ...]] = {}
+
+
+def placed_edges(edges: Sequence[Any], rotation: int) -> tuple[Any, ...]:
+    r = rotation % 4
+    try:
+        return _ROTATED[(edges, r)]
+    except (KeyError, TypeError):  # not seen yet, or unhashable edges
+        pass
+    seq = _check_edges(edges)
+    placed = (seq[(0 - r) % 4], seq[(1 - r) % 4], seq[(2 - r) % 4], seq[(3 - r) % 4])
+    try:
+        if len(_ROTATED) > 4096:
+            _ROTATED.clear()
+        _ROTATED[(edges, r)] = placed
+    except TypeError:
+        pass
+    return placed
+
+
+def tile_edges(tile: dict[Any, Any]) -> tuple[Any, ...]:
+    return placed_edges(tile["edges"], int(tile.get("rotation") or 0))
+
+
+_NOT_A_TILE = None
+ANYTHING: Any = object()  # no tile on that side: any edge fits
+
+
+class Derived:
+    """What is derived from one grid for one ``kind``, filled in as it is asked for.
+
+    Everything but the frontier, regions and placements is kept per cell, so a new grid
+    that differs from the previous one in a few cells inherits the answers of every cell
+    those changes cannot affect (see :func:`_inherit`).
+    """
+
+    __slots__ = ("edges", "facing", "fits", "frontier", "grid", "kind", "needs", "placements", "regions")
+
+    def __init__(self, grid: dict[Any, Any], kind: Any) -> None:
+        self.grid = grid
+        self.kind = kind
+        self.edges: dict[Any, tuple[Any, ...] | None] = {}
+        self.frontier: tuple[Cell, ...] | None = None
+        self.regions: dict[Any, list[tuple[tuple[Cell, int], ...]]] = {}
+        self.needs: dict[Any, tuple[Any, Any, Any, Any, bool] | None] = {}
+        #: Answers of tile_fits by cell, then by (edges, rotation, adjacent).
+        self.fits: dict[Any, dict[Any, bool]] = {}
+        #: Answers of tile_facing by cell, then by label.
+        self.facing: dict[Any, dict[Any, tuple[int, ...]]] = {}
+        self.placements: dict[Any, tuple[tuple[Cell, int], ...]] = {}
+
+    def edges_at(self, cell: Any) -> tuple[Any, ...] | None:
+        """The placed edges of the tile of ``kind`` on ``cell``; None: no such tile."""
+        try:
+            return self.edges[cell]
+        except KeyError:
+            pass
+        record = self.grid.get(cell)
+        found = tile_edges(record) if record is not None and is_tile(record, self.kind) else _NOT_A_TILE
+        self.edges[cell] = found
+        return found
+
+    def needs_at(self, cell: Cell) -> tuple[Any, Any, Any, Any, bool] | None:
+        """What a tile on the empty ``cell`` must show on each side (the facing edge of the
+        tile of ``kind`` there, or ``ANYTHING``) and whether any such tile touches it;
+        None if the cell is not empty."""
+        try:
+            return self.needs[cell]
+        except KeyError:
+            pass
+        found: tuple[Any, Any, Any, Any, bool] | None = None
+        if cell not in self.grid:
+            x, y = cell
+            north = self.edges_at((x, y - 1))
+            east = self.edges_at((x + 1, y))
+            south = self.edges_at((x, y + 1))
+            west = self.edges_at((x - 1, y))
+            found = (
+                ANYTHING if north is None else north[2],
+                ANYTHING if east is None else east[3],
+                ANYTHING if south is None else south[0],
+                ANYTHING if west is None else west[1],
+                not (north is None and east is None and south is None and west is None),
+            )
+        self.needs[cell] = found
+        return found
+
+
+_DERIVED: dict[tuple[int, Any], Derived] = {}
+_DERIVED_LIMIT = 256
+#: The entry made last for each kind: a new grid inherits from it (in play, a new grid is
+#: usually the previous one with a cell or two changed).
+_PARENT: dict[Any, Derived] = {}
+#: A new grid that differs from the parent's in more cells than this starts afresh.
+_INHERIT_LIMIT = 8
+_GONE: Any = object()
+
+
+def derived_for(grid: dict[Any, Any], kind: Any) -> Derived:
+    """The cache entry of ``grid`` (the very object: the entry keeps it alive, so its id
+    cannot be reused while cached) for ``kind``."""
+    last = LAST[0]
+    if last is not None and last.grid is grid and last.kind == kind:
+        return last
+    entry = _lookup(grid, kind)
+    LAST[0] = entry
+    return entry
+
+
+LAST: list[Derived | None] = [None]
+
+
+def _lookup(grid: dict[Any, Any], kind: Any) -> Derived:
+    try:
+        key = (id(grid), kind)
+        entry = _DERIVED.get(key)
+    except TypeError:  # an unhashable kind: no caching
+        return Derived(grid, kind)
+    if entry is not None and entry.grid is grid:
+        return entry
+    if len(_DERIVED) >= _DERIVED_LIMIT:
+        _DERIVED.clear()
+    entry = _DERIVED[key] = Derived(grid, kind)
+    parent = _PARENT.get(kind)
+    if parent is not None:
+        _inherit(entry, parent)
+    _PARENT[kind] = entry
+    return entry
+
+
+def _inherit(entry: Derived, parent: Derived) -> None:
+    """Give ``entry`` the per-cell answers of ``parent`` that still hold for its grid.
+
+    A cell's placed edges depend on its own record; what a tile must show there (needs,
+    fits) and which neighbours face it (facing) on its own record and its four neighbours'.
+    Records are compared by identity (grids are immutable values: an unchanged cell keeps
+    its record object; an equal but new record just counts as changed).  The per-cell
+    dictionaries are shared, not copied: an answer added later holds for both grids.
+    """
+    grid, old = entry.grid, parent.grid
+    changed = [cell for cell, record in grid.items() if old.get(cell, _GONE) is not record]
+    if len(changed) > _INHERIT_LIMIT:
+        return
+    if len(grid) - len(changed) != len(old):  # some cells were removed
+        changed.extend(cell for cell in old if cell not in grid)
+        if len(changed) > _INHERIT_LIMIT:
+            return
+    try:
+        near = set(changed)
+        for x, y in changed:
+            near.update(((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)))
+    except (TypeError, ValueError):  # cells that are not (x, y) pairs: nothing is inherited
+        return
+    entry.edges = _without(parent.edges, changed)
+    entry.needs = _without(parent.needs, near)
+    entry.fits = _without(parent.fits, near)
+    entry.facing = _without(parent.facing, near)
+    if parent.frontier is not None:  # the frontier changes only among the cells near a change
+        kind = entry.kind
+        frontier = set(parent.frontier)
+        frontier.difference_update(near)
+        for x, y in near:
+            if (x, y) not in grid and (
+                is_tile(grid.get((x, y - 1)), kind)
+                or is_tile(grid.get((x + 1, y)), kind)
+                or is_tile(grid.get((x, y + 1)), kind)
+                or is_tile(grid.get((x - 1, y)), kind)
+            ):
+                frontier.add((x, y))
+        entry.frontier = tuple(sorted(frontier))
+
+
+def _without(answers: dict[Any, _V], cells: Iterable[Any]) -> dict[Any, _V]:
+    """A copy of ``answers`` without the entries of ``cells``."""
+    kept = dict(answers)
+    for cell in cells:
+        kept.pop(cell, None)
+    return kept
+
+
+def default_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part, ...]:
+    """Parts as printed: one part for all sides of a joined label, cyclic runs otherwise."""
+    seq = _check_edges(edges)
+    parts: list[Part] = []
+    done: set[Any] = set()
+    # joined labels first, in order of first appearance
+    for label in seq:
+        if label in joined and label not in done:
+            done.add(label)
+            parts.append((label, tuple(d for d in range(4) if seq[d] == label)))
+    if len(set(seq)) == 1:
+        if seq[0] not in joined:
+            parts.append((seq[0], (0, 1, 2, 3)))
+        return tuple(parts)
+    # start each run right after a label change, so runs never wrap past index 3
+    runs: list[Part] = []
+    start = next(d for d in range(4) if seq[d] != seq[d - 1])
+    current: list[int] = []
+    for i in range(4):
+        d = (start + i) % 4
+        if current and seq[d] != seq[current[-1]]:
+            runs.append((seq[current[0]], tuple(sorted(current))))
+            current = []
+        current.append(d)
+    runs.append((seq[current[0]], tuple(sorted(current))))
+    runs.sort(key=lambda p: p[1][0])
+    parts.extend(p for p in runs if p[0] not in joined)
+    return tuple(parts)
+
+
+def record_parts(tile: dict[Any, Any]) -> tuple[Part, ...]:
+    explicit = tile.get("parts")
+    if explicit:
+        return tuple((p[0], tuple(p[1])) for p in explicit)
+    return default_parts(tile["edges"])
+
+
+def part_by_side(tile: dict[Any, Any]) -> list[int]:
+    """For each placed side, the index of the part touching it (-1: none)."""
+    r = int(tile.get("rotation") or 0) % 4
+    result = [-1, -1, -1, -1]
+    for index, (_, sides) in enumerate(record_parts(tile)):
+        for printed in sides:
+            result[(printed + r) % 4] = index
+    return result
