@@ -123,7 +123,7 @@ class CodeGenBase:
                 self.check_ids(element, t.map_value(type_), span, what)
 
     def check_action_param(self, name: str, type_: Type, node: Any) -> None:
-        """An action parameter is written in logs as action text (``build(marseille, 3)``), which
+        """An action parameter is written in logs as action text (``build(north, 3)``), which
         has no notation for maps and records: those cannot be parameters."""
         if holds_maps(type_):
             self.error(

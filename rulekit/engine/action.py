@@ -13,8 +13,8 @@ class Action(tuple[str, tuple[Any, ...]]):
     """An action with its arguments, e.g. ``place(b2)``: an immutable ``(name, args)`` pair.
 
     A tuple underneath, so that listing legal actions builds each one with a single C call
-    (:data:`make_action`) and comparing or hashing actions runs no Python code: El Caballero
-    lists ~45 actions per decision.
+    (:data:`make_action`) and comparing or hashing actions runs no Python code: a tile-laying game
+    lists dozens of actions per decision.
     """
 
     __slots__ = ()

@@ -1,8 +1,8 @@
 """The targeted search of shrinking: new short games that go for the failing check.
 
-A long counterexample often needs a few actions far apart (a fortress built and, many turns
-later, a second one in the same city; seven caballero cards put on the map before a supply
-overflows the court); dropping actions from it stalls, as most candidates break the game
+A long counterexample often needs a few actions far apart (a building put up and, many turns
+later, a second one in the same place; most of a player's pieces put on the map before her
+reserve overflows); dropping actions from it stalls, as most candidates break the game
 somewhere in between. New games are played instead, cut off before the best length so far:
 
 * the action kinds that write what the failing check reads, taking it towards its failing
