@@ -66,6 +66,16 @@ def _section(root: Node, name: str) -> Entries:
     return found if isinstance(found, Entries) else _empty_entries(root.where(name))
 
 
+def _parameters(spec: Node) -> tuple[tuple[str, str], ...] | None:
+    """The typed parameters of a function or procedure entry; None when the entry has no body or a
+    parameter failed (both already reported)."""
+    params = spec.get("params") or {}
+    raw_params = spec.raw.get("params")
+    if spec.get("body") is None or len(params) != (len(raw_params) if isinstance(raw_params, dict) else 0):
+        return None
+    return tuple((p, d.text) for p, d in params.items())
+
+
 def _empty_entries(span: Span) -> Entries:
     empty = Entries()
     empty.spans, empty.span = {}, span
@@ -305,13 +315,10 @@ class _Builder:
         result = {}
         section = _section(self.root, "functions")
         for name, spec in section.items():
-            params = spec.get("params") or {}
-            body = spec.get("body")
-            raw_params = spec.raw.get("params")
-            if body is None or len(params) != (len(raw_params) if isinstance(raw_params, dict) else 0):
+            typed = _parameters(spec)
+            if typed is None:
                 continue  # reported
-            typed = tuple((p, d.text) for p, d in params.items())
-            body = call_original(body, spec.get("wraps"))
+            body = call_original(spec.get("body"), spec.get("wraps"))
             returns = spec.get("returns")
             result[name] = m.FunctionDecl(
                 name, typed, body, section.spans[name], returns.text if returns is not None else None
@@ -354,13 +361,10 @@ class _Builder:
         result = {}
         section = _section(self.root, "procedures")
         for name, spec in section.items():
-            params = spec.get("params") or {}
-            body = spec.get("body")
-            raw_params = spec.raw.get("params")
-            if body is None or len(params) != (len(raw_params) if isinstance(raw_params, dict) else 0):
+            typed = _parameters(spec)
+            if typed is None:
                 continue  # reported
-            typed = tuple((p, d.text) for p, d in params.items())
-            result[name] = m.ProcedureDecl(name, typed, body, section.spans[name])
+            result[name] = m.ProcedureDecl(name, typed, spec.get("body"), section.spans[name])
         return result
 
     def requirement_groups(self) -> dict[str, groups.RequirementGroup]:
