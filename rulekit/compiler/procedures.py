@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from rulekit.compiler import emit
+from rulekit.compiler import callgraph, emit
 from rulekit.compiler.codegen import CodeGen, Context
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
@@ -48,30 +48,9 @@ def _statements(block: ast.Block | tuple[ast.Stmt, ...]) -> Iterator[ast.CallSta
 
 def find_cycle(procedures: Mapping[str, Procedure]) -> list[str] | None:
     """A chain of procedures that ends where it began (``a -> b -> a``), if there is one."""
-    graph = {name: sorted(calls(p.body, procedures)) for name, p in procedures.items()}
-    state: dict[str, int] = {}  # 1: on the current path, 2: done
-    path: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        path.append(node)
-        for callee in graph[node]:
-            if state.get(callee) == 1:
-                return [*path[path.index(callee) :], callee]
-            if callee not in state:
-                found = visit(callee)
-                if found:
-                    return found
-        path.pop()
-        state[node] = 2
-        return None
-
-    for name in sorted(graph):
-        if name not in state:
-            found = visit(name)
-            if found:
-                return found
-    return None
+    return callgraph.find_cycle(
+        {name: calls(procedures[name].body, procedures) for name in sorted(procedures)}
+    )
 
 
 def param_types(
