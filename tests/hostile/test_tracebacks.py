@@ -180,3 +180,24 @@ def test_hostile_answers_in_human_play_are_refused_and_play_goes_on() -> None:
     )
     assert status == 0
     assert "you quit the game" in shown
+
+
+@pytest.mark.parametrize(
+    ("lines", "position"),
+    [
+        ("ruleset: tic_tac_to-\n", ":2:10: error: no ruleset 'tic_tac_to-'"),
+        ("ruleset: tic_tac_toe\nmodules: [nope]\n", ":3:11: error: unknown module 'nope'"),
+        ("ruleset: tic_tac_toe\nvariants: [misere, nope]\n", ":3:20: error: no variant file 'nope'"),
+    ],
+    ids=["ruleset", "module", "variant"],
+)
+def test_an_unknown_name_in_a_scenario_points_at_its_entry(
+    run: Run, tmp_path: Path, lines: str, position: str
+) -> None:
+    """Found by the fuzzer: a misspelt ruleset, module or variant name in a scenario was an
+    error without a position."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(f"scenario: s\n{lines}actions: [place(a1)]\n", encoding="utf-8")
+    status, out, err = run("scenario", str(scenario))
+    assert status == 1, out + err
+    assert f"{scenario}{position}" in out
