@@ -6,10 +6,11 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import attrs
 import pytest
 
 from rulekit.errors import RuleEvaluationError
-from rulekit.limits import LIMITS
+from rulekit.limits import LIMITS, Limits
 from rulekit.load import load_game
 from tests.hostile.conftest import Run, assert_refused
 
@@ -243,3 +244,13 @@ def test_an_action_stopped_by_the_budget_leaves_the_state_unchanged(ruleset: Cal
     assert caught.value.diagnostics[0].span is not None
     assert state.state_hash() == before
     assert state.value("game", "n") == 0
+
+
+def test_docs_list_every_limit_with_its_default() -> None:
+    """docs/security.md's table of limits matches rulekit.limits: every limit, the same default."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text(encoding="utf-8")
+    documented = {
+        name: int(default.replace(",", ""))
+        for name, default in re.findall(r"^\| `(\w+)` \| ([\d,]+) \|", text, re.MULTILINE)
+    }
+    assert documented == {f.name: f.default for f in attrs.fields(Limits)}

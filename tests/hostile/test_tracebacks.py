@@ -95,9 +95,19 @@ def test_a_failing_score_or_tiebreak_is_a_located_rule_error(
     assert "the standings failed" in err or "the scores failed" in err
 
 
-def test_a_failing_bot_weight_is_a_located_rule_error(run: Run, ruleset: Callable[[str], Path]) -> None:
-    """A bot weight that divides by zero is reported at the weight, not as a traceback."""
-    status, _, err = run("play", str(ruleset("bots:\n  weights:\n    go: 1 // game.n\n")), "--quiet")
+@pytest.mark.parametrize(
+    "weights",
+    [
+        "bots:\n  weights:\n    go: 1 // game.n\n",
+        "functions:\n  nothing: none\nbots:\n  weights:\n    go: nothing()\n",
+    ],
+    ids=["divides_by_zero", "is_none"],
+)
+def test_a_failing_bot_weight_is_a_located_rule_error(
+    run: Run, ruleset: Callable[[str], Path], weights: str
+) -> None:
+    """A bot weight that divides by zero or is none is reported at the weight, not as a traceback."""
+    status, _, err = run("play", str(ruleset(weights)), "--quiet")
     assert_refused(status, err)
     assert "bot weight" in err
 
