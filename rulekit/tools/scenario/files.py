@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rulekit.errors import Diagnostic, RulekitError, RulesetError, Span
+from rulekit.rules.compose import is_file
 
 SCENARIO_KEYS = (
     "scenario",
@@ -76,7 +77,7 @@ def ruleset_for(path: Path, given: Any) -> str:
     """The ruleset a scenario runs against: ``ruleset:`` or the directory above holding ruleset.yaml."""
     if given:
         candidate = path.parent / str(given)
-        if (candidate / "ruleset.yaml").is_file():
+        if is_file(candidate / "ruleset.yaml"):
             return str(candidate)
         return str(given)
     for parent in path.resolve().parents:

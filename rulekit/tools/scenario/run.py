@@ -11,7 +11,7 @@ import attrs
 from rulekit.compiler.program import Program
 from rulekit.engine.game import Game, State
 from rulekit.errors import Diagnostic, RulekitError, RulesetError, Span
-from rulekit.rules.compose import check_keys
+from rulekit.rules.compose import check_keys, is_file
 from rulekit.rules.yaml_source import LocDict, LocStr, load_file, span_of
 from rulekit.tools.scenario import expect, invariants, start, steps, values
 from rulekit.tools.scenario.context import (
@@ -187,7 +187,7 @@ def variant_path(run: ScenarioFile, ref: Any) -> str:
     if not isinstance(ref, str) or not text:
         raise RulesetError(Diagnostic("a variant is a file path or a shipped variant's name", where))
     candidate = Path(text) if Path(text).is_absolute() else run.path.parent / text
-    if candidate.is_file():
+    if is_file(candidate):
         return str(candidate)
     if "/" in text or text.endswith((".yaml", ".yml")):
         raise RulesetError(
