@@ -90,8 +90,10 @@ class Outcome:
 
     @property
     def located(self) -> bool:
-        """Exit 1 with a file:line:col (or log line) in the message."""
-        return self.status != 1 or _POSITION.search(self.out + self.err) is not None
+        """Exit 1 with a file:line:col (or log line) in the message, or for the fuzzer's own
+        ``--max-actions`` cap (a game that goes on is no input error)."""
+        text = self.out + self.err
+        return self.status != 1 or _POSITION.search(text) is not None or "did not end within" in text
 
 
 def run(argv: list[str]) -> Outcome:
