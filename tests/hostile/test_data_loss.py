@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -142,3 +143,27 @@ def test_a_game_killed_outright_leaves_a_partial_log_that_replays(
     status, out, err = run("replay", str(partial), "--ruleset", str(rules))
     assert status == 0, err
     assert f"replayed {written - 1} actions" in out  # every complete line after the header
+
+
+#: Modules allowed to write files by other means than rulekit.tools.files, and why.
+_OWN_WRITERS = {
+    "tools/files.py": "the one writer: temporary file + fsync + rename, and the streamed log",
+    "cachedir.py": "the program cache: temporary file + rename in the user's private directory",
+    "tools/bench/report.py": "benchmark results: temporary file + rename",
+    "tools/schema.py": "regenerates the JSON schemas shipped in the source tree (a developer tool)",
+}
+_WRITES = re.compile(r"\.write_text\(|\.write_bytes\(|\bopen\([^)]*['\"][wax]b?['\"]|os\.fdopen\([^)]*['\"]w")
+
+
+def test_rulekit_writes_files_only_through_the_atomic_writers() -> None:
+    """Every log, counterexample, report and page goes through rulekit.tools.files (whole file
+    or nothing; a streamed log that replays after a kill): a new ``write_text`` elsewhere fails."""
+    package = Path(__file__).resolve().parents[2] / "rulekit"
+    offenders = [
+        f"{path.relative_to(package)}:{number}: {line.strip()}"
+        for path in sorted(package.rglob("*.py"))
+        if path.relative_to(package).as_posix() not in _OWN_WRITERS
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _WRITES.search(line)
+    ]
+    assert offenders == []
