@@ -254,3 +254,14 @@ def test_docs_list_every_limit_with_its_default() -> None:
         for name, default in re.findall(r"^\| `(\w+)` \| ([\d,]+) \|", text, re.MULTILINE)
     }
     assert documented == {f.name: f.default for f in attrs.fields(Limits)}
+
+
+def test_a_flow_that_never_asks_anyone_is_a_located_error(run: Run, ruleset: Callable[[str], Path]) -> None:
+    """A billion turns that nobody can play (each ends by itself): the flow stops after its step
+    limit with the position of the flow step under way (it used to have no position)."""
+    rules = ruleset("")
+    _replace(rules, "times: 3", "times: 1000000000")
+    _replace(rules, "    effect: game.n += 1\n", "    require: game.n < 1\n    effect: game.n += 1\n")
+    status, _, err = run("play", str(rules), "--quiet")
+    assert_refused(status, err)
+    assert "ruleset.yaml:15:11: error: the flow runs without ever asking a player to decide" in err
