@@ -116,10 +116,16 @@ def test_a_scenario_naming_an_evil_variant_fails_without_running_it(
     assert not marker.exists()
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["replay"], ["replay", "--html", "page.html"], ["render", "-o", "board.svg"]],
+    ids=["replay", "replay_html", "render"],
+)
 def test_replay_never_loads_rules_from_a_path_named_only_in_the_log(
-    run: Run, ruleset: Callable[[str], Path], tmp_path: Path, marker: Path
+    run: Run, ruleset: Callable[[str], Path], tmp_path: Path, marker: Path, command: list[str]
 ) -> None:
-    """A header's ``source`` pointing at a stranger's rules is refused; the rules must be named."""
+    """A header's ``source`` pointing at a stranger's rules is refused by every command that
+    reads a log; the rules must be named."""
     rules = ruleset(f'functions:\n  f:\n    params:\n      "x={shell_payload(marker)}": int\n    body: "1"\n')
     log = tmp_path / "game.jsonl"
     header = {
@@ -133,10 +139,12 @@ def test_replay_never_loads_rules_from_a_path_named_only_in_the_log(
         "seed": 0,
     }
     log.write_text(json.dumps(header) + "\n")
-    status, _, err = run("replay", str(log))
+    status, _, err = run(command[0], str(log), *command[1:])
     assert_refused(status, err)
     assert "--ruleset" in err
     assert not marker.exists()
+    if len(command) > 1:
+        assert not (tmp_path / command[-1]).exists()  # no page or picture was written
 
 
 def test_replay_checks_the_fingerprint_before_compiling(
