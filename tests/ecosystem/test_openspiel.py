@@ -385,6 +385,7 @@ actions:
     effect: |
       tell(me, concat("the secret is ", game.secret))
       game.peeks += 1
+    ends_turn: true
 flow:
   - repeat:
       until: game.peeks >= 2
