@@ -61,7 +61,7 @@ import numpy as np
 import pyspiel
 
 from rulekit.compiler.program import Program
-from rulekit.engine.chance import ChanceStep, apply_with_chance, chance_step
+from rulekit.engine.chance import ChanceStep, chance_step
 from rulekit.engine.game import Game, State
 from rulekit.engine.spaces import (
     ActionSpace,
@@ -73,6 +73,7 @@ from rulekit.engine.spaces import (
 from rulekit.errors import Diagnostic, RulekitError
 from rulekit.load import load_game, load_program
 from rulekit.rules.compose import find_ruleset
+from rulekit.runtime.chance import ChanceControl, ChancePending
 
 PREFIX = "rulekit_"
 DEFAULT_MAX_MOVES = 5000
@@ -323,19 +324,24 @@ class RulekitState(pyspiel.State):
         return [(seed, 1.0 / seeds) for seed in range(seeds)]
 
     def _pending_step(self) -> ChanceStep:
-        """The next chance step of the pending action (probed once, then cached)."""
+        """The next chance step of the pending action (probed once after a clone or a
+        deserialization, else kept from the apply that reached it)."""
         inner = self._inner
         assert inner.state is not None and inner.pending is not None
         if inner.step is None:
             action, given = inner.pending
             inner.step = chance_step(inner.state, self._game().space.decode(action), given)
             assert inner.step is not None, "a pending action has a chance step"
-            if len(inner.step.outcomes) > self._game().seeds:
-                raise ValueError(
-                    f"the chance step {inner.step.event} has {len(inner.step.outcomes)} outcomes, "
-                    f"more than max_chance_outcomes ({self._game().seeds}; raise the seeds parameter)"
-                )
-        return inner.step
+        return self._checked(inner.step)
+
+    def _checked(self, step: ChanceStep) -> ChanceStep:
+        seeds = self._game().seeds
+        if len(step.outcomes) > seeds:
+            raise ValueError(
+                f"the chance step {step.event} has {len(step.outcomes)} outcomes, "
+                f"more than max_chance_outcomes ({seeds}; raise the seeds parameter)"
+            )
+        return step
 
     def _legal_actions(self, player: int) -> list[int]:
         if self._inner.state is None:
@@ -355,24 +361,35 @@ class RulekitState(pyspiel.State):
         if inner.pending is not None:  # a chance outcome of the pending action
             self._pending_step()
             player_action, given = inner.pending
-            given = (*given, action)
-            inner.step = None
-            decoded = game.space.decode(player_action)
-            if chance_step(inner.state, decoded, given) is None:
-                apply_with_chance(inner.state, decoded, given)
-                inner.pending = None
-                self._moves += 1
-                self._legal = None
-            else:
-                inner.pending = (player_action, given)
+            self._apply_until_chance(player_action, (*given, action))
             return
-        decoded = game.space.decode(action)
         if game.random:
-            step = chance_step(inner.state, decoded)
-            if step is not None:  # the action waits for its chance nodes
-                inner.pending, inner.step = (action, ()), step
-                return
-        inner.state.apply_action(decoded)
+            self._apply_until_chance(action, ())
+            return
+        inner.state.apply_action(game.space.decode(action))
+        self._moves += 1
+        self._legal = None
+
+    def _apply_until_chance(self, action: int, given: tuple[int, ...]) -> None:
+        """Apply the player's ``action`` with the chance outcomes ``given``, once.
+
+        The engine applies it for real, stopping at the first chance step without an
+        outcome: then the state is unchanged (``State.apply_action`` is atomic) and the
+        action waits for that step's chance node; else the action is complete.
+        """
+        inner = self._inner
+        assert inner.state is not None
+        runtime = inner.state.game.runtime
+        saved = runtime.chance
+        runtime.chance = ChanceControl(given, probe=True)
+        try:
+            inner.state.apply_action(self._game().space.decode(action))
+        except ChancePending as pending:
+            inner.pending, inner.step = (action, given), self._checked(pending.step)
+            return
+        finally:
+            runtime.chance = saved
+        inner.pending, inner.step = None, None
         self._moves += 1
         self._legal = None
 

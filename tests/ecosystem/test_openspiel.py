@@ -407,3 +407,31 @@ def test_a_note_told_to_p1_is_not_in_p2_s_openspiel_observations(write_ruleset: 
     assert told.observation_tensor(1) == untold.observation_tensor(1)
     assert told.information_state_string(1) == untold.information_state_string(1)
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+def test_the_engine_carries_out_each_move_and_each_chance_outcome_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No move is applied twice (a probe, then for real): one engine apply per OpenSpiel apply."""
+    from rulekit.engine.game import State
+
+    calls: list[str] = []
+    apply = State._apply
+
+    def counted(self: State, action: Any) -> None:
+        calls.append(action[0])
+        apply(self, action)
+
+    monkeypatch.setattr(State, "_apply", counted)
+    game = rk.register("pig", players=2)
+    state = _after_setup(game)
+    rng = np.random.RandomState(4)
+    for _ in range(40):
+        if state.is_terminal():
+            break
+        calls.clear()
+        if state.is_chance_node():
+            state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        assert len(calls) == 1
