@@ -435,3 +435,61 @@ def test_the_engine_carries_out_each_move_and_each_chance_outcome_once(
         else:
             state.apply_action(int(rng.choice(state.legal_actions())))
         assert len(calls) == 1
+
+
+def _redealt(state: Any, player: int) -> Any:
+    """A clone of ``state`` that differs only in what ``player`` may not see: the components
+    of every list hidden from them (hidden fields, other players' owner fields) pooled by
+    type and dealt back in reverse order, the same sizes; a hidden number plus one."""
+    other = state.clone()
+    engine = other.engine_state
+    slots: dict[str, list[tuple[Any, str]]] = {}
+    for scope, fields in engine.game.program.rules.fields.items():
+        for name, decl in fields.items():
+            if decl.visibility == "public" or (decl.visibility == "owner" and scope != "player"):
+                continue
+            for owner in engine.game.owners(scope):
+                if decl.visibility == "owner" and owner == player:
+                    continue
+                if type(engine.fields[(owner, name)]) is int:
+                    engine.fields[(owner, name)] += 1
+                elif isinstance(engine.fields[(owner, name)], tuple):
+                    slots.setdefault(decl.type_text, []).append((owner, name))
+    for places in slots.values():
+        pool = [item for place in places for item in engine.fields[place]][::-1]
+        for place in places:
+            size = len(engine.fields[place])
+            engine.fields[place], pool = tuple(pool[:size]), pool[size:]
+    engine.refresh()
+    return other
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players", "modules"),
+    [("el_capitan", 3, ALL_TILES), ("el_caballero", 3, []), ("royal_letter", 4, [])],
+    ids=["el_capitan", "el_caballero", "royal_letter"],
+)
+def test_states_differing_only_in_what_a_player_may_not_see_look_identical_to_them(
+    ruleset: str, players: int, modules: list[str]
+) -> None:
+    """Hidden decks and other players' hands changed: that player's observation and
+    information state (strings and tensors) are unchanged; the owner of a hand sees it."""
+    game = rk.register(ruleset, players=players, modules=modules)
+    state = game.new_initial_state()
+    state.apply_action(11)
+    rng = np.random.RandomState(6)
+    for _ in range(3):
+        if not state.is_terminal():
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert not state.is_chance_node() and not state.is_terminal()
+    for player in range(players):
+        other = _redealt(state, player)
+        assert str(other) != str(state)  # they do differ...
+        assert other.observation_string(player) == state.observation_string(player)
+        assert other.observation_tensor(player) == state.observation_tensor(player)
+        assert other.information_state_string(player) == state.information_state_string(player)
+        assert other.information_state_tensor(player) == state.information_state_tensor(player)
+        if ruleset == "royal_letter":  # ...and a hand's owner sees the difference
+            owner = (player + 1) % players
+            assert other.observation_string(owner) != state.observation_string(owner)
+            assert other.observation_tensor(owner) != state.observation_tensor(owner)
