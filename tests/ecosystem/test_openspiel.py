@@ -137,6 +137,67 @@ def test_random_sim_test_passes_for_each_tile(modules: list[str]) -> None:
     pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
+# ---------------------------------------------------------------- the declared bounds hold
+def _check_random_games_against_the_bounds(game: Any, games: int, seed: int = 0) -> int:
+    """Play random games (chance by its probabilities); every bound the GameInfo declares
+    holds at every node, and each game ends by the rules, not the horizon; the longest game."""
+    rng = np.random.RandomState(seed)
+    longest = 0
+    for _ in range(games):
+        state, moves = game.new_initial_state(), 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+                assert len(outcomes) <= game.max_chance_outcomes()
+                assert all(0 <= o < game.max_chance_outcomes() for o in outcomes)
+                assert sum(probabilities) == pytest.approx(1.0)
+                state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+            else:
+                legal = state.legal_actions()
+                assert legal and all(0 <= a < game.num_distinct_actions() for a in legal)
+                state.apply_action(int(rng.choice(legal)))
+                moves += 1
+        assert state.engine_state.is_terminal(), "the horizon ended a game, not the rules"
+        assert moves <= game.max_game_length()
+        returns = state.returns()
+        assert all(game.min_utility() <= r <= game.max_utility() for r in returns)
+        if game.get_type().utility == GameType.Utility.ZERO_SUM:
+            assert sum(returns) == 0
+        longest = max(longest, moves)
+    return longest
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players", "modules", "games"),
+    [("tic_tac_toe", 2, [], 20), ("el_capitan", 2, ALL_TILES, 3), ("el_caballero", 2, [], 2)],
+    ids=["tic_tac_toe", "el_capitan", "el_caballero"],
+)
+def test_random_games_stay_within_the_declared_bounds(
+    ruleset: str, players: int, modules: list[str], games: int
+) -> None:
+    """Actions, chance outcomes, game length and returns stay within what GameInfo declares."""
+    game = rk.register(ruleset, players=players, modules=modules)
+    assert _check_random_games_against_the_bounds(game, games) > 0
+
+
+BOUNDS = (
+    [("el_capitan", n, ALL_TILES) for n in (2, 3, 4, 5)]
+    + [("el_caballero", n, []) for n in (2, 3, 4)]
+    + [("pig", 2, []), ("connect_four", 2, []), ("royal_letter", 2, []), ("royal_letter", 4, [])]
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("ruleset", "players", "modules"), BOUNDS, ids=str)
+def test_many_random_games_stay_within_the_declared_bounds_at_every_player_count(
+    ruleset: str, players: int, modules: list[str]
+) -> None:
+    """Twenty random games of each shipped ruleset and player count: the bounds hold, and the
+    longest game is far below the horizon (a fifth of it), so the horizon never shapes play."""
+    game = rk.register(ruleset, players=players, modules=modules)
+    assert _check_random_games_against_the_bounds(game, 20) < game.max_game_length() // 5
+
+
 # ---------------------------------------------------------------- actions, horizon, serialization
 def test_the_same_integer_is_the_same_move_in_every_state() -> None:
     """An integer names the same move in every state of a game."""
