@@ -7,7 +7,7 @@
 Game parameters: ``players``; ``modules`` and ``variants`` (names joined by ``+``);
 ``seeds`` (how many RNG seeds the chance node draws from); ``bound`` (the box of open
 action parameters, see :mod:`rulekit.engine.spaces`); ``max_moves`` (the horizon,
-0 = :data:`DEFAULT_MAX_MOVES`).
+0 = :data:`DEFAULT_MAX_MOVES`); ``max_chance_nodes`` (0 = ``max_moves``).
 
 What the game declares, and why it holds:
 
@@ -23,6 +23,10 @@ What the game declares, and why it holds:
   ``max_chance_outcomes`` is ``seeds``; a step with more outcomes is an error naming
   it.  Otherwise the game is ``DETERMINISTIC`` and starts from seed 0.  Clones and
   serialized states carry the pending action and its outcomes so far.
+  ``max_chance_nodes_in_history`` is ``max_chance_nodes``: once a game has had that
+  many chance nodes (the seed's included), the state's seeded RNG draws the later
+  outcomes inside the moves, as it does outside OpenSpiel, so the bound holds whatever
+  the rules roll.
 * information ``IMPERFECT_INFORMATION`` when a field is declared ``hidden`` or
   ``owner``-visible, else ``PERFECT_INFORMATION``.
 * utility: returns are +1 for each winner, -1 for the others, 0 for all on a full tie,
@@ -96,6 +100,7 @@ def register(
     seeds: int = DEFAULT_SEEDS,
     bound: int | None = None,
     max_moves: int = 0,
+    max_chance_nodes: int = 0,
 ) -> Any:
     """Register ``ruleset`` (a bundled name or a directory) with pyspiel; return the loaded game.
 
@@ -128,6 +133,7 @@ def register(
             "seeds": DEFAULT_SEEDS,
             "bound": bound,
             "max_moves": 0,
+            "max_chance_nodes": 0,
         }
         game_class = type(f"RulekitGame_{program.name}", (RulekitGame,), {"registered_name": name})
         pyspiel.register_game(_game_type(name, program, players, defaults), game_class)
@@ -138,6 +144,7 @@ def register(
         "seeds": seeds,
         "bound": bound,
         "max_moves": max_moves,
+        "max_chance_nodes": max_chance_nodes,
     }
     return pyspiel.load_game(name, params)
 
@@ -198,6 +205,9 @@ class RulekitGame(pyspiel.Game):
         self.space = space
         self.encoder = ObservationEncoder.of(self.engine)
         self.max_moves = int(params.get("max_moves", 0)) or DEFAULT_MAX_MOVES
+        self.max_chance_nodes = (
+            (int(params.get("max_chance_nodes", 0)) or self.max_moves) if self.random else 0
+        )
         self._initial: dict[int, State] = {}
         players = self.engine.num_players
         game_type = _game_type(name, self.engine.program, players, dict(params))
@@ -211,6 +221,10 @@ class RulekitGame(pyspiel.Game):
             max_game_length=self.max_moves,
         )
         super().__init__(game_type, info, dict(params))
+
+    def max_chance_nodes_in_history(self) -> int:
+        """At most ``max_chance_nodes`` (later draws come from the state's RNG)."""
+        return self.max_chance_nodes
 
     def new_initial_state(self) -> RulekitState:
         return RulekitState(self, None if self.random else self.initial_state(0))
@@ -287,6 +301,7 @@ class RulekitState(pyspiel.State):
         super().__init__(game)
         self._inner = _Inner(game.spec, state)
         self._moves = 0
+        self._chance_nodes = 0
         self._legal: list[int] | None = None
 
     @property
@@ -357,11 +372,12 @@ class RulekitState(pyspiel.State):
         inner = self._inner
         if inner.state is None:
             inner.state = game.initial_state(action)
+            self._chance_nodes = 1
             return
         if inner.pending is not None:  # a chance outcome of the pending action
             self._pending_step()
             player_action, given = inner.pending
-            self._apply_until_chance(player_action, (*given, action))
+            self._apply_until_chance(player_action, (*given, action), chance_nodes=1)
             return
         if game.random:
             self._apply_until_chance(action, ())
@@ -370,25 +386,31 @@ class RulekitState(pyspiel.State):
         self._moves += 1
         self._legal = None
 
-    def _apply_until_chance(self, action: int, given: tuple[int, ...]) -> None:
+    def _apply_until_chance(self, action: int, given: tuple[int, ...], chance_nodes: int = 0) -> None:
         """Apply the player's ``action`` with the chance outcomes ``given``, once.
 
         The engine applies it for real, stopping at the first chance step without an
         outcome: then the state is unchanged (``State.apply_action`` is atomic) and the
-        action waits for that step's chance node; else the action is complete.
+        action waits for that step's chance node; else the action is complete.  Past
+        ``max_chance_nodes`` the state's RNG draws the outcomes not given.  The
+        ``chance_nodes`` of this apply (its given outcome) count once it succeeds.
         """
         inner = self._inner
         assert inner.state is not None
         runtime = inner.state.game.runtime
         saved = runtime.chance
-        runtime.chance = ChanceControl(given, probe=True)
+        nodes = self._chance_nodes + chance_nodes
+        probe = nodes < self._game().max_chance_nodes
+        runtime.chance = ChanceControl(given, probe=probe)
         try:
             inner.state.apply_action(self._game().space.decode(action))
         except ChancePending as pending:
             inner.pending, inner.step = (action, given), self._checked(pending.step)
+            self._chance_nodes = nodes
             return
         finally:
             runtime.chance = saved
+        self._chance_nodes = nodes
         inner.pending, inner.step = None, None
         self._moves += 1
         self._legal = None

@@ -159,6 +159,9 @@ def _check_random_games_against_the_bounds(game: Any, games: int, seed: int = 0)
                 moves += 1
         assert state.engine_state.is_terminal(), "the horizon ended a game, not the rules"
         assert moves <= game.max_game_length()
+        chance_nodes = sum(1 for item in state.full_history() if item.player == pyspiel.PlayerId.CHANCE)
+        assert chance_nodes <= game.max_chance_nodes_in_history()
+        assert len(state.history()) <= game.max_history_length()
         returns = state.returns()
         assert all(game.min_utility() <= r <= game.max_utility() for r in returns)
         if game.get_type().utility == GameType.Utility.ZERO_SUM:
@@ -196,6 +199,27 @@ def test_many_random_games_stay_within_the_declared_bounds_at_every_player_count
     longest game is far below the horizon (a fifth of it), so the horizon never shapes play."""
     game = rk.register(ruleset, players=players, modules=modules)
     assert _check_random_games_against_the_bounds(game, 20) < game.max_game_length() // 5
+
+
+def test_past_max_chance_nodes_the_state_s_rng_draws_and_the_bound_holds() -> None:
+    """With max_chance_nodes=4, a game of Pig has four chance nodes (the seed and three rolls),
+    then its rolls come from the state's RNG: the declared bound holds and the game ends."""
+    game = rk.register("pig", players=2, max_chance_nodes=4)
+    assert game.max_chance_nodes_in_history() == 4
+    assert game.max_move_number() == game.max_game_length() + 4
+    assert rk.register("tic_tac_toe").max_chance_nodes_in_history() == 0
+    rng = np.random.RandomState(2)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    chance = [item for item in state.full_history() if item.player == pyspiel.PlayerId.CHANCE]
+    assert len(chance) == 4
+    assert state.engine_state.is_terminal()
+    moves = len(state.full_history()) - 4
+    assert moves > 10  # many rolls after the fourth chance node
 
 
 # ---------------------------------------------------------------- actions, horizon, serialization
