@@ -101,7 +101,7 @@ def test_bad_modules_are_a_ruleset_error() -> None:
 FAST_SIMS = [
     ("tic_tac_toe", 2, [], 20),
     ("el_capitan", 2, ALL_TILES, 1),
-    pytest.param("el_caballero", 2, [], 1, marks=pytest.mark.slow),  # minutes: the slow step
+    ("el_caballero", 2, [], 1),
 ]
 
 

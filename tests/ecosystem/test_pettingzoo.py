@@ -19,13 +19,7 @@ from rulekit.errors import IllegalActionError  # noqa: E402
 from rulekit.tools.render import render_state  # noqa: E402
 
 ALL_TILES = ["porto", "lisboa", "islas_canarias"]
-#: El Caballero's action space (every placement on an open map) makes PettingZoo's checks of it
-#: take minutes: those run in the slow step.
-ENVS = [
-    ("tic_tac_toe", 2, []),
-    ("el_capitan", 3, ALL_TILES),
-    pytest.param("el_caballero", 3, [], marks=pytest.mark.slow),
-]
+ENVS = [("tic_tac_toe", 2, []), ("el_capitan", 3, ALL_TILES), ("el_caballero", 3, [])]
 IDS = ["tic_tac_toe", "el_capitan", "el_caballero"]
 
 
