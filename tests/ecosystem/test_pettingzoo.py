@@ -16,6 +16,7 @@ from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from rulekit import pettingzoo as rkz  # noqa: E402
 from rulekit.errors import IllegalActionError  # noqa: E402
+from rulekit.load import load_program  # noqa: E402
 from rulekit.tools.render import render_state  # noqa: E402
 
 ALL_TILES = ["porto", "lisboa", "islas_canarias"]
@@ -155,10 +156,14 @@ def test_the_same_seed_gives_the_same_game() -> None:
     assert final(11) != final(12)
 
 
-def test_pettingzoo_render_test_passes() -> None:
-    """PettingZoo's render_test passes for both render modes."""
+@pytest.mark.parametrize(("ruleset", "players", "modules"), ENVS, ids=IDS)
+def test_pettingzoo_render_test_passes(
+    ruleset: str, players: int, modules: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PettingZoo's render_test passes for both render modes; human mode prints the view."""
 
     def make(render_mode: str | None = None) -> Any:
-        return rkz.env("tic_tac_toe", render_mode=render_mode)
+        return rkz.env(ruleset, players=players, modules=modules, render_mode=render_mode)
 
     render_test(make)
+    assert load_program(ruleset, modules).rules.title in capsys.readouterr().out
