@@ -46,11 +46,14 @@ player has seen, as long as no ruleset shows a player something and hides it lat
 (no shipped ruleset does).  The information-state tensor is the observation tensor
 followed by one number per move up to the horizon: the action's integer + 1 (0 for
 moves not made yet).
-``resample_from_infostate`` (for IS-MCTS) shuffles each list the player may not see
-(hidden fields, other players' owner-only fields) and reseeds the RNG: the sample keeps
-every observation and the information state.  It is a determinization, not a draw from
-the exact posterior: hidden values other than lists (an opponent's secret number) are
-kept, so with such rules a sample knows more than the player.
+``resample_from_infostate`` (for IS-MCTS) is the engine's determinization
+(:func:`rulekit.engine.information.determinize`, as rulekit's own MCTS): the items of
+every list the player may not see (hidden fields, other players' owner-only fields) are
+dealt again among the places they could be (the other hands and the hidden lists of
+their type), and the RNG is reseeded; the sample keeps every observation and the
+information state.  It is not a draw from the exact posterior: hidden values other than
+lists (an opponent's secret number) are kept, so with such rules a sample knows more
+than the player.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ import pyspiel
 from rulekit.compiler.program import Program
 from rulekit.engine.chance import ChanceStep, chance_step
 from rulekit.engine.game import Game, State
+from rulekit.engine.information import determinize
 from rulekit.engine.spaces import (
     ActionSpace,
     ObservationEncoder,
@@ -431,27 +435,15 @@ class RulekitState(pyspiel.State):
         return state.returns()
 
     def resample_from_infostate(self, player: int, sampler: Any = None) -> RulekitState:
-        """A state the player cannot tell from this one: hidden fields shuffled, RNG reseeded."""
+        """A state the player cannot tell from this one (the engine's determinization:
+        unseen items dealt again among the places they could be, chance re-seeded)."""
         rng = random.Random(int(sampler() * 2**32) if callable(sampler) else None)
         copy: RulekitState = self.clone()
-        inner = copy._inner.state
-        if inner is None:
+        inner = copy._inner
+        if inner.state is None:
             return copy
-        hidden = {
-            (scope, name)
-            for scope, fields in inner.game.program.rules.fields.items()
-            for name, decl in fields.items()
-            if decl.visibility == "hidden" or (decl.visibility == "owner" and scope == "player")
-        }
-        for scope, name in sorted(hidden):
-            for owner in inner.game.owners(scope):
-                if scope == "player" and owner == player:
-                    continue
-                value = inner.fields[(owner, name)]
-                if isinstance(value, tuple):
-                    inner.fields[(owner, name)] = tuple(rng.sample(value, len(value)))
-        inner.fields[("_", "rng")] = rng.getrandbits(64)
-        inner.refresh()
+        inner.state = determinize(inner.state, player, rng)
+        inner.step = None
         copy._legal = None
         return copy
 

@@ -539,7 +539,7 @@ def _redealt(state: Any, player: int) -> Any:
                 if type(engine.fields[(owner, name)]) is int:
                     engine.fields[(owner, name)] += 1
                 elif isinstance(engine.fields[(owner, name)], tuple):
-                    slots.setdefault(decl.type_text, []).append((owner, name))
+                    slots.setdefault(str(decl.declared), []).append((owner, name))
     for places in slots.values():
         pool = [item for place in places for item in engine.fields[place]][::-1]
         for place in places:
@@ -578,3 +578,23 @@ def test_states_differing_only_in_what_a_player_may_not_see_look_identical_to_th
             owner = (player + 1) % players
             assert other.observation_string(owner) != state.observation_string(owner)
             assert other.observation_tensor(owner) != state.observation_tensor(owner)
+
+
+def test_resampling_deals_an_opponent_s_hand_again_and_keeps_what_the_player_sees() -> None:
+    """IS-MCTS samples: in two-player royal_letter the opponent's one-card hand takes other
+    values (it is pooled with the deck), and each sample looks the same to the player."""
+    game = rk.register("royal_letter", players=2)
+    state = game.new_initial_state()
+    state.apply_action(5)
+    player = state.current_player()
+    opponent = 1 - player
+    real = state.engine_state.fields[(opponent, "hand")]
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    hands = set()
+    for _ in range(20):
+        sample = state.resample_from_infostate(player, sampler)
+        hands.add(sample.engine_state.fields[(opponent, "hand")])
+        assert sample.information_state_string(player) == state.information_state_string(player)
+        assert sample.observation_tensor(player) == state.observation_tensor(player)
+        assert sample.legal_actions() == state.legal_actions()
+    assert len(hands) > 1 and all(len(hand) == len(real) for hand in hands)
