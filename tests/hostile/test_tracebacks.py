@@ -211,3 +211,30 @@ def test_an_unknown_name_in_a_scenario_points_at_its_entry(
     status, out, err = run("scenario", str(scenario))
     assert status == 1, out + err
     assert f"{scenario}{position}" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "expect_standings: none",
+        "expect_standings: [none, 3]",
+        "expect_winners: none",
+        "expect_scores: [P1]",
+        "expect_terminal: none",
+    ],
+)
+def test_an_end_expectation_of_the_wrong_shape_is_a_located_failure(
+    run: Run, tmp_path: Path, line: str
+) -> None:
+    """Found by the fuzz campaign: ``expect_standings: none`` after a finished game was a
+    TypeError (exit 3) while the failure message was built."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(
+        "scenario: s\nruleset: tic_tac_toe\n"
+        "actions: [place(a1), place(b1), place(a2), place(b2), place(a3)]\n" + line + "\n",
+        encoding="utf-8",
+    )
+    status, out, err = run("scenario", str(scenario))
+    assert status == 1, out + err
+    assert "Traceback" not in out + err
+    assert f"{scenario}:4:" in out, out

@@ -120,6 +120,9 @@ def end_expectations(run: ScenarioRun, state: State) -> None:
             failures.append(Diagnostic(f"{key}: the game is not over", where).render())
             continue
         expected = [values.convert(run, v, t.PLAYER, span_of(v) or where) for v in as_list(data.get(key))]
+        for v, p in zip(as_list(data.get(key)), expected, strict=True):
+            if p is None and not run.bag.items:  # "none" reads as no player: no list holds it
+                run.bag.error(f"{key} lists players (P1, P2, ...), not {v!r}", span_of(v) or where)
         if run.bag.items:
             failures.append(RulesetError(run.bag.items).render())
             run.bag.items.clear()
