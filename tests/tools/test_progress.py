@@ -63,3 +63,29 @@ def test_on_a_terminal_rich_draws_a_bar_with_the_rate() -> None:
     text = stream.getvalue()
     assert "simulating 4/4 games" in text
     assert "games/s" in text
+
+
+def test_games_read_back_from_a_results_file_do_not_count_towards_the_speed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = [100.0]
+    monkeypatch.setattr("rulekit.tools.progress.time.monotonic", lambda: clock[0])
+    stream = io.StringIO()
+    progress = Progress("", stream, interval=0.0)
+    for done in range(1, 6):  # 5 games read back at once
+        progress(done, 10, done)
+    clock[0] += 10.0
+    progress(6, 10, 5)  # one game played in 10 s: 4 left take 40 s
+    assert stream.getvalue().splitlines()[-1] == "simulating 6/10 games, 0.10 games/s, ETA 40s"
+
+
+def test_long_times_left_read_as_a_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = [0.0]
+    monkeypatch.setattr("rulekit.tools.progress.time.monotonic", lambda: clock[0])
+    stream = io.StringIO()
+    progress = Progress("", stream, interval=0.0)
+    clock[0] = 100.0
+    progress(1, 100)
+    clock[0] = 200.0
+    progress(2, 100)  # 100 s a game, 98 left
+    assert stream.getvalue().splitlines()[-1].endswith("0.01 games/s, ETA 2:43:20")

@@ -157,7 +157,8 @@ def _timing(sims: Sequence[Simulation], labels: Sequence[str]) -> str:
     parts = []
     for label, sim in zip(labels, sims, strict=True):
         name = f"{label}: " if label else ""
-        parts.append(f"{name}{sim.games_per_second:,.1f} games/s ({sim.seconds:.2f}s)")
+        stored = f", {sim.resumed} read back from --db" if sim.resumed else ""
+        parts.append(f"{name}{sim.games_per_second:,.1f} games/s ({sim.seconds:.2f}s{stored})")
     return "speed: " + ", ".join(parts)
 
 
