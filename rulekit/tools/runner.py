@@ -202,6 +202,10 @@ class ResultsDB:
             self.connection = sqlite3.connect(self.path)
             self.connection.execute(SCHEMA)
             self.connection.commit()
+        except sqlite3.OperationalError as error:  # no such directory, no permission, a locked file
+            raise RulekitError(
+                Diagnostic(f"{self.path}: cannot open it as a results database ({error})")
+            ) from None
         except sqlite3.DatabaseError as error:
             raise RulekitError(Diagnostic(f"{self.path}: not a rulekit results database ({error})")) from None
 

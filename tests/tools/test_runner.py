@@ -85,6 +85,9 @@ def test_a_file_that_is_not_a_database_is_a_clear_error(
     bad.write_text("not a database, just notes\n" * 100)
     assert main(["simulate", "tic_tac_toe", "--games", "2", "--db", str(bad)]) == 1
     assert "not a rulekit results database" in capsys.readouterr().err
+    nowhere = str(tmp_path / "no such directory" / "r.sqlite")
+    assert main(["simulate", "tic_tac_toe", "--games", "2", "--db", nowhere]) == 1
+    assert "cannot open it as a results database (unable to open database file)" in capsys.readouterr().err
 
 
 def _rows(path: Path) -> list[tuple[object, ...]]:
