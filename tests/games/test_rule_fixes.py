@@ -31,6 +31,16 @@ set:
   triggers.shut_down_on_dark_site.when: "site in dark_sites(city)"
 """
 
+# ... and before the second fix (found by `rulekit verify` on that board): a warehouse that went
+# before the front on a dark site shut down the one behind it, leaving a hole in the chain.
+CAPITAN_BEFORE_THE_FRONT_FIX = """\
+variant: before_the_front_fix
+ruleset: el_capitan
+set:
+  triggers.shut_down_on_dark_site.when: >
+    site in dark_sites(city) and len(occupied_sites(city)) < len(city.sites)
+"""
+
 SETUP = """\
 players: 2
 setup:
@@ -108,3 +118,11 @@ def test_the_twelfth_site_scenario_fails_on_the_rules_before_the_fix(tmp_path: P
     (failure,) = run_scenario(scenario, variants=[str(before)]).failures
     # the front warehouse is shut down: the track has a gap at site 1
     assert "invariant 'u_track_contiguous' fails after build_warehouse(1)" in failure
+
+
+def test_the_dark_front_scenario_fails_on_the_rules_before_the_fix(tmp_path: Path) -> None:
+    scenario = RULESETS / "el_capitan" / "scenarios" / "dark_site_at_the_front_shuts_nothing_down.yaml"
+    assert run_scenario(scenario).failures == []
+    before = _write(tmp_path, "before.yaml", CAPITAN_BEFORE_THE_FRONT_FIX)
+    failures = run_scenario(scenario, variants=[str(before)]).failures
+    assert "expectation failed: cities.marseille.closed == []" in "\n".join(failures)
