@@ -5,8 +5,9 @@ edit.  The semantic one leaves out what cannot change a game's course: titles,
 descriptions and versions, ``doc`` and ``cite`` entries, the messages of
 requirements (``else``, also in requirement groups), the invariants, properties and
 actions' ``ensures`` (checks that never change a state), the display panels, the view
-(the pictures) and the bots' hints.  A log whose semantic fingerprint still matches
-replays to the same states (``rulekit replay`` accepts it).
+(the pictures), the bots' hints and the numbering of moves for OpenSpiel (``spaces``).
+A log whose semantic fingerprint still matches replays to the same states (``rulekit
+replay`` accepts it).
 
 Everything else counts, also text that reaches the state: a ``note(...)`` in an
 effect is part of the state, so rewording it is a change of play.
@@ -20,9 +21,11 @@ from typing import Any
 
 from rulekit.rules.compose import plain_data
 
-#: Top-level keys that never decide play.
+#: Top-level keys that never decide play (``spaces`` only numbers the moves for OpenSpiel and
+#: PettingZoo; a log records the moves' text).
 COSMETIC_TOP = frozenset(
     {"title", "description", "version", "doc", "cite", "display", "view", "bots", "invariants", "properties"}
+    | {"spaces"}
 )
 #: Keys of a section's entry (an action, trigger, function, field, kind...) that never decide play.
 COSMETIC_ENTRY = frozenset({"doc", "cite"})

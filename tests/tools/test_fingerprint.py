@@ -102,10 +102,12 @@ flow:
     assert prints[0][0] != prints[1][0] and prints[0][1] == prints[1][1]
 
 
-# One-line wording anywhere in a ruleset's files: docs, citations, requirement messages (also
-# in requirement groups), invariant, property and ensures messages, titles, relaxations' reasons.
+# Wording anywhere in a ruleset's files, on one line or as a folded block: docs, citations,
+# requirement messages (also in requirement groups), invariant, property and ensures messages,
+# titles, relaxations' reasons.
 WORDING = re.compile(
-    r"(?m)^(\s*(?:- )?(?:doc|cite|message|else|title|description|because): )([\"']?)(?=[A-Za-z§])"
+    r"(?m)^(\s*(?:- )?(?:doc|cite|message|else|title|description|because): (?:[>|][-+]?\n\s+)?)"
+    r"([\"']?)(?=[A-Za-z§])"
 )
 
 
