@@ -187,3 +187,33 @@ def test_a_royal_letter_game_in_the_terminal_prints_only_cards_of_the_seats_view
     # the game was played to its end as printed, and many lines had something to hide
     assert state.is_terminal() and "final standings" in "\n".join(lines)
     assert hidden_at_some_line > 10
+
+
+STEPS = """\
+ruleset: steps
+title: Steps
+players: {min: 2, max: 2}
+state:
+  game:
+    path: "list[int]"
+actions:
+  advance:
+    params:
+      steps: "[[11], [3, 4]]"
+    effect: game.path = steps
+    ends_turn: true
+flow:
+  - turn: player_at(1)
+"""
+
+
+def test_a_list_parameter_is_offered_as_it_is_typed_back(
+    write_ruleset: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """advance([3, 4]), not advance((3, 4)): the option as printed is a valid answer."""
+    directory = write_ruleset(STEPS, name="steps")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("advance([3, 4])\n"))
+    assert main(["play", str(directory), "--human", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "1. advance([11])" in out and "2. advance([3, 4])" in out and "((" not in out
+    assert "-> advance([3, 4])" in out
