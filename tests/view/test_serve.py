@@ -160,3 +160,18 @@ def test_the_web_app_refuses_moves_posted_by_other_sites(tmp_path: Path, serve: 
     request = urllib.request.Request(url, data=body, headers=local, method="POST")
     with urllib.request.urlopen(request, timeout=10) as response:
         assert json.loads(response.read()) == {"ok": True}
+
+
+def test_the_page_shows_only_the_seats_people_play(tmp_path: Path, serve: Callable[[Any], str]) -> None:
+    """A bot's seat sees its own hidden hand: asking for its picture is refused, acting for it too."""
+    session = _session(tmp_path, "royal_letter", 3)
+    url = serve(session)
+    assert _get(url + "api/state?seat=P1")["seat"] == "P1"
+    for seat in ("P2", "P3"):
+        try:
+            _get(url + f"api/state?seat={seat}")
+            raise AssertionError(f"the picture of {seat} (a bot) was shown")
+        except urllib.error.HTTPError as error:
+            assert error.code == 403
+            assert f"{seat} is played by a bot" in json.loads(error.read())["error"]
+    assert session.act(1, "discard") == {"ok": False, "error": "P2 is played by a bot, not by a person"}
