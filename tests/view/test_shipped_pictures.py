@@ -125,3 +125,17 @@ def test_el_caballero_draws_caballero_cards_with_their_number_owner_ships_and_ca
     )
     assert len(_shapes(picture, "ships", "circle")) == sum(1 for r in on_map if r["ship"])
     assert len(_shapes(picture, "castillos", "rect")) == sum(1 for r in on_map if r["castillo"])
+
+
+def test_the_heading_of_a_finished_game_says_so_instead_of_naming_a_player_to_act() -> None:
+    """``game_over`` is true in a view only when the state is terminal."""
+    for ruleset in ("el_capitan", "el_caballero"):
+        state = _random_until(load_game(ruleset, 3).new_initial_state(1), lambda s: False, 1, limit=5000)
+        assert state.is_terminal()
+        (heading,) = [s.props["text"] for s in _shapes(draw(state), "heading", "text")]
+        assert " · game over" in heading and " to " not in heading, heading
+        (during,) = [
+            s.props["text"]
+            for s in _shapes(draw(load_game(ruleset, 3).new_initial_state(1)), "heading", "text")
+        ]
+        assert "game over" not in during and "P1 " in during, during
