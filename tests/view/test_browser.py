@@ -114,6 +114,10 @@ def test_the_replay_viewer_steps_through_a_game_with_keys_buttons_and_the_log(
     jump.send_keys("4", Keys.ENTER)
     _wait(browser, lambda b: body.get_attribute("data-step") == "4")
     assert _texts(browser, "marks") == _svg_texts(replay_to(str(log), 4), "marks")
+    # the chart's cursor stands at step 4 of `last` (the plot spans x 40 .. width - 12)
+    cursor = browser.find_element(By.ID, "cursor")
+    width = float(browser.find_element(By.ID, "chart").get_attribute("width")) - 52
+    assert float(cursor.get_attribute("x1")) == pytest.approx(40 + width * 4 / int(last))
     browser.save_screenshot(str(artifacts / "replay_tic_tac_toe.png"))
 
 

@@ -170,3 +170,17 @@ def test_render_of_a_log_played_with_a_ruleset_directory_takes_ruleset(run: Run,
     status, text, _ = run("render", str(log), "--ruleset", str(source), "-o", str(out))
     assert status == 0, text
     assert ET.parse(out).getroot().find(f".//{SVG}g[@id='layer-tiles']") is not None
+
+
+def test_replay_html_charts_each_players_score_at_every_step(run: Run, tmp_path: Path, ttt_log: Path) -> None:
+    """One line per player with a point per step; the winner's line ends higher (smaller y)."""
+    out = tmp_path / "game.html"
+    assert run("replay", str(ttt_log), "--html", str(out))[0] == 0
+    page = out.read_text(encoding="utf-8")
+    chart = ET.fromstring(re.search(r'<svg id="chart".*?</svg>', page, re.S).group(0))
+    lines = {p.get("data-player"): p.get("points", "").split() for p in chart.iter(f"{SVG}polyline")}
+    assert sorted(lines) == ["P1", "P2"]
+    assert all(len(points) == 6 for points in lines.values())  # set-up and five actions
+    ys = {player: [float(point.split(",")[1]) for point in points] for player, points in lines.items()}
+    assert ys["P1"][:5] == ys["P2"][:5]  # 0 to 0 until P1's winning move
+    assert ys["P1"][5] < ys["P2"][5]
