@@ -184,3 +184,17 @@ def test_replay_html_charts_each_players_score_at_every_step(run: Run, tmp_path:
     ys = {player: [float(point.split(",")[1]) for point in points] for player, points in lines.items()}
     assert ys["P1"][:5] == ys["P2"][:5]  # 0 to 0 until P1's winning move
     assert ys["P1"][5] < ys["P2"][5]
+
+
+def test_render_writes_a_file_with_the_users_umask_like_any_other(run: Run, tmp_path: Path) -> None:
+    """The picture is written atomically, yet readable as a file the user creates (not 0600)."""
+    import os
+
+    out = tmp_path / "board.svg"
+    old = os.umask(0o022)
+    try:
+        assert run("render", "tic_tac_toe", "-o", str(out))[0] == 0
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["board.svg"]  # no temporary file left
