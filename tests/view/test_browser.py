@@ -183,6 +183,7 @@ def test_a_served_el_capitan_game_explains_a_rejected_action_with_its_citation(
     box.send_keys("take_loan(10)", Keys.ENTER)
     message = _wait(browser, lambda b: b.find_element(By.ID, "message").text)
     assert "no loans in the first round of the game [§4.5, R1]" in message
+    browser.save_screenshot(str(artifacts / "serve_el_capitan_rejected.png"))
     card = session.state.value("game", "route_display")[0]
     money = session.state.value(0, "money")
     browser.find_element(By.CSS_SELECTOR, f'#board rect[data-ref="{card}"]').click()
@@ -222,16 +223,23 @@ def test_a_served_el_caballero_game_shows_the_own_hand_and_plays_a_power_card(
     browser.save_screenshot(str(artifacts / "serve_el_caballero.png"))
 
 
-@pytest.mark.parametrize("ruleset", ["el_capitan", "el_caballero"])
+@pytest.mark.parametrize(
+    ("shot", "ruleset", "options"),
+    [
+        ("render_el_capitan", "el_capitan", []),
+        ("render_el_capitan_modules", "el_capitan", ["--with", "porto,lisboa,islas_canarias"]),
+        ("render_el_caballero", "el_caballero", []),
+    ],
+)
 def test_a_picture_in_the_browser_has_the_size_the_view_declares(
-    browser: Any, tmp_path: Path, artifacts: Path, ruleset: str
+    browser: Any, tmp_path: Path, artifacts: Path, shot: str, ruleset: str, options: list[str]
 ) -> None:
     """The standalone SVG opens in the browser at its declared size (a screenshot for review)."""
     from selenium.webdriver.common.by import By
 
-    out = tmp_path / f"{ruleset}.svg"
-    assert main(["render", ruleset, "--players", "3", "--step", "30", "-o", str(out)]) == 0
+    out = tmp_path / f"{shot}.svg"
+    assert main(["render", ruleset, "--players", "3", "--step", "30", *options, "-o", str(out)]) == 0
     browser.get(out.as_uri())
     svg = browser.find_element(By.TAG_NAME, "svg")
     assert int(svg.get_attribute("width")) == svg.size["width"]
-    browser.save_screenshot(str(artifacts / f"render_{ruleset}.png"))
+    browser.save_screenshot(str(artifacts / f"{shot}.png"))
