@@ -111,8 +111,15 @@ class Session:
                 self._apply(action)
             except (IllegalActionError, RuleEvaluationError) as error:
                 return {"ok": False, "error": _message(error)}
-            self._play_bots()
-            self._save()
+            try:
+                self._play_bots()
+            except RuleEvaluationError as error:  # a mistake in the rules, met by a bot's action
+                return {
+                    "ok": False,
+                    "error": f"your action was played, but a bot's failed: {_message(error)}",
+                }
+            finally:
+                self._save()
             return {"ok": True}
 
     def explain_ref(self, seat: int, ref: str) -> dict[str, Any]:
