@@ -17,7 +17,12 @@ from typing import TextIO
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Replace ``path`` with ``text`` (UTF-8) all at once, or leave it as it was."""
     target = Path(path)
-    handle, temporary = _new_temporary(target)
+    if target.is_dir():
+        raise IsADirectoryError(21, "Is a directory", str(target))
+    try:
+        handle, temporary = _new_temporary(target)
+    except OSError as error:  # name the file the user asked for, not the temporary one
+        raise OSError(error.errno, error.strerror, str(target)) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)

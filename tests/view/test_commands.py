@@ -198,3 +198,14 @@ def test_render_writes_a_file_with_the_users_umask_like_any_other(run: Run, tmp_
         os.umask(old)
     assert out.stat().st_mode & 0o777 == 0o644
     assert [p.name for p in tmp_path.iterdir()] == ["board.svg"]  # no temporary file left
+
+
+def test_render_to_a_place_it_cannot_write_names_that_place(run: Run, tmp_path: Path) -> None:
+    """Not the temporary file beside it: the path the user gave, and nothing is left behind."""
+    missing = tmp_path / "no" / "board.svg"
+    status, _, err = run("render", "tic_tac_toe", "-o", str(missing))
+    assert status == 1 and f"error: {missing}: No such file or directory" in err
+    status, _, err = run("render", "tic_tac_toe", "-o", str(tmp_path))
+    assert status == 1 and f"error: {tmp_path}: Is a directory" in err
+    assert list(tmp_path.iterdir()) == []
+    assert ".tmp" not in err
