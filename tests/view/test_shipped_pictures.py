@@ -139,3 +139,22 @@ def test_the_heading_of_a_finished_game_says_so_instead_of_naming_a_player_to_ac
             for s in _shapes(draw(load_game(ruleset, 3).new_initial_state(1)), "heading", "text")
         ]
         assert "game over" not in during and "P1 " in during, during
+
+
+def test_el_caballero_shades_an_island_or_sea_in_one_colour_across_its_cards() -> None:
+    """Two triangles of neighbouring area cards that share an edge belong to one region (the
+    cards match land to land, water to water), so they have one colour; several islands and
+    several seas get several shades."""
+    game = load_game("el_caballero", 3)
+    for seed in (3, 4, 5):
+        state = _random_until(game.new_initial_state(seed), lambda s: False, seed, limit=60)
+        picture = draw(state)
+        triangles = _shapes(picture, "areas", "polygon")
+        by_edge: dict[frozenset[tuple[float, float]], list[str]] = {}
+        for triangle in triangles:
+            corners = frozenset(tuple(point) for point in triangle.props["points"][:2])
+            by_edge.setdefault(corners, []).append(triangle.props["fill"])
+        shared = [fills for fills in by_edge.values() if len(fills) == 2]
+        assert shared, "no two area cards touch"
+        assert all(a == b for a, b in shared), shared
+        assert len({s.props["fill"] for s in triangles}) >= 3  # more than one green or blue
