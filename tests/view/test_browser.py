@@ -192,6 +192,21 @@ def test_a_served_el_capitan_game_explains_a_rejected_action_with_its_citation(
     assert session.state.value(0, "money") < money
     assert card in session.state.value(0, "hand")
     _wait(browser, lambda b: _texts(b, "player_lines") == _svg_texts(session.state, "player_lines", 0))
+    # sail to the card's city from the list, then build by clicking site 1 of its U-track
+    browser.find_element(By.CSS_SELECTOR, f'#actions button[data-action="sail_to({card})"]').click()
+    _wait(browser, lambda b: b.find_element(By.ID, "message").text == f"you played sail_to({card})")
+    city = session.state.value(0, "ship")
+    assert city is not None
+    site = _wait(
+        browser, lambda b: b.find_element(By.CSS_SELECTOR, '#board rect.layer-tracks.clickable[data-ref="1"]')
+    )
+    assert (
+        len(browser.find_elements(By.CSS_SELECTOR, "#board rect.layer-tracks.clickable")) == 2
+    )  # sites 1, 2
+    site.click()
+    _wait(browser, lambda b: b.find_element(By.ID, "message").text == "you played build_warehouse(1)")
+    assert session.state.value(city, "sites")[0] is not None
+    _wait(browser, lambda b: _texts(b, "player_lines") == _svg_texts(session.state, "player_lines", 0))
     browser.save_screenshot(str(artifacts / "serve_el_capitan.png"))
 
 

@@ -158,3 +158,26 @@ def test_el_caballero_shades_an_island_or_sea_in_one_colour_across_its_cards() -
         assert shared, "no two area cards touch"
         assert all(a == b for a, b in shared), shared
         assert len({s.props["fill"] for s in triangles}) >= 3  # more than one green or blue
+
+
+def test_el_capitan_sites_and_fortress_spaces_are_clickable_only_in_the_city_of_the_seats_ship() -> None:
+    """Their ref is the site (fortress space) number, for build_warehouse (build_fortress)."""
+    state = load_game("el_capitan", 3).new_initial_state(2)
+    card = state.value("game", "route_display")[0]
+    state.apply_action(f"buy_card({card})")
+    state.apply_action(f"sail_to({card})")
+    city = state.value(0, "ship")
+    mine = draw(state, 0)
+    refs = [s.props.get("ref") for s in _shapes(mine, "tracks", "rect")]
+    assert [r for r in refs if r is not None] == [str(n) for n in range(1, 13)]
+    in_city = [s for s in _shapes(mine, "tracks", "rect") if "ref" in s.props]
+    assert all(s.props["title"].startswith(city.capitalize()) for s in in_city)
+    assert all(s.props["action"] == "build_warehouse build_neutral" for s in in_city)
+    forts = [s.props["ref"] for s in _shapes(mine, "fortresses", "rect") if "ref" in s.props]
+    assert forts == ["1", "2"]
+    for seat in (None, 1):  # a spectator, and a player whose ship is elsewhere
+        other = draw(state, seat)
+        assert all(
+            "ref" not in s.props
+            for s in _shapes(other, "tracks", "rect") + _shapes(other, "fortresses", "rect")
+        )
