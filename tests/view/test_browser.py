@@ -224,7 +224,11 @@ def test_a_served_el_caballero_game_shows_the_own_hand_and_plays_a_power_card(
 
     game = load_game("el_caballero", 3)
     session = Session(game, 1, {0}, [FirstLegalBot() for _ in range(3)], str(tmp_path / "b.jsonl"))
-    browser.get(serve(session))
+    url = serve(session)
+    browser.get(url + "?seat=P2")  # a bot's seat: its picture (its hand) is not shown
+    _wait(browser, lambda b: "P2 is played by a bot" in b.find_element(By.ID, "message").text)
+    assert browser.find_element(By.ID, "board").get_attribute("innerHTML").strip() == ""
+    browser.get(url)
     _wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, '#board rect.clickable[data-ref="7"]'))
     assert _hand(browser) == [str(v) for v in session.state.value(0, "hand")]
     browser.find_element(By.CSS_SELECTOR, '#board rect[data-ref="7"]').click()
