@@ -7,6 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -209,3 +210,35 @@ def test_render_to_a_place_it_cannot_write_names_that_place(run: Run, tmp_path: 
     assert status == 1 and f"error: {tmp_path}: Is a directory" in err
     assert list(tmp_path.iterdir()) == []
     assert ".tmp" not in err
+
+
+def _page_data(page: Path) -> Any:
+    text = page.read_text(encoding="utf-8")
+    return json.loads(
+        re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S).group(1)
+    )
+
+
+def test_replay_html_for_a_seat_draws_what_that_seat_may_see_at_every_step(run: Run, tmp_path: Path) -> None:
+    """Royal Letter: with --seat P1 every frame is P1's picture (her card, the others' backs)."""
+    from rulekit.tools.svg import to_svg
+    from rulekit.tools.view import caption, draw
+    from rulekit.tools.view_cli import replay_to
+
+    log = tmp_path / "rl.jsonl"
+    assert run("play", "royal_letter", "--players", "3", "--seed", "4", "--quiet", "--log", str(log))[0] == 0
+    mine, spectator = tmp_path / "p1.html", tmp_path / "all.html"
+    assert run("replay", str(log), "--html", str(mine), "--seat", "P1")[0] == 0
+    assert run("replay", str(log), "--html", str(spectator))[0] == 0
+    assert "as seen by P1" in mine.read_text(encoding="utf-8").split("<script")[0]
+    data, other = _page_data(mine), _page_data(spectator)
+    assert data["seat"] == "P1" and other["seat"] is None
+    for step in range(len(data["steps"])):
+        state = replay_to(str(log), step)
+        frame = "\n".join(data["chunks"][k] for k in data["steps"][step]["frame"])
+        assert frame == to_svg(draw(state, 0), caption=caption(state, 0)).rstrip("\n"), step
+        seen = "\n".join(other["chunks"][k] for k in other["steps"][step]["frame"])
+        assert seen == to_svg(draw(state, None), caption=caption(state, None)).rstrip("\n"), step
+        assert frame != seen  # P1's own card is face up only in her pages
+    status, _, err = run("replay", str(log), "--seat", "P1")
+    assert status == 2 and "give --html FILE too" in err
