@@ -8,6 +8,7 @@ file intact.  A log being played is streamed to ``TARGET.partial``, flushed afte
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 from pathlib import Path
@@ -18,7 +19,7 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     """Replace ``path`` with ``text`` (UTF-8) all at once, or leave it as it was."""
     target = Path(path)
     if target.is_dir():
-        raise IsADirectoryError(21, "Is a directory", str(target))
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(target))
     try:
         handle, temporary = _new_temporary(target)
     except OSError as error:  # name the file the user asked for, not the temporary one

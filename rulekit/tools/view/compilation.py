@@ -21,7 +21,7 @@ _EXPECTED = {
 _COMPILED: dict[int, tuple[Program, CompiledView | None]] = {}
 
 #: Names every view expression sees besides the rules' own, passed first by the drawer.
-VIEW_NAMES: list[tuple[str, Type]] = [("game_over", t.BOOL)]
+VIEW_NAMES: tuple[tuple[str, Type], ...] = (("game_over", t.BOOL),)
 
 
 def compile_view(program: Program) -> CompiledView | None:
