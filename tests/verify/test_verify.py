@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from rulekit.dsl.parser import parse_expression
 from rulekit.engine.game import Game, State
 from rulekit.load import load_program
 from rulekit.tools.log import read_log, replay
@@ -136,7 +137,7 @@ state:
     n: {type: int}
 actions:
   bump:
-    effect: |
+    body: |
       game.n += 1
       if game.n == 3:
           fail "three is too many"
@@ -321,11 +322,68 @@ flow:
     result = verify(_options(directory, None, coverage=True, examples=5))
     assert result.ok and result.coverage is not None
     report = result.coverage.report()
-    assert "1/3 if branches taken" in report
-    never = report.split("if branches never taken:")[1]
+    assert "1/3 branches taken" in report
+    never = report.split("branches never taken:")[1]
     assert "ruleset.yaml:10:7: 'if' statement: branch 1 (if) was never taken" in never
     assert "ruleset.yaml:10:7: 'if' statement: its else (without one: no branch) was never taken" in never
     assert "branch 2 (elif)" not in never
+
+
+def test_coverage_counts_conditional_expressions_and_procedure_ifs(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    directory = write_ruleset(
+        """
+ruleset: conditional_demo
+players: {min: 1, max: 1}
+state:
+  game:
+    n: {type: int}
+functions:
+  step_size:
+    params: {x: int}
+    body: "1 if x >= 0 else 2"
+procedures:
+  bump:
+    body: |
+      if game.n > 100:
+          game.n = 0
+actions:
+  step:
+    effect: |
+      game.n += step_size(game.n)
+      bump()
+invariants:
+  small: "(game.n if game.n < 0 else 0) == 0"
+flow:
+  - repeat:
+      times: 4
+      steps:
+        - turn: {player: player_at(1), once: true}
+"""
+    )
+    result = verify(_options(directory, None, coverage=True, examples=5))
+    assert result.ok and result.coverage is not None
+    report = result.coverage.report()
+    # the function's conditional (2 outcomes) and the procedure's if (2 branches); the
+    # invariant's conditional is not the game's rules and is not counted
+    assert "2/4 branches taken" in report, report
+    never = report.split("branches never taken:")[1]
+    expected = "ruleset.yaml:10:12: conditional expression 'a if c else b': its 'else' value was never taken"
+    assert expected in never
+    assert "'if' value" not in never
+    assert "ruleset.yaml:14:7: 'if' statement: branch 1 (if) was never taken" in never
+
+
+def test_conditional_expressions_report_to_the_branch_hook_only_when_set() -> None:
+    game = Game(load_program("tic_tac_toe"), 2)
+    fn, _ = game.program.compile_function(parse_expression("1 if game.winner != none else 2"), me=False)
+    state = game.new_initial_state(0)
+    taken: list[int] = []
+    assert fn(state.fields, game.runtime, -1) == 2
+    game.runtime.branch = lambda span, index: taken.append(index)
+    assert fn(state.fields, game.runtime, -1) == 2
+    assert taken == [1]
 
 
 def test_if_branch_hook_is_off_outside_verify() -> None:

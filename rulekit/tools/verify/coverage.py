@@ -10,14 +10,14 @@ or changed:
   ``scoring.end_when``: each is wrapped so that its outcomes are counted, and
   the report lists those that were never evaluated, never true or never false.
 
-* ``if`` statements in effects (actions, triggers, the set-up and the flow's
-  ``do`` steps): the generated code reports each branch taken to the runtime's
-  ``branch`` hook, which only verify sets (None otherwise: one test per branch);
+* ``if`` statements in effects (actions, triggers, the set-up, the flow's ``do``
+  steps and procedures) and conditional expressions (``a if c else b``) wherever
+  the game's rules use them (functions, requirements, costs, parameters, scoring):
+  the generated code reports each branch taken to the runtime's ``branch`` hook,
+  which only verify sets (None otherwise: one test per branch or conditional);
   the report lists the branches never taken (the implicit "none taken" of an
-  ``if`` without ``else`` included).
-
-Conditional expressions (``a if c else b``, e.g. in function bodies) are not
-covered.
+  ``if`` without ``else`` included). Invariants, properties, bot weights and views
+  are not the game's rules: their conditionals are not counted.
 """
 
 from __future__ import annotations
@@ -59,12 +59,19 @@ class Coverage:
     #: How many things (an action or trigger firing, a condition being true or false) happened
     #: for the first time; the exploration watches it to keep games that reached something new.
     novel: int = 0
-    #: ``if`` statements of the effects, by span: how often each branch was taken.
+    #: ``if`` statements and conditional expressions of the rules, by span: how often each
+    #: branch was taken (a conditional has two: its condition true, false).
     branches: dict[Span, list[int]] = field(factory=dict)
+    #: The spans of the conditional expressions among ``branches``.
+    conditionals: set[Span] = field(factory=set)
 
     def __attrs_post_init__(self) -> None:
-        for node in if_statements(self.program):
-            self.branches.setdefault(node.span, [0] * (len(node.branches) + 1))
+        for node in branching_nodes(self.program):
+            if isinstance(node, ast.If):
+                self.branches.setdefault(node.span, [0] * (len(node.branches) + 1))
+            else:
+                self.branches.setdefault(node.span, [0, 0])
+                self.conditionals.add(node.span)
 
     # ---------------------------------------------------------- instrument
     def instrument(self) -> Program:
@@ -145,22 +152,26 @@ class Coverage:
         self.fired[what] = count + 1
 
     def branch(self, span: Span, index: int) -> None:
-        """The runtime's ``branch`` hook: branch ``index`` of the ``if`` at ``span`` was taken."""
-        counts = self.branches.setdefault(span, [])
-        while len(counts) <= index:
-            counts.append(0)
+        """The runtime's ``branch`` hook: branch ``index`` of the ``if`` statement or conditional
+        expression at ``span`` was taken (those of invariants, properties, views: ignored)."""
+        counts = self.branches.get(span)
+        if counts is None or index >= len(counts):
+            return
         if not counts[index]:
             self.novel += 1
         counts[index] += 1
 
     def never_taken(self) -> list[tuple[str, Span | None]]:
-        """``if`` branches never taken (of the statements that were reached or not)."""
+        """Branches of ``if`` statements and conditional expressions never taken (reached or not)."""
         result: list[tuple[str, Span | None]] = []
         for span, counts in self.branches.items():
             last = len(counts) - 1
             for index, count in enumerate(counts):
                 if not count:
-                    if index == last:
+                    if span in self.conditionals:
+                        part = "'if' value (its condition true)" if index == 0 else "'else' value"
+                        name = f"conditional expression 'a if c else b': its {part} was never taken"
+                    elif index == last:
                         name = "'if' statement: its else (without one: no branch) was never taken"
                     else:
                         kind = "if" if index == 0 else "elif"
@@ -195,7 +206,7 @@ class Coverage:
         lines = [
             f"coverage: {fired_actions}/{actions} actions and {fired_triggers}/{triggers} triggers fired; "
             f"{both}/{len(self.conditions)} conditions were both true and false; "
-            f"{taken}/{branches} if branches taken"
+            f"{taken}/{branches} branches taken"
         ]
 
         def section(title: str, items: list[tuple[str, Span | None]]) -> None:
@@ -209,24 +220,33 @@ class Coverage:
         section("never evaluated", [(c.what, c.span) for c in never_evaluated])
         section("never true", [(f"{c.what} (false {c.false}x)", c.span) for c in never_true])
         section("never false", [(f"{c.what} (true {c.true}x)", c.span) for c in never_false])
-        section("if branches never taken", self.never_taken())
+        section("branches never taken", self.never_taken())
         if len(lines) == 1:
             lines.append("  every action, trigger and condition was reached both ways")
         return "\n".join(lines)
 
 
-def if_statements(program: Program) -> list[ast.If]:
-    """The ``if`` statements of the code games run: actions, triggers, set-up and flow."""
+def branching_nodes(program: Program) -> list[ast.If | ast.Conditional]:
+    """The ``if`` statements and conditional expressions of the code games run: actions,
+    triggers, set-up, flow, functions, procedures and scoring."""
     rules = program.rules
-    found: list[ast.If] = []
-    roots: list[Any] = [*rules.actions.values(), *rules.triggers.values(), rules.setup, *rules.flow]
+    found: list[ast.If | ast.Conditional] = []
+    roots: list[Any] = [
+        *rules.actions.values(),
+        *rules.triggers.values(),
+        rules.setup,
+        *rules.flow,
+        *rules.functions.values(),
+        *rules.procedures.values(),
+        rules.scoring,
+    ]
     seen: set[int] = set()
 
     def walk(value: Any) -> None:
         if isinstance(value, (str, int, float, bool)) or value is None or id(value) in seen:
             return
         seen.add(id(value))
-        if isinstance(value, ast.If):
+        if isinstance(value, (ast.If, ast.Conditional)):
             found.append(value)
         if isinstance(value, (tuple, list)):
             for item in value:
