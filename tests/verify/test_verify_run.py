@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import io
 import os
+import random
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from rulekit.tools.verify import VerifyOptions, format_counterexample, main, verify
+from rulekit.engine.game import Action
+from rulekit.tools.verify import Checker, VerifyOptions, format_counterexample, main, verify
+from rulekit.tools.verify.explore import Explorer, Plan
 from rulekit.tools.verify.options import Stats
 from rulekit.tools.verify.report import Progress
 
@@ -226,3 +229,54 @@ def test_bots_play_a_share_of_the_games_as_explorers(
     assert result.ok and 0 < len(chosen) < 30 and set(chosen) == {"first"}
     assert main([str(directory), "--bots", "nonsense", "--quiet"]) == 2
     assert "unknown bot kind 'nonsense'" in capsys.readouterr().err
+
+
+# One player moves a token to one of twenty squares, or stops.
+SQUARES = """
+ruleset: squares
+players: {min: 1, max: 1}
+state:
+  game:
+    done: {type: bool}
+  player:
+    pos: {type: int, initial: "7"}
+actions:
+  move:
+    params: {to: "between(1, 20)"}
+    effect: me.pos = to
+  stop:
+    effect: game.done = true
+flow:
+  - repeat:
+      until: game.done
+      steps:
+        - turn: {player: player_at(1), once: true}
+"""
+
+
+def _shares(directory: Path, plan: Plan, picked: Callable[[Action], bool]) -> float:
+    from rulekit.load import load_program
+
+    program = load_program(str(directory))
+    explorer = Explorer(_options(directory, None), Checker(program, Stats()), [1])
+    state = explorer.checker.start(1, 0)
+    legal = state.legal_actions()
+    rng = random.Random(0)
+    draws = [explorer.choose(rng, state, legal, plan) for _ in range(3000)]
+    return sum(1 for a in draws if picked(a)) / len(draws)
+
+
+def test_a_game_drawing_kinds_first_is_not_crowded_out_by_many_instances(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    directory = write_ruleset(SQUARES)
+    stop = lambda a: a.name == "stop"  # noqa: E731
+    assert _shares(directory, Plan(), stop) < 0.1  # one of 21 actions
+    assert _shares(directory, Plan(by_kind=True), stop) > 0.4  # one of 2 kinds
+
+
+def test_an_aliasing_game_prefers_arguments_the_player_holds(write_ruleset: Callable[..., Path]) -> None:
+    directory = write_ruleset(SQUARES)
+    onto_itself = lambda a: a.name == "move" and a.args == (7,)  # noqa: E731
+    assert _shares(directory, Plan(), onto_itself) < 0.07  # one of 21
+    assert _shares(directory, Plan(aliasing=True), onto_itself) > 0.12  # four times as likely

@@ -5,8 +5,13 @@ reproducible and its games can be split over worker processes. At every
 decision one legal action is drawn; how likely each one is depends on
 
 * the game's *plan* (swarm testing): most games disable a random subset of
-  action kinds (they become rare, never impossible) and some follow the
-  ruleset's ``bots.weights``, so games differ in kind, not only in luck;
+  action kinds (they become rare, never impossible), some follow the
+  ruleset's ``bots.weights``, and half draw an action *kind* before an instance
+  (so ending the turn is not crowded out by twenty-five ways to move a piece),
+  and half prefer *aliasing* actions, whose arguments all equal values the acting
+  player's or the turn's fields hold (a piece moved onto the very space the player
+  started her turn on, a ship sailed back to where it began: the coincidences that
+  rules forget), so games differ in kind, not only in luck;
 * coverage: an action kind that fired less often so far is preferred, and so is one seen
   writing a field that a requirement or trigger condition never true so far reads (it may
   make that condition true);
@@ -55,6 +60,11 @@ BOT_SHARE = 1 / 3
 FEEDS = 3.0
 #: The fields each action kind writes are sampled every this many actions.
 WRITES_EVERY = 4
+#: Share of games that draw an action kind first, then one of its instances.
+BY_KIND = 0.5
+#: Share of games that prefer aliasing actions, and how much likelier those are.
+ALIASING = 0.5
+ALIAS = 4.0
 
 
 @define
@@ -64,6 +74,10 @@ class Plan:
     weighted: bool = False
     disabled: frozenset[str] = frozenset()
     bot: Any = None  # a tools/bots.py bot choosing this game's actions (with the floor kept)
+    #: Draw a kind first: each action's weight is shared among the legal actions of its kind.
+    by_kind: bool = False
+    #: Prefer actions whose arguments all equal values of the actor's or the turn's fields.
+    aliasing: bool = False
 
 
 @define
@@ -163,14 +177,23 @@ class Explorer:
         if plan.bot is not None and rng.random() >= FLOOR:
             return plan.bot.choose(state)
         fired = self.coverage.fired if self.coverage is not None else {}
+        kinds: dict[str, int] = {}
+        if plan.by_kind:
+            for action in legal:
+                kinds[action.name] = kinds.get(action.name, 0) + 1
+        held = _held_values(state) if plan.aliasing else frozenset()
         weights = []
         for action in legal:
             weight = float(state.action_weight(action)) if plan.weighted else 1.0
+            if held and action.args and all(_held(arg, held) for arg in action.args):
+                weight *= ALIAS
             if action.name in plan.disabled:
                 weight *= DISABLED
             weight *= 1.0 + NOVELTY / (1 + fired.get(f"action:{action.name}", 0))
             if action.name in self.feeders:
                 weight *= FEEDS
+            if plan.by_kind:
+                weight /= kinds[action.name]
             weights.append(weight)
         total = sum(weights)
         share = FLOOR / len(legal)
@@ -203,6 +226,27 @@ class Explorer:
         return frozenset(name for name, written in self.writes.items() if written & reads)
 
 
+def _held_values(state: State) -> frozenset[Any]:
+    """The values the deciding player's fields and the turn's fields hold now (not ``none``,
+    booleans or 0, which every record is full of)."""
+    me = state.current_player()
+    found = set()
+    for (owner, _), value in state.fields.items():
+        if (owner == me or owner == "turn") and _held(value, None):
+            found.add(value)
+    return frozenset(found)
+
+
+def _held(value: Any, held: frozenset[Any] | None) -> bool:
+    """``value`` could alias a field (``held`` None), or is among ``held``."""
+    if value is None or isinstance(value, bool) or value == 0:
+        return False
+    try:
+        return held is None or value in held
+    except TypeError:  # unhashable: not a value to alias
+        return False
+
+
 def make_explorer_bot(spec: str, seed: int) -> Bot:
     """A bot from one seat of a ``--bots`` specification (heuristic and MCTS bots with their
     settings, or a random kind), seeded."""
@@ -211,14 +255,20 @@ def make_explorer_bot(spec: str, seed: int) -> Bot:
 
 def _plan(rng: random.Random, program: Program, *, weighted: bool) -> Plan:
     """A game's plan: with the ruleset's bot weights in half the games (always with
-    ``weighted``), and in two thirds of the games with each action kind disabled with
-    probability one half (swarm testing)."""
+    ``weighted``), in two thirds of the games with each action kind disabled with
+    probability one half (swarm testing), in half of them drawing a kind first and in
+    half preferring aliasing actions."""
     has_weights = bool(program.rules.bot_weights)
     use_weights = has_weights and (weighted or rng.random() < 0.5)
     disabled: frozenset[str] = frozenset()
     if rng.random() < 2 / 3:
         disabled = frozenset(name for name in sorted(program.actions) if rng.random() < 0.5)
-    return Plan(weighted=use_weights, disabled=disabled)
+    return Plan(
+        weighted=use_weights,
+        disabled=disabled,
+        by_kind=rng.random() < BY_KIND,
+        aliasing=rng.random() < ALIASING,
+    )
 
 
 def player_counts(options: VerifyOptions) -> tuple[Program, list[int]]:
