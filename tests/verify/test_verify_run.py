@@ -280,3 +280,26 @@ def test_an_aliasing_game_prefers_arguments_the_player_holds(write_ruleset: Call
     onto_itself = lambda a: a.name == "move" and a.args == (7,)  # noqa: E731
     assert _shares(directory, Plan(), onto_itself) < 0.07  # one of 21
     assert _shares(directory, Plan(aliasing=True), onto_itself) > 0.12  # four times as likely
+
+
+def test_a_counterexample_scenario_stays_valid_once_the_rules_are_fixed(tmp_path: Path) -> None:
+    """Issue #19: the scenario's last action is 'rejected or the invariant holds after it', so a
+    fix that makes it illegal (a cell can no longer be marked twice) passes the scenario."""
+    from rulekit.tools.scenario import run_scenario
+
+    result = verify(_options(PLANTED / "ttt_double_mark", tmp_path, players=2))
+    example = result.counterexample
+    assert example is not None and example.key.startswith("invariant:")
+    scenario = next(p for p in example.files if p.suffix == ".yaml")
+    text = scenario.read_text(encoding="utf-8")
+    assert "may_reject: true" in text
+    assert run_scenario(scenario).failures, "the scenario reproduces the bug"
+    fixed = tmp_path / "fixed.yaml"
+    shipped = str(ROOT / "rulesets" / "tic_tac_toe")
+    fixed.write_text(text.replace(str(PLANTED / "ttt_double_mark"), shipped), encoding="utf-8")
+    assert shipped in fixed.read_text(encoding="utf-8")
+    assert run_scenario(fixed).failures == []
+    # written without may_reject, the last action would fail on the fixed rules for the wrong reason
+    strict = tmp_path / "strict.yaml"
+    strict.write_text(fixed.read_text(encoding="utf-8").replace("may_reject: true", "may_reject: false"))
+    assert run_scenario(strict).failures
