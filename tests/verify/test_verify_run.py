@@ -152,6 +152,7 @@ def test_coverage_is_reported_by_default_even_after_a_violation(
     out = capsys.readouterr().out
     assert "FAILED" in out
     assert "coverage:" in out and "never fired" in out and "trigger 'three_in_a_row'" in out
+    assert "(coverage of the 1 game played until the violation)" in out
 
 
 def test_progress_off_a_terminal_is_plain_lines_without_carriage_returns() -> None:
