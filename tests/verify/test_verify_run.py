@@ -304,3 +304,9 @@ def test_a_counterexample_scenario_stays_valid_once_the_rules_are_fixed(tmp_path
     strict = tmp_path / "strict.yaml"
     strict.write_text(fixed.read_text(encoding="utf-8").replace("may_reject: true", "may_reject: false"))
     assert run_scenario(strict).failures
+
+
+def test_the_summary_names_the_longest_game_that_ended() -> None:
+    result = verify(VerifyOptions("tic_tac_toe", examples=30, out=None))
+    assert 5 <= result.stats.longest <= 9  # a game of tic-tac-toe has five to nine marks
+    assert f"the longest game that ended took {result.stats.longest} actions" in result.stats.summary()

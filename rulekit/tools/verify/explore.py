@@ -167,6 +167,8 @@ class Explorer:
                 checker.finish(state)
                 raise checker.unfinished(state, self.options.max_actions)
         checker.finish(state)
+        if state.is_terminal():
+            self.checker.stats.longest = max(self.checker.stats.longest, len(played))
         self.progress()
         if novel_at:
             self.corpus.append(Entry(players, game_seed, played[:novel_at]))

@@ -48,7 +48,7 @@ def _share(options: VerifyOptions, index: int, workers: int) -> dict[str, Any]:
             _STOP.set()
         found = (failure.key, failure.players, failure.seed, [text for _, text in failure.history])
     return {
-        "stats": (stats.games, stats.actions, stats.invariant_checks, stats.property_checks),
+        "stats": (stats.games, stats.actions, stats.invariant_checks, stats.property_checks, stats.longest),
         "fired": dict(coverage.fired) if coverage else {},
         "conditions": {k: (c.true, c.false) for k, c in coverage.conditions.items()} if coverage else {},
         "branches": list(coverage.branches.items()) if coverage else [],
@@ -68,7 +68,8 @@ def explore_in_workers(
         results = [share.result() for share in shares]
     found = None
     for result in results:
-        games, actions, invariant_checks, property_checks = result["stats"]
+        games, actions, invariant_checks, property_checks, longest = result["stats"]
+        stats.longest = max(stats.longest, longest)
         stats.games += games
         stats.actions += actions
         stats.invariant_checks += invariant_checks
