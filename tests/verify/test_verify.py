@@ -137,7 +137,7 @@ state:
     n: {type: int}
 actions:
   bump:
-    body: |
+    effect: |
       game.n += 1
       if game.n == 3:
           fail "three is too many"
