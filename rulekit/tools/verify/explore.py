@@ -38,7 +38,7 @@ from rulekit.engine.game import Action, State
 from rulekit.errors import RulesetError, UsageError
 from rulekit.load import load_program
 from rulekit.tools.bots import Bot, make_bot
-from rulekit.tools.verify.checker import Checker
+from rulekit.tools.verify.checker import Checker, coverage_off
 from rulekit.tools.verify.coverage import Coverage
 from rulekit.tools.verify.failures import PropertyFailure
 from rulekit.tools.verify.options import MAX_SEED, VerifyOptions
@@ -177,7 +177,8 @@ class Explorer:
     def choose(self, rng: random.Random, state: State, legal: list[Action], plan: Plan) -> Action:
         """Draw one of several legal actions (see the module's docstring)."""
         if plan.bot is not None and rng.random() >= FLOOR:
-            return plan.bot.choose(state)
+            with coverage_off(state):
+                return plan.bot.choose(state)
         fired = self.coverage.fired if self.coverage is not None else {}
         kinds: dict[str, int] = {}
         if plan.by_kind:
@@ -186,7 +187,11 @@ class Explorer:
         held = _held_values(state) if plan.aliasing else frozenset()
         weights = []
         for action in legal:
-            weight = float(state.action_weight(action)) if plan.weighted else 1.0
+            if plan.weighted:
+                with coverage_off(state):
+                    weight = float(state.action_weight(action))
+            else:
+                weight = 1.0
             if held and action.args and all(_held(arg, held) for arg in action.args):
                 weight *= ALIAS
             if action.name in plan.disabled:
