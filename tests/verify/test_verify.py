@@ -441,3 +441,51 @@ def test_the_same_seed_gives_the_same_exploration() -> None:
     second = verify(_options(PLANTED / "ttt_wrong_winner", None, seed=3))
     assert first.counterexample is not None and second.counterexample is not None
     assert first.counterexample.actions == second.counterexample.actions
+
+
+def test_coverage_says_how_close_a_condition_never_true_came(write_ruleset: Callable[..., Path]) -> None:
+    directory = write_ruleset(
+        """
+ruleset: closeness_demo
+players: {min: 2, max: 2}
+state:
+  game:
+    n: {type: int}
+    big: {type: bool}
+  player:
+    steps: {type: int}
+events:
+  stepped: {who: player}
+actions:
+  step:
+    effect: |
+      me.steps += 1
+      game.n += 1
+      emit stepped(who=me)
+    ends_turn: true
+triggers:
+  far_away:
+    after: stepped
+    when: "who.steps >= 10 and game.n > 0"
+    effect: game.big = true
+flow:
+  - repeat:
+      times: 3
+      steps:
+        - turn: player_at(1)
+        - turn: player_at(2)
+"""
+    )
+    result = verify(_options(directory, None, coverage=True, examples=5))
+    assert result.ok and result.coverage is not None
+    never_true = result.coverage.report().split("never true:")[1]
+    # each player steps three times: who.steps reaches 3 of the 10 needed; game.n > 0 holds
+    assert "closest: who.steps >= 10 came to 3 >= 10)" in never_true
+
+
+def test_distance_is_how_far_a_comparison_is_from_true() -> None:
+    from rulekit.tools.verify.closeness import distance
+
+    assert distance(">=", 7, 9) == 2 and distance(">=", 9, 9) == 0
+    assert distance(">", 9, 9) == 1 and distance("<", 3, 3) == 1
+    assert distance("<=", 5, 3) == 2 and distance("==", 2, 5) == 3

@@ -64,6 +64,8 @@ class Coverage:
     branches: dict[Span, list[int]] = field(factory=dict)
     #: The spans of the conditional expressions among ``branches``.
     conditionals: set[Span] = field(factory=set)
+    #: For conditions never true: how close a game came, ``(distance, text)`` (closeness.py).
+    closest: dict[str, tuple[int, str]] = field(factory=dict)
 
     def __attrs_post_init__(self) -> None:
         for node in branching_nodes(self.program):
@@ -198,9 +200,14 @@ class Coverage:
         fired_actions = sum(1 for name in self.program.actions if f"action:{name}" in self.fired)
         fired_triggers = sum(1 for t in self.program.triggers if f"trigger:{t.decl.name}" in self.fired)
         never_evaluated = [c for c in self.conditions.values() if c.true == 0 and c.false == 0]
-        never_true = [c for c in self.conditions.values() if c.true == 0 and c.false > 0]
+        never_true = [(k, c) for k, c in self.conditions.items() if c.true == 0 and c.false > 0]
         never_false = [c for c in self.conditions.values() if c.false == 0 and c.true > 0]
         both = len(self.conditions) - len(never_evaluated) - len(never_true) - len(never_false)
+
+        def closest(key: str) -> str:
+            found = self.closest.get(key)
+            return f"; closest: {found[1]}" if found else ""
+
         branches = sum(len(c) for c in self.branches.values())
         taken = sum(1 for c in self.branches.values() for n in c if n)
         lines = [
@@ -218,7 +225,7 @@ class Coverage:
 
         section("never fired", self.never_fired())
         section("never evaluated", [(c.what, c.span) for c in never_evaluated])
-        section("never true", [(f"{c.what} (false {c.false}x)", c.span) for c in never_true])
+        section("never true", [(f"{c.what} (false {c.false}x{closest(k)})", c.span) for k, c in never_true])
         section("never false", [(f"{c.what} (true {c.true}x)", c.span) for c in never_false])
         section("branches never taken", self.never_taken())
         if len(lines) == 1:

@@ -14,7 +14,9 @@ decision one legal action is drawn; how likely each one is depends on
   rules forget), so games differ in kind, not only in luck;
 * coverage: an action kind that fired less often so far is preferred, and so is one seen
   writing a field that a requirement or trigger condition never true so far reads (it may
-  make that condition true);
+  make that condition true); a game that came closer than any before to making such a
+  condition true (closeness.py: the distance of its comparisons) is kept like one that
+  reached something new;
 * a floor: every legal action keeps at least ``FLOOR / len(legal)`` of the
   probability, whatever its weight (a weight of 0 only makes it rare).
 
@@ -39,6 +41,7 @@ from rulekit.errors import RulesetError, UsageError
 from rulekit.load import load_program
 from rulekit.tools.bots import Bot, make_bot
 from rulekit.tools.verify.checker import Checker, coverage_off
+from rulekit.tools.verify.closeness import Closeness
 from rulekit.tools.verify.coverage import Coverage
 from rulekit.tools.verify.failures import PropertyFailure
 from rulekit.tools.verify.options import MAX_SEED, VerifyOptions
@@ -105,6 +108,11 @@ class Explorer:
     #: Action kinds that write what a condition never true so far reads (recomputed per game).
     feeders: frozenset[str] = frozenset()
     _reads: dict[int, frozenset[str]] = field(factory=dict)
+    closeness: Closeness | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.coverage is not None:
+            self.closeness = Closeness(self.coverage.program, self.coverage)
 
     def run(self, games: range, stop: Callable[[], bool] = lambda: False) -> PropertyFailure | None:
         """Play ``games`` (their numbers); the first failure, or ``None``."""
@@ -152,7 +160,8 @@ class Explorer:
             else:
                 prefix = []
                 action = legal[0] if len(legal) == 1 else self.choose(rng, state, legal, plan)
-            if self.coverage is not None and index % WRITES_EVERY == 0:
+            sample = self.coverage is not None and index % WRITES_EVERY == 0
+            if sample:
                 before = dict(state.fields)
                 checker.step(state, action)
                 self._note_writes(action.name, before, state.fields)
@@ -161,6 +170,8 @@ class Explorer:
             played.append(action)
             if self.coverage is not None and self.coverage.novel != novel:
                 novel, novel_at = self.coverage.novel, len(played)
+            if sample and self.closeness is not None and self.closeness.sample(state):
+                novel_at = len(played)  # closer to a condition never true: resume from here
             self.progress()
         else:
             if not state.is_terminal() and self.options.must_end:

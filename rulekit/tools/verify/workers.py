@@ -52,6 +52,7 @@ def _share(options: VerifyOptions, index: int, workers: int) -> dict[str, Any]:
         "fired": dict(coverage.fired) if coverage else {},
         "conditions": {k: (c.true, c.false) for k, c in coverage.conditions.items()} if coverage else {},
         "branches": list(coverage.branches.items()) if coverage else [],
+        "closest": dict(coverage.closest) if coverage else {},
         "failure": found,
     }
 
@@ -82,6 +83,10 @@ def explore_in_workers(
                 if condition is not None:
                     condition.true += true
                     condition.false += false
+            for key, found in result["closest"].items():
+                best = coverage.closest.get(key)
+                if best is None or found[0] < best[0]:
+                    coverage.closest[key] = found
             for span, counts in result["branches"]:
                 for index, count in enumerate(counts):
                     if count:
