@@ -310,3 +310,20 @@ def test_the_summary_names_the_longest_game_that_ended() -> None:
     result = verify(VerifyOptions("tic_tac_toe", examples=30, out=None))
     assert 5 <= result.stats.longest <= 9  # a game of tic-tac-toe has five to nine marks
     assert f"the longest game that ended took {result.stats.longest} actions" in result.stats.summary()
+
+
+def test_shrinking_drops_whole_turns_and_players(write_ruleset: Callable[..., Path]) -> None:
+    from rulekit.load import load_program
+    from rulekit.tools.verify.shrink import Shrinker, find_failure
+
+    directory = write_ruleset(COUNTER)
+    checker = Checker(load_program(str(directory)), Stats(), focus="invariant:never_broken")
+    # two players take turns (step, step, ...) and the second breaks the game on her fifth turn
+    texts = ["step"] * 9 + ["rare"]
+    failure = find_failure(checker, 2, 7, texts, "invariant:never_broken")
+    assert failure is not None and failure.players == 2 and len(failure.history) == 10
+    shrinker = Shrinker(checker, 30.0, 1)
+    best = shrinker.shrink(failure)
+    assert best.players == 1, "the same failure with one player fewer"
+    assert [text for _, text in best.history] == ["rare"]
+    assert shrinker.minimal
