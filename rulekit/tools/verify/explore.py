@@ -195,7 +195,7 @@ class Explorer:
         if plan.by_kind:
             for action in legal:
                 kinds[action.name] = kinds.get(action.name, 0) + 1
-        held = _held_values(state) if plan.aliasing else frozenset()
+        held = held_values(state) if plan.aliasing else frozenset()
         weights = []
         for action in legal:
             if plan.weighted:
@@ -203,7 +203,7 @@ class Explorer:
                     weight = float(state.action_weight(action))
             else:
                 weight = 1.0
-            if held and action.args and all(_held(arg, held) for arg in action.args):
+            if held and action.args and all(is_held(arg, held) for arg in action.args):
                 weight *= ALIAS
             if action.name in plan.disabled:
                 weight *= DISABLED
@@ -244,18 +244,18 @@ class Explorer:
         return frozenset(name for name, written in self.writes.items() if written & reads)
 
 
-def _held_values(state: State) -> frozenset[Any]:
+def held_values(state: State) -> frozenset[Any]:
     """The values the deciding player's fields and the turn's fields hold now (not ``none``,
     booleans or 0, which every record is full of)."""
     me = state.current_player()
     found = set()
     for (owner, _), value in state.fields.items():
-        if (owner == me or owner == "turn") and _held(value, None):
+        if (owner == me or owner == "turn") and is_held(value, None):
             found.add(value)
     return frozenset(found)
 
 
-def _held(value: Any, held: frozenset[Any] | None) -> bool:
+def is_held(value: Any, held: frozenset[Any] | None) -> bool:
     """``value`` could alias a field (``held`` None), or is among ``held``."""
     if value is None or isinstance(value, bool) or value == 0:
         return False
