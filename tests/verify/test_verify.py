@@ -489,3 +489,13 @@ def test_distance_is_how_far_a_comparison_is_from_true() -> None:
     assert distance(">=", 7, 9) == 2 and distance(">=", 9, 9) == 0
     assert distance(">", 9, 9) == 1 and distance("<", 3, 3) == 1
     assert distance("<=", 5, 3) == 2 and distance("==", 2, 5) == 3
+
+
+def test_coverage_counts_requirements_that_the_planned_listing_checks_inline() -> None:
+    result = verify(_options("el_capitan", None, coverage=True, examples=2, players=3, max_actions=1000))
+    assert result.ok and result.coverage is not None
+    supply = next(
+        c for k, c in result.coverage.conditions.items() if k.startswith("require:build_warehouse:")
+    )
+    # every listing of build_warehouse evaluates its requirements: many times in two games
+    assert supply.true + supply.false > 50, supply

@@ -95,7 +95,8 @@ class Coverage:
                 )
                 for i, req in enumerate(action.requires)
             )
-            actions[name] = attrs.evolve(action, requires=requires)
+            # listed through the wrapped requirements: the planned enumerator checks them inline
+            actions[name] = attrs.evolve(action, requires=requires, enumerate=None)
         triggers = []
         for trigger in program.triggers:
             condition = trigger.condition
@@ -234,39 +235,52 @@ class Coverage:
 
 
 def branching_nodes(program: Program) -> list[ast.If | ast.Conditional]:
-    """The ``if`` statements and conditional expressions of the code games run: actions,
-    triggers, set-up, flow, functions, procedures and scoring."""
+    """The ``if`` statements and conditional expressions of the code games run: actions (not
+    their ``ensures``), triggers, set-up, flow, procedures, scoring, and the functions these
+    call, directly or through other functions (not those only views, invariants or bot
+    weights call)."""
     rules = program.rules
-    found: list[ast.If | ast.Conditional] = []
     roots: list[Any] = [
-        *rules.actions.values(),
+        *(attrs.evolve(action, ensures=()) for action in rules.actions.values()),
         *rules.triggers.values(),
         rules.setup,
         *rules.flow,
-        *rules.functions.values(),
         *rules.procedures.values(),
         rules.scoring,
     ]
+    nodes = _nodes(roots)
+    called = [node.function for node in nodes if isinstance(node, ast.Call)]
+    seen: set[str] = set()
+    while called:
+        name = called.pop()
+        function = rules.functions.get(name)
+        if function is None or name in seen:
+            continue
+        seen.add(name)
+        found = _nodes(function)
+        nodes.extend(found)
+        called.extend(node.function for node in found if isinstance(node, ast.Call))
+    return [node for node in nodes if isinstance(node, (ast.If, ast.Conditional))]
+
+
+def _nodes(root: Any) -> list[Any]:
+    """The AST nodes below ``root`` (each object once)."""
+    found: list[Any] = []
     seen: set[int] = set()
-
-    def walk(value: Any) -> None:
+    stack = [root]
+    while stack:
+        value = stack.pop()
         if isinstance(value, (str, int, float, bool)) or value is None or id(value) in seen:
-            return
+            continue
         seen.add(id(value))
-        if isinstance(value, (ast.If, ast.Conditional)):
-            found.append(value)
         if isinstance(value, (tuple, list)):
-            for item in value:
-                walk(item)
+            stack.extend(value)
         elif isinstance(value, dict):
-            for item in value.values():
-                walk(item)
+            stack.extend(value.values())
         elif attrs.has(type(value)):
-            for a in attrs.fields(type(value)):
-                walk(getattr(value, a.name))
-
-    for root in roots:
-        walk(root)
+            if type(value).__module__ == ast.__name__:
+                found.append(value)
+            stack.extend(getattr(value, a.name) for a in attrs.fields(type(value)))
     return found
 
 
