@@ -134,7 +134,7 @@ class Closeness:
         event = rules.events.get(trigger.event) if trigger is not None else None
         if event is None:
             return []
-        return [name for name, type_ in event.fields if type_.rstrip("?") == "player"]
+        return [name for name, declared in event.fields if declared.type == t.PLAYER]
 
     def _measure(self, params: int, terms: list[Term], state: State) -> tuple[int, str] | None:
         """The smallest summed distance over the bindings of the players, and what was short."""
