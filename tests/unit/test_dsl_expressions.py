@@ -211,13 +211,16 @@ def test_typed_map_mistakes_are_located_errors(
         ("game.seats = prepend(game.seats, cell)", "an element of list[player] must be player, not tuple"),
         ('game.seats = replace_at(game.seats, 0, "P")', "an element of list[player] must be player, not str"),
         ("game.seats = without(game.seats, 1)", "an element of list[player] must be player, not int"),
+        ("game.seats += [3]", "the value added to game.seats must be list[player], not list[int]"),
+        ("game.seats = game.seats + [cell]", "'+' joins lists of one type, not list[player] and list[tuple]"),
     ],
 )
-def test_a_list_built_ins_element_must_fit_the_lists_type(
+def test_a_list_built_ins_element_and_an_added_list_must_fit_the_lists_type(
     write_ruleset: Callable[..., Path], effect: str, message: str
 ) -> None:
-    """append, prepend, replace_at and without on a typed list take an element of its type (a
-    player put where warehouses are kept would otherwise be a silent no-op or a wrong value)."""
+    """append, prepend, replace_at and without on a typed list take an element of its type, and
+    += or + add a list of that type (a player put where warehouses are kept would otherwise be a
+    silent no-op or a wrong value)."""
     with pytest.raises(RulesetError) as caught:
         _load_board(write_ruleset, effect)
     assert message in str(caught.value)
@@ -227,9 +230,12 @@ def test_list_built_ins_accept_elements_of_the_lists_type_and_none(
     write_ruleset: Callable[..., Path],
 ) -> None:
     program = _load_board(
-        write_ruleset, "game.seats = without(replace_at(prepend(append(game.seats, me), me), 0, none), me)"
+        write_ruleset,
+        "game.seats = without(replace_at(prepend(append(game.seats, me), me), 0, none), me)\n"
+        "game.seats += [me] + []\ngame.seats = [] + game.seats + players",
     )
-    assert program is not None
+    _, joined = program.compile_expression("game.seats + [player_at(1)] + []")
+    assert joined == t.list_of(t.PLAYER)
 
 
 # ------------------------------------------------------------- ranges and text
