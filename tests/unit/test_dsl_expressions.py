@@ -155,6 +155,7 @@ players: {min: 2, max: 2}
 state:
   game:
     board: {type: "map[tuple, player]"}
+    seats: {type: "list[player]"}
 actions:
   mark:
     params:
@@ -201,6 +202,40 @@ def test_typed_map_mistakes_are_located_errors(
     with pytest.raises(RulesetError) as caught:
         _load_board(write_ruleset, effect)
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("effect", "message"),
+    [
+        ("game.seats = append(game.seats, 3)", "an element of list[player] must be player, not int"),
+        ("game.seats = prepend(game.seats, cell)", "an element of list[player] must be player, not tuple"),
+        ('game.seats = replace_at(game.seats, 0, "P")', "an element of list[player] must be player, not str"),
+        ("game.seats = without(game.seats, 1)", "an element of list[player] must be player, not int"),
+        ("game.seats += [3]", "the value added to game.seats must be list[player], not list[int]"),
+        ("game.seats = game.seats + [cell]", "'+' joins lists of one type, not list[player] and list[tuple]"),
+    ],
+)
+def test_a_list_built_ins_element_and_an_added_list_must_fit_the_lists_type(
+    write_ruleset: Callable[..., Path], effect: str, message: str
+) -> None:
+    """append, prepend, replace_at and without on a typed list take an element of its type, and
+    += or + add a list of that type (a player put where warehouses are kept would otherwise be a
+    silent no-op or a wrong value)."""
+    with pytest.raises(RulesetError) as caught:
+        _load_board(write_ruleset, effect)
+    assert message in str(caught.value)
+
+
+def test_list_built_ins_accept_elements_of_the_lists_type_and_none(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    program = _load_board(
+        write_ruleset,
+        "game.seats = without(replace_at(prepend(append(game.seats, me), me), 0, none), me)\n"
+        "game.seats += [me] + []\ngame.seats = [] + game.seats + players",
+    )
+    _, joined = program.compile_expression("game.seats + [player_at(1)] + []")
+    assert joined == t.list_of(t.PLAYER)
 
 
 # ------------------------------------------------------------- ranges and text
