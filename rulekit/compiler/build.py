@@ -44,6 +44,13 @@ class _Compiler(FlowBuilder):
                 hint="rules must terminate; functions cannot be recursive",
             )
             return
+        cheap: set[str] = set()  # functions computed again rather than memoized
+        reads: dict[str, planner.Reads | None] = {}  # the fields each generated function reads
+        mine: dict[str, bool] = {}  # whether it depends on the acting player
+
+        def cheap_call(called: str) -> bool:
+            return called in cheap or planner.cheap_builtin(BUILTINS.get(called))
+
         for name in callgraph.topological(calls):
             decl = rules.functions[name]
             params = []
@@ -68,15 +75,22 @@ class _Compiler(FlowBuilder):
                     )
                     type_ = declared
             self.gen.function_types[name] = type_
+            if name not in BUILTINS and planner.cheap(decl.body, cheap_call):
+                cheap.add(name)
+            fn_name = emit.name("fn_", name)
+            reads[fn_name] = planner.field_reads(code, reads)
+            mine[fn_name] = planner.reads_me(code, mine)
             self.lines.append(
                 planner.memoized_function(
-                    emit.name("fn_", name),
+                    fn_name,
                     py_params,
                     code,
                     self.gen.mark(decl.body.span),
                     len(self.lines),
-                    memo=all(planner.hashable(ty) for _, ty in params),
+                    memo=all(planner.hashable(ty) for _, ty in params) and name not in cheap,
                     entry=emit.step_entry(),
+                    reads=reads[fn_name],
+                    mine=mine[fn_name],
                 )
             )
 
