@@ -63,6 +63,10 @@ class ActionPlan:
     checks: tuple[Check, ...]
     cost: Check | None
     money: str | None
+    #: Per domain: the fields it reads and whether it reads the acting player, when that is
+    #: all it depends on (:func:`field_reads`); then a domain that reads no parameter is
+    #: kept across listings like a rules function's results (:func:`kept_domain`).
+    kept: tuple[tuple[Reads | None, bool], ...] = ()
 
 
 def membership_sets(
@@ -116,6 +120,11 @@ def generate(plan: ActionPlan, fname: str) -> str:
         code, mark, _ = plan.domains[i]
         first = at_depth[i + 1][0] if at_depth[i + 1] else None
         collection = _COLLECTION.fullmatch(code)
+        reads, mine = plan.kept[i] if plan.kept else (None, True)
+        if reads is not None and (i == 0 or i in hoisted):
+            reads_code = emit.literal(tuple(sorted(reads, key=repr)))
+            owner = "me" if mine else "None"
+            code = f"P_domain(F, R, {owner}, {emit.literal(f'{fname}/{i}')}, {reads_code}, lambda: {code})"
         if first is not None and first.member_of and collection is not None:
             kind = collection.group(1)
             members = " | ".join(f"P_set({e})" for e in first.member_of)
@@ -149,6 +158,7 @@ def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str,
         "P_limits": LIMITS,
         "P_too_many": too_many_candidates,
         "P_table": persistent_table,
+        "P_domain": kept_domain,
     }
     for kind, ids in kinds:
         tables[f"S_{kind}"] = frozenset(ids)
@@ -159,13 +169,23 @@ def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str,
 _MISSING = object()
 
 
-def persistent_table(F: dict[Any, Any], R: Any, key: int, reads: tuple[tuple[str | None, str], ...]) -> dict:
+#: A table kept across listings is given up (its function memoized per listing only) when,
+#: after this many listings, fewer than one in KEPT_AT_LEAST found its fields unchanged:
+#: comparing the fields then costs more than the kept results save.
+KEPT_TRIAL = 64
+KEPT_AT_LEAST = 4
+
+
+def persistent_table(
+    F: dict[Any, Any], R: Any, key: int | str, reads: tuple[tuple[str | None, str], ...]
+) -> dict:
     """The results of the memoized rules function ``key`` for this listing (stored in
     ``R.memo[key]``): its table from earlier listings if the fields it ``reads`` hold the
     same values as when the table was started (compared by value: state values are
     immutable), else a new one.  ``R.persist`` holds one entry per function: the size of
-    the field dictionary its keys were resolved for, their getter, the values, the table;
-    None (the reference enumerator) keeps nothing across listings."""
+    the field dictionary its keys were resolved for, their getter (None once given up, see
+    KEPT_TRIAL), the values, the table, listings seen, listings that kept the table; None
+    (the reference enumerator) keeps nothing across listings."""
     persist = R.persist
     table: dict[Any, Any]
     if persist is None:
@@ -175,14 +195,50 @@ def persistent_table(F: dict[Any, Any], R: Any, key: int, reads: tuple[tuple[str
     if entry is None or entry[0] != len(F):
         keys = [k for k in F if k in reads or (type(k) is tuple and len(k) == 2 and (None, k[1]) in reads)]
         getter = operator.itemgetter(*keys) if keys else _no_reads
-        entry = persist[key] = [len(F), getter, _MISSING, None]
-    values = entry[1](F)
+        entry = persist[key] = [len(F), getter, _MISSING, None, 0, 0]
+    getter = entry[1]
+    if getter is None:
+        table = R.memo[key] = {}
+        return table
+    values = getter(F)
     table = entry[3]
+    entry[4] += 1
     if table is None or values != entry[2]:
         entry[2] = values
         table = entry[3] = {}
+        if entry[4] >= KEPT_TRIAL and entry[5] * KEPT_AT_LEAST < entry[4]:
+            entry[1] = entry[2] = entry[3] = None  # rarely kept: not worth comparing
+    else:
+        entry[5] += 1
     R.memo[key] = table
     return table
+
+
+def kept_domain(
+    F: dict[Any, Any],
+    R: Any,
+    me: Any,
+    key: str,
+    reads: tuple[tuple[str | None, str], ...],
+    compute: Callable[[], Any],
+) -> Any:
+    """A parameter's domain that reads no earlier parameter, kept across listings in the
+    table of ``key`` (:func:`persistent_table`) while the fields it reads hold the same
+    values; per acting player ``me`` (None: the same for every player).  A kept domain
+    charges the steps computing it took."""
+    table = R.memo.get(key)
+    if table is None:
+        table = persistent_table(F, R, key, reads)
+    entry = table.get(me)
+    if entry is not None:
+        R.left -= entry[1]
+        if R.left < 0:
+            R.over_budget()
+        return entry[0]
+    start = R.left
+    value = compute()
+    table[me] = (value, start - R.left)
+    return value
 
 
 def _no_reads(F: dict[Any, Any]) -> tuple[()]:

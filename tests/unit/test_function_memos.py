@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
+
 from rulekit.compiler import planner
 from rulekit.engine.game import State
 from rulekit.load import load_game
@@ -15,7 +17,7 @@ ALL_MODULES = ("porto", "lisboa", "islas_canarias")
 
 
 def _function_source(source: str, name: str) -> str:
-    start = source.index(f"def {name}(")
+    start = source.index(f"def {name}")  # a name or the start of one (enumerators are numbered)
     return source[start : source.index("\n\n", start)]
 
 
@@ -84,10 +86,24 @@ def test_a_result_kept_from_an_earlier_listing_charges_the_steps_computing_it_to
     assert checked > 150
 
 
-def test_interleaved_positions_of_several_games_list_what_the_reference_lists() -> None:
+def test_a_domain_asking_memoized_functions_is_kept_and_a_plain_one_computed() -> None:
+    caballero = load_game("el_caballero", 4).program.source
+    assert "P_domain(" in _function_source(caballero, "enum_add_caballero_")  # land_sides per cell
+    tic_tac_toe = load_game("tic_tac_toe", 2).program.source
+    assert "P_domain(" not in tic_tac_toe  # empty cells: a comprehension, no function
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "modules"),
+    [("el_capitan", ALL_MODULES), ("el_caballero", ())],
+    ids=["el_capitan", "el_caballero"],
+)
+def test_interleaved_positions_of_several_games_list_what_the_reference_lists(
+    ruleset: str, modules: tuple[str, ...]
+) -> None:
     """Kept results are checked against the fields they read, so listing unrelated
     positions in any order never reuses a stale one."""
-    game = load_game("el_capitan", 4, ALL_MODULES)
+    game = load_game(ruleset, 4, modules)
     rng = random.Random(7)
     positions = []
     for seed in range(4):
