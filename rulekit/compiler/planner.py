@@ -172,8 +172,8 @@ _MISSING = object()
 #: A table kept across listings is given up (its function memoized per listing only) when,
 #: after this many listings, fewer than one in KEPT_AT_LEAST found its fields unchanged:
 #: comparing the fields then costs more than the kept results save.
-KEPT_TRIAL = 64
-KEPT_AT_LEAST = 4
+KEPT_TRIAL = 128
+KEPT_AT_LEAST = 8
 
 
 def persistent_table(
