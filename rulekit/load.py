@@ -12,6 +12,7 @@ from rulekit.engine.game import Game
 from rulekit.errors import DiagnosticBag, RulesetError
 from rulekit.rules.compose import (
     ModuleSource,
+    RulesetSource,
     compose,
     display_path,
     entry_origins,
@@ -22,6 +23,7 @@ from rulekit.rules.compose import (
 )
 from rulekit.rules.fingerprint import semantic_fingerprint
 from rulekit.rules.loader import build_model
+from rulekit.rules.variant_files import VariantSource
 from rulekit.rules.yaml_source import LocDict
 
 _CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...], str], Program] = {}
@@ -77,6 +79,35 @@ def load_program(
 _LOADED: dict[Path, tuple[Program, list[tuple[str, str, str]], list[str]]] = {}
 
 
+@attrs.frozen
+class Composed:
+    """A ruleset composed once with its modules and variants: the composed located data (for
+    tools that show the rules' own text and positions: ``rulekit rules``, ``rulekit diff``) and
+    the checked program built from that same composition (whose model says who wrote what)."""
+
+    data: LocDict
+    source: RulesetSource
+    modules: tuple[ModuleSource, ...]
+    variants: tuple[VariantSource, ...]
+    program: Program
+
+
+def load_composed(
+    ruleset: str, modules: Sequence[str] = (), variants: Sequence[str] = (), *, players: int | None = None
+) -> Composed:
+    """Compose, check and compile a ruleset, keeping the composed data.
+
+    Raises:
+        RulesetError: anything wrong in the files, all of it, with positions.
+    """
+    source = load_source(ruleset)
+    chosen = module_order(source, list(modules), players)
+    key = _cache_key(source, chosen, _variant_key(source, variants, players))
+    data, loaded = _compose(source, chosen, variants, players)
+    program = _CACHE.get(key) or _program_from(chosen, data, loaded, None, key)
+    return Composed(data, source, tuple(chosen), tuple(loaded), program)
+
+
 def _load_program(
     ruleset: str,
     modules: Sequence[str],
@@ -86,28 +117,62 @@ def _load_program(
 ) -> Program:
     source = load_source(ruleset)
     chosen = module_order(source, list(modules), players)
-    variant_key: tuple[str, ...] = ()
-    if variants:
-        from rulekit.rules.variants import variant_cache_key
-
-        variant_key = variant_cache_key(source, variants, players)
-    # The files' content is part of the key, so edited rules are never served from the cache.
-    content = fingerprint([source.data, *(m.data for m in chosen)])
-    key = (str(source.directory.resolve()), tuple(m.name for m in chosen), variant_key, content)
+    key = _cache_key(source, chosen, _variant_key(source, variants, players))
     if key in _CACHE:
         if before_compile is not None:
             cached = _CACHE[key]
             before_compile(cached.fingerprint, cached.rules.variants, cached.semantic_fingerprint)
         return _CACHE[key]
-    data = compose(source, chosen)
-    variant_names: list[tuple[str, str]] = []
-    if variants:
-        from rulekit.rules.variants import apply_variants
+    data, loaded = _compose(source, chosen, variants, players)
+    return _program_from(chosen, data, loaded, before_compile, key)
 
-        try:
-            data, variant_names = apply_variants(data, source, list(variants), chosen, players=players)
-        except RulesetError as composition:
-            raise _with_model_errors(composition, data, chosen) from None
+
+def _variant_key(source: RulesetSource, variants: Sequence[str], players: int | None) -> tuple[str, ...]:
+    if not variants:
+        return ()
+    from rulekit.rules.variants import variant_cache_key
+
+    return variant_cache_key(source, variants, players)
+
+
+def _cache_key(
+    source: RulesetSource, chosen: Sequence[ModuleSource], variant_key: tuple[str, ...]
+) -> tuple[str, tuple[str, ...], tuple[str, ...], str]:
+    # The files' content is part of the key, so edited rules are never served from the cache.
+    content = fingerprint([source.data, *(m.data for m in chosen)])
+    return (str(source.directory.resolve()), tuple(m.name for m in chosen), variant_key, content)
+
+
+def _compose(
+    source: RulesetSource, chosen: Sequence[ModuleSource], variants: Sequence[str], players: int | None
+) -> tuple[LocDict, list[VariantSource]]:
+    """The composed data (modules, then the variants' operations) and the variants loaded."""
+    data = compose(source, list(chosen))
+    if not variants:
+        return data, []
+    from rulekit.rules.variants import apply_variant, check_constraints, load_variant
+
+    loaded = [load_variant(v, source) for v in variants]
+    try:
+        check_constraints(source, chosen, loaded, players)
+        bag = DiagnosticBag()
+        for variant in loaded:
+            apply_variant(data, variant, bag)
+        bag.raise_if_any()
+    except RulesetError as composition:
+        raise _with_model_errors(composition, data, chosen) from None
+    return data, loaded
+
+
+def _program_from(
+    chosen: Sequence[ModuleSource],
+    data: LocDict,
+    loaded: Sequence[VariantSource],
+    before_compile: BeforeCompile | None,
+    key: tuple[str, tuple[str, ...], tuple[str, ...], str],
+) -> Program:
+    """Check and compile composed data; the program is kept in this process under ``key``."""
+    variant_names = [(v.display, v.fingerprint) for v in loaded]
     semantics = semantic_fingerprint(data)
     if before_compile is not None:
         before_compile(fingerprint(data), tuple(variant_names), semantics)

@@ -50,27 +50,17 @@ class _Compiler(FlowBuilder):
 
         for name in callgraph.topological(calls):
             decl = rules.functions[name]
-            params = []
-            for pname, ptext in decl.params:
-                ptype = t.parse_type(ptext, self.gen.kinds)
-                if ptype is None:
-                    self.bag.error(f"unknown type '{ptext}' for parameter '{pname}'", decl.span)
-                    ptype = t.ANY
-                params.append((pname, ptype))
+            params = [(pname, declared.type) for pname, declared in decl.params]
             if name in BUILTINS:
                 self.bag.error(f"function '{name}' hides the built-in of that name", decl.span)
             ctx = Context()
             py_params = [ctx.bind(n, ty) for n, ty in params]
             code, type_ = self.gen.expr(decl.body, ctx)
             if decl.returns is not None:
-                declared = t.parse_type(decl.returns, self.gen.kinds)
-                if declared is None:
-                    self.bag.error(f"unknown type '{decl.returns}' for the result of {name}", decl.span)
-                else:
-                    self.gen.expect(
-                        declared, type_, decl.body, f"the result of {name} (returns: {decl.returns})"
-                    )
-                    type_ = declared
+                self.gen.expect(
+                    decl.returns.type, type_, decl.body, f"the result of {name} (returns: {decl.returns})"
+                )
+                type_ = decl.returns.type
             self.gen.function_types[name] = type_
             if name not in BUILTINS and planner.cheap(decl.body, self.cheap_call):
                 cheap.add(name)
@@ -222,10 +212,7 @@ class _Compiler(FlowBuilder):
         elif decl.event in rules.events:
             if decl.timing == "before":
                 self.bag.error("'before' triggers listen to actions; events run 'after' only", decl.span)
-            params = [
-                (name, t.parse_type(text, self.gen.kinds) or t.ANY)
-                for name, text in rules.events[decl.event].fields
-            ]
+            params = [(name, declared.type) for name, declared in rules.events[decl.event].fields]
         else:
             self.bag.error(
                 f"trigger '{decl.name}' listens to '{decl.event}', which is neither an action nor an event",

@@ -38,7 +38,7 @@ from rulekit.compiler.program import Program, runtime_namespace
 from rulekit.errors import remember_source
 from rulekit.rules import yaml_source
 
-FORMAT = 4  # 4: the compiler, built-ins, engine and parser modules were split (classes moved)
+FORMAT = 5  # 5: the rules model holds parsed types (Declared), not type text
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 

@@ -101,7 +101,7 @@ class CodeGen(ExpressionGen):
                         hint=did_you_mean(kw.name, declared),
                     )
                     continue
-                expected = t.parse_type(declared[kw.name], self.kinds) or t.ANY
+                expected = declared[kw.name].type
                 self.expect(expected, type_, kw.value, f"field '{kw.name}' of event {node.event}")
                 parts.append(f"{emit.literal(emit.name('v_', kw.name))}: {code}")
             missing = set(declared) - {kw.name for kw in node.args}

@@ -38,54 +38,26 @@ class CodeGenBase:
         self.collections = {k.collection: k for k in rules.kinds.values()}
         self.item_kind = {item.id: k.name for k in rules.kinds.values() for item in k.items}
         self.attr_types: dict[str, dict[str, Type]] = {}
+        # Types were parsed (and unknown ones reported) once, by the loader.
         for kind in rules.kinds.values():
-            types = {}
-            for attr, text in kind.attributes.items():
-                parsed = t.parse_type(text, self.kinds)
-                if parsed is None:
-                    self.bag.error(
-                        f"unknown type '{text}' for attribute '{attr}'",
-                        kind.span,
-                        hint=did_you_mean(text, ["int", "bool", "str", "player", "list[int]", *self.kinds]),
-                    )
-                    parsed = t.ANY
-                types[attr] = parsed
-            self.attr_types[kind.name] = types
+            self.attr_types[kind.name] = {attr: d.type for attr, d in kind.attributes.items()}
         self.field_types: dict[str, dict[str, Type]] = {}
         for scope, fields in rules.fields.items():
-            types = {}
             for name, decl in fields.items():
-                parsed = t.parse_type(decl.type_text, self.kinds)
-                if parsed is None:
-                    self.bag.error(
-                        f"unknown type '{decl.type_text}' for field '{scope}.{name}'",
-                        decl.span,
-                        hint=did_you_mean(
-                            decl.type_text, ["int", "bool", "str", "player", "map", "list[int]", *self.kinds]
-                        ),
-                    )
-                    parsed = t.ANY
                 if scope in self.attr_types and name in self.attr_types[scope]:
                     self.bag.error(
                         f"field '{name}' of {scope} clashes with its attribute of that name", decl.span
                     )
-                types[name] = parsed
-            self.field_types[scope] = types
+            self.field_types[scope] = {name: decl.declared.type for name, decl in fields.items()}
         self.function_types: dict[str, Type] = {}
         #: Procedures (see rulekit.compiler.procedures): name -> parameter names and types.
         self.procedures: dict[str, tuple[tuple[str, Type], ...]] = {}
         self.const_types = {}
         for name, constant in rules.constants.items():
             declared = t.value_type(constant.value)
-            if constant.type_text is not None:
-                parsed = t.parse_type(constant.type_text, self.kinds)
-                if parsed is None:
-                    self.bag.error(
-                        f"unknown type '{constant.type_text}' for constant '{name}'", constant.span
-                    )
-                else:
-                    declared = parsed
-                    self.check_ids(constant.value, parsed, constant.span, f"constant '{name}'")
+            if constant.declared is not None:
+                declared = constant.declared.type
+                self.check_ids(constant.value, declared, constant.span, f"constant '{name}'")
             self.const_types[name] = declared
 
     # ------------------------------------------------------------ helpers

@@ -198,10 +198,9 @@ class NameGen(CodeGenBase):
                     node,
                 )
             args = []
-            for arg, (pname, ptext) in zip(node.args, decl.params, strict=False):
+            for arg, (pname, pdeclared) in zip(node.args, decl.params, strict=False):
                 code, type_ = self.expr(arg, ctx)
-                expected = t.parse_type(ptext, self.kinds) or t.ANY
-                self.expect(expected, type_, arg, f"argument '{pname}' of {name}")
+                self.expect(pdeclared.type, type_, arg, f"argument '{pname}' of {name}")
                 args.append(code)
             me = "me" if ctx.me else "-1"
             return (

@@ -14,7 +14,6 @@ from typing import Any
 from rulekit.compiler import callgraph, emit
 from rulekit.compiler.codegen import CodeGen, Context
 from rulekit.dsl import ast
-from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
 from rulekit.errors import DiagnosticBag
 from rulekit.rules.model import ProcedureDecl
@@ -53,20 +52,9 @@ def find_cycle(procedures: Mapping[str, Procedure]) -> list[str] | None:
     )
 
 
-def param_types(
-    procedure: Procedure, kinds: Mapping[str, Type], bag: DiagnosticBag
-) -> tuple[tuple[str, Type], ...]:
-    """The declared parameter types (an unknown type is reported and read as ``any``)."""
-    result = []
-    for pname, text in procedure.params:
-        parsed = t.parse_type(text, kinds)
-        if parsed is None:
-            bag.error(
-                f"unknown type '{text}' for parameter '{pname}' of procedure {procedure.name}", procedure.span
-            )
-            parsed = t.ANY
-        result.append((pname, parsed))
-    return tuple(result)
+def param_types(procedure: Procedure) -> tuple[tuple[str, Type], ...]:
+    """The declared parameter types (parsed by the loader)."""
+    return tuple((pname, declared.type) for pname, declared in procedure.params)
 
 
 def define(gen: CodeGen, procedure: Procedure, types: tuple[tuple[str, Type], ...]) -> str:
@@ -82,8 +70,7 @@ def compile_all(gen: CodeGen, procedures: Mapping[str, Procedure], bag: Diagnost
     """Check the procedures (types, no cycle, no clash with a built-in or function) and give
     the source of their functions.  Sets ``gen.procedures`` first, so that every effect
     compiled afterwards (including the procedures' own bodies) can call them."""
-    kinds = gen.kinds
-    typed = {name: param_types(p, kinds, bag) for name, p in procedures.items()}
+    typed = {name: param_types(p) for name, p in procedures.items()}
     gen.procedures = typed
     for name, procedure in procedures.items():
         if name in BUILTINS or name in gen.rules.functions:

@@ -7,9 +7,9 @@ from typing import Any
 from rulekit.dsl import types as t
 
 
-def field_default(type_: t.Type, text: str) -> Any:
+def field_default(type_: t.Type, optional: bool) -> Any:
     """The zero of a field's type: 0, false, "", an empty list or map; none if optional (``T?``)."""
-    if text.endswith("?"):
+    if optional:
         return None
     if type_ == t.INT:
         return 0

@@ -284,7 +284,7 @@ def _turn_reset(game: Game) -> Callable[[dict[Any, Any], Any], None]:
     """Set every turn field to its default, then run the turn fields' initial values."""
     program = game.program
     defaults = tuple(
-        (("turn", name), field_default(program.field_types["turn"][name], decl.type_text))
+        (("turn", name), field_default(program.field_types["turn"][name], decl.declared.optional))
         for name, decl in program.rules.fields["turn"].items()
     )
     inits = tuple((("turn", name), fn) for scope, name, fn in program.field_inits if scope == "turn")

@@ -142,7 +142,7 @@ class Game:
         for scope, fields in program.rules.fields.items():
             owners = self.owners(scope)
             for name, decl in fields.items():
-                default = field_default(program.field_types[scope][name], decl.type_text)
+                default = field_default(program.field_types[scope][name], decl.declared.optional)
                 for owner in owners:
                     F[(owner, name)] = default
         return F

@@ -60,12 +60,12 @@ def hidden_places(game: Game, player: int | None) -> HiddenPlaces:
             for owner in game.owners(scope):
                 if decl.visibility == "owner" and owner == player:
                     continue
-                if not decl.type_text.startswith("list["):
+                if not decl.declared.type.is_list:
                     kept.append((owner, name))
                 elif decl.visibility == "hidden":
-                    hidden.setdefault(decl.type_text, []).append((owner, name))
+                    hidden.setdefault(decl.declared.text, []).append((owner, name))
                 else:
-                    others.setdefault((decl.type_text, name), []).append((owner, name))
+                    others.setdefault((decl.declared.text, name), []).append((owner, name))
     pools: list[tuple[tuple[Any, str], ...]] = []
     for type_text, places in sorted(hidden.items()):
         joined = [k for k in others if k[0] == type_text]

@@ -66,14 +66,14 @@ def _section(root: Node, name: str) -> Entries:
     return found if isinstance(found, Entries) else _empty_entries(root.where(name))
 
 
-def _parameters(spec: Node) -> tuple[tuple[str, str], ...] | None:
+def _parameters(spec: Node) -> tuple[tuple[str, Declared], ...] | None:
     """The typed parameters of a function or procedure entry; None when the entry has no body or a
     parameter failed (both already reported)."""
     params = spec.get("params") or {}
     raw_params = spec.raw.get("params")
     if spec.get("body") is None or len(params) != (len(raw_params) if isinstance(raw_params, dict) else 0):
         return None
-    return tuple((p, d.text) for p, d in params.items())
+    return tuple(params.items())
 
 
 def _empty_entries(span: Span) -> Entries:
@@ -186,7 +186,7 @@ class _Builder:
                     if attr not in raw:
                         self.bag.error(f"{kind} '{item_id}' has no value for attribute '{attr}'", raw.span)
                 items.append(m.Item(str(item_id), {str(k): v for k, v in raw.items() if k != "id"}, raw.span))
-            types = {name: declared.text for name, declared in attributes.items()}
+            types = dict(attributes)
             collection = spec.get("collection") or f"{kind}s"
             kinds[kind] = m.ComponentKind(kind, collection, types, tuple(items), section.spans[kind])
         return kinds
@@ -257,7 +257,7 @@ class _Builder:
                 where = problem.span or span_of(raw) or value.key_spans.get("value") or span
                 self.bag.error(f"constant '{name}': {problem}", where, hint=problem.hint)
                 continue
-            result[name] = m.Constant(name, converted, span, declared.text)
+            result[name] = m.Constant(name, converted, span, declared)
         return result
 
     def state(self, kinds: dict[str, m.ComponentKind]) -> dict[str, dict[str, m.FieldDecl]]:
@@ -286,7 +286,7 @@ class _Builder:
                 initial = self.initial(spec, declared, f"state.{scope}.{name}")
                 if initial is FAILED:
                     continue
-                result[scope][name] = m.FieldDecl(scope, name, declared.text, initial, visibility, span)
+                result[scope][name] = m.FieldDecl(scope, name, declared, initial, visibility, span)
         return result
 
     def initial(self, spec: Node, declared: Declared, path: str) -> Any:
@@ -320,9 +320,7 @@ class _Builder:
                 continue  # reported
             body = call_original(spec.get("body"), spec.get("wraps"))
             returns = spec.get("returns")
-            result[name] = m.FunctionDecl(
-                name, typed, body, section.spans[name], returns.text if returns is not None else None
-            )
+            result[name] = m.FunctionDecl(name, typed, body, section.spans[name], returns)
         return result
 
     def records(self, kinds: dict[str, m.ComponentKind]) -> dict[str, t.Type]:
@@ -401,7 +399,7 @@ class _Builder:
     def events(self) -> dict[str, m.EventDecl]:
         section = _section(self.root, "events")
         return {
-            name: m.EventDecl(name, tuple((f, d.text) for f, d in fields.items()), section.spans[name])
+            name: m.EventDecl(name, tuple(fields.items()), section.spans[name])
             for name, fields in section.items()
         }
 

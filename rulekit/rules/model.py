@@ -1,4 +1,4 @@
-"""The typed rules model: what a composed ruleset says, with every DSL snippet parsed.
+"""The typed rules model: what a composed ruleset says, with every DSL snippet and type parsed.
 
 Built by :mod:`rulekit.rules.loader` from the located YAML; consumed by the
 compiler.  Every declaration keeps its span for error messages and explanations.
@@ -13,6 +13,7 @@ from attrs import field, frozen
 from rulekit.dsl import ast
 from rulekit.dsl.types import Type
 from rulekit.errors import Span
+from rulekit.rules.values import Declared
 from rulekit.rules.view import ViewDecl
 
 
@@ -23,7 +24,8 @@ class Constant:
     name: str
     value: Any
     span: Span | None
-    type_text: str | None = None
+    #: ``{type: T, value: V}``: the declared type (else the value's own type is used).
+    declared: Declared | None = None
 
 
 @frozen
@@ -41,7 +43,7 @@ class ComponentKind:
 
     name: str
     collection: str
-    attributes: dict[str, str]
+    attributes: dict[str, Declared]
     items: tuple[Item, ...]
     span: Span | None
 
@@ -57,7 +59,7 @@ class FieldDecl:
 
     scope: str
     name: str
-    type_text: str
+    declared: Declared
     initial: ast.Expr | None
     visibility: str
     span: Span | None
@@ -68,11 +70,11 @@ class FunctionDecl:
     """A named pure function of the ruleset: ``V(city)``."""
 
     name: str
-    params: tuple[tuple[str, str], ...]
+    params: tuple[tuple[str, Declared], ...]
     body: ast.Expr
     span: Span | None
     #: ``returns:``: the declared type of its value (checked against the body), or None.
-    returns: str | None = None
+    returns: Declared | None = None
 
 
 @frozen
@@ -80,7 +82,7 @@ class ProcedureDecl:
     """A named effect block with typed parameters, called as a statement: ``payday(city)``."""
 
     name: str
-    params: tuple[tuple[str, str], ...]
+    params: tuple[tuple[str, Declared], ...]
     body: ast.Block
     span: Span | None
 
@@ -90,7 +92,7 @@ class EventDecl:
     """An event that effects may ``emit`` and triggers may listen to."""
 
     name: str
-    fields: tuple[tuple[str, str], ...]
+    fields: tuple[tuple[str, Declared], ...]
     span: Span | None
 
 

@@ -30,13 +30,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from rulekit.errors import DiagnosticBag
 from rulekit.rules.compose import (
-    ModuleSource,
     RulesetSource,
-    compose,
-    load_source,
-    module_order,
 )
 from rulekit.rules.variant_constraints import check_constraints, data_players
 from rulekit.rules.variant_files import (
@@ -50,34 +45,8 @@ from rulekit.rules.variant_files import (
     variant_fingerprints,
 )
 from rulekit.rules.variant_operations import apply_variant, apply_variants
-from rulekit.rules.yaml_source import LocDict
 
 # ---------------------------------------------------------------- composition front door
-
-
-def composed_data(
-    ruleset: str,
-    modules: Sequence[str] = (),
-    variants: Sequence[str] = (),
-    *,
-    players: int | None = None,
-) -> tuple[LocDict, RulesetSource, list[ModuleSource], list[VariantSource]]:
-    """The composed rules data (before DSL parsing) with modules and variants applied.
-
-    Raises:
-        RulesetError: unknown modules, broken constraints, failing operations.
-    """
-    source = load_source(ruleset)
-    chosen = module_order(source, list(modules), players)
-    data = compose(source, chosen)
-    loaded = [load_variant(v, source) for v in variants]
-    if loaded:
-        check_constraints(source, chosen, loaded, players)
-        bag = DiagnosticBag()
-        for variant in loaded:
-            apply_variant(data, variant, bag)
-        bag.raise_if_any()
-    return data, source, chosen, loaded
 
 
 __all__ = [
@@ -87,7 +56,6 @@ __all__ = [
     "apply_variant",
     "apply_variants",
     "check_constraints",
-    "composed_data",
     "data_players",
     "find_variant",
     "load_variant",

@@ -21,10 +21,9 @@ from typing import Any
 from attrs import define, field
 
 from rulekit.errors import Diagnostic, Span, UsageError
-from rulekit.load import load_program
+from rulekit.load import load_composed
 from rulekit.rules.compose import fingerprint, plain_data
 from rulekit.rules.model import RulesModel
-from rulekit.rules.variants import composed_data
 from rulekit.rules.yaml_source import LocDict, span_of
 from rulekit.tools.diff_text import INLINE, dump, fits_inline, inline, unified
 from rulekit.tools.impact import users
@@ -120,14 +119,13 @@ def diff_sides(left: Side, right: Side) -> RulesDiff:
     Raises:
         RulesetError: either side does not compose.
     """
-    old, _, _, _ = composed_data(left.ruleset, left.modules, left.variants, players=left.players)
-    new, _, _, loaded = composed_data(right.ruleset, right.modules, right.variants, players=right.players)
-    infos = [v.info() for v in loaded]
+    old = load_composed(left.ruleset, left.modules, left.variants, players=left.players).data
+    composed = load_composed(right.ruleset, right.modules, right.variants, players=right.players)
+    new, rules = composed.data, composed.program.rules
+    infos = [v.info() for v in composed.variants]
     changes = diff_data(old, new)
-    if any(c.kind != "removed" and c.section not in WHOLE_SECTIONS for c in changes):
-        rules = load_program(right.ruleset, right.modules, right.variants, players=right.players).rules
-        _add_origins(changes, rules)
-        _add_users(changes, rules)
+    _add_origins(changes, rules)
+    _add_users(changes, rules)
     return RulesDiff(left, right, fingerprint(old), fingerprint(new), changes, infos)
 
 

@@ -31,15 +31,15 @@ def _yaml_text(value: Any) -> str:
 def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence[str] = ()) -> str:
     """A listing of a ruleset: actions, triggers, modules, constants, functions, events,
     invariants.  Entries that a chosen module added, overrode or removed are marked."""
-    from rulekit.load import load_program
-    from rulekit.rules.variants import composed_data
+    from rulekit.load import load_composed
 
-    program = load_program(ruleset, modules, variants)
+    # One composition: its data is what is listed (the rules' own text), its model says who
+    # wrote each named entry (``RulesModel.origins``); the plain ruleset is compared with it.
+    composed = load_composed(ruleset, modules, variants)
+    program, data, source = composed.program, composed.data, composed.source
+    chosen, loaded = composed.modules, composed.variants
     rules = program.rules
-    # The composed data to list, and the plain ruleset it is compared with; who wrote each
-    # named entry comes from the loaded model (``RulesModel.origins``), not from spans here.
-    data, source, chosen, loaded = composed_data(ruleset, modules, variants)
-    base = composed_data(ruleset)[0] if chosen or loaded else data
+    base = load_composed(ruleset).data if chosen or loaded else data
     by_file = {Path(f).resolve(): f"module {m.name}" for m in chosen for f in (str(m.path), *m.files)}
     by_file.update({v.path.resolve(): f"variant {v.display}" for v in loaded})
 

@@ -9,7 +9,7 @@ so editors and ``rulekit check`` agree about keys and values::
 A test asserts the shipped files are current.  The schemas are strict about keys
 (an unknown key is a typo the loader rejects too) and about flags, numbers and
 words; DSL text and game data are checked by the loader.  Scenario files are
-described here (their loader is tools/scenario.py).
+declared in :mod:`rulekit.rules.schema_scenario` (their runner is tools/scenario).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 from rulekit.rules import schema as s
 from rulekit.rules import view as view_decl
 from rulekit.rules.compose import EXTENDABLE, MODULE_KEYS, NAMED_SECTIONS, RULESET_KEYS, SINGLE_SECTIONS
+from rulekit.rules.schema_scenario import SCENARIO, SCENARIO_KEYS
 from rulekit.rules.variants import VARIANT_KEYS
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
@@ -43,10 +44,6 @@ def _text(description: str) -> dict[str, Any]:
 
 def _expr(description: str) -> dict[str, Any]:
     return {**_EXPR, "description": description}
-
-
-def _block(description: str) -> dict[str, Any]:
-    return {**_BLOCK, "description": description}
 
 
 def _obj(properties: dict[str, Any], description: str = "", **extra: Any) -> dict[str, Any]:
@@ -90,8 +87,10 @@ def _shape(shape: s.Shape) -> dict[str, Any]:
         return {"enum": list(shape.choices)}
     if isinstance(shape, s.TypeText):
         return {"type": "string", "description": _TYPE_DOC}
-    if isinstance(shape, s.Data | s.Custom):
-        return _view_schema() if isinstance(shape, s.Custom) else {}
+    if isinstance(shape, s.Custom):
+        return _CUSTOM[shape.name]()
+    if isinstance(shape, s.Data):
+        return {}
     if isinstance(shape, s.Names):
         names = {"type": "array", "items": {"type": "string"}}
         return {"anyOf": [{"type": "string"}, names]} if shape.one_ok else names
@@ -174,6 +173,19 @@ def _view_schema() -> dict[str, Any]:
     )
 
 
+def _start_schema() -> dict[str, Any]:
+    """A scenario's ``start:``: the first player, and flow counters by name."""
+    return {
+        "type": "object",
+        "properties": {"player": {"type": "string", "pattern": "^P[1-9][0-9]*$", "description": "P1, P2..."}},
+        "additionalProperties": {"type": "integer", "minimum": 1},
+    }
+
+
+#: The JSON Schema of each value that its own module checks (:class:`rulekit.rules.shapes.Custom`).
+_CUSTOM = {"view": _view_schema, "scenario_start": _start_schema}
+
+
 def _extend() -> dict[str, Any]:
     properties = {
         section: {
@@ -200,10 +212,6 @@ def _file(table: s.Table, **operations: dict[str, Any]) -> dict[str, Any]:
         or (sections[key.name] if key.section is not None else json_of(key.shape, key.doc))
         for key in table.keys
     }
-
-
-def _names_list(description: str) -> dict[str, Any]:
-    return _list_or_one({"type": "string"}, description)
 
 
 def _schema(
@@ -250,101 +258,6 @@ def build_schemas() -> dict[str, dict[str, Any]]:
         add=_obj(named, "New entries (and items/fields added to existing component kinds/state scopes)."),
         extend=_extend(),
     )
-    expectation = {
-        "anyOf": [
-            _text("A DSL condition."),
-            _obj(
-                {
-                    "expr": _text("A DSL expression."),
-                    "equals": {"description": "Its expected value (P1.. are players, none is none)."},
-                },
-                required=["expr"],
-            ),
-        ]
-    }
-    expect = {
-        "description": "DSL conditions on the state, or {expr, equals}.",
-        "anyOf": [expectation, {"type": "array", "items": expectation}],
-    }
-    checks = {
-        "expect": expect,
-        "expect_legal": _names_list("Actions that must be legal now."),
-        "expect_not_legal": _names_list("Actions that must not be legal now."),
-    }
-    action_entry = {
-        "anyOf": [
-            _text("An action in the log notation, e.g. place(b2)."),
-            _obj(
-                {
-                    "action": _text("The action, e.g. buy(card_3)."),
-                    "reject": _text("Expect a rejection whose message contains this text."),
-                    "by": _text("The player who must be deciding, e.g. P2."),
-                    **checks,
-                },
-                "An action, then expectations checked right after it (a checkpoint).",
-                required=["action"],
-            ),
-            _obj(
-                {"event": _text("An event fired now, e.g. payday() or built(city=lyon)."), **checks},
-                "An event fired between actions; its triggers run.",
-                required=["event"],
-            ),
-            _obj(
-                {"effect": _block("DSL statements run now, as a rule's effect would."), **checks},
-                "An effect run between actions.",
-                required=["effect"],
-            ),
-            _obj(checks, "A checkpoint: expectations on the state at this point.", minProperties=1),
-        ]
-    }
-    player = {"type": "string", "pattern": "^P[1-9][0-9]*$", "description": "A player: P1, P2..."}
-    scenario_props = {
-        "scenario": _text("What the scenario shows."),
-        "cite": _text("The rule or example it comes from."),
-        "doc": _text("More explanation."),
-        "ruleset": _text("The ruleset (optional inside the ruleset's directory)."),
-        "modules": _names_list("Modules to use."),
-        "variants": _names_list("Variant files or shipped variant names to apply."),
-        "players": {"type": "integer", "minimum": 1, "description": "Number of players."},
-        "seed": {"type": "integer", "description": "Random seed."},
-        "setup": {
-            "type": "object",
-            "description": "State by path before the actions, e.g. P1.money: 30, game.round: 2.",
-        },
-        "setup_effect": _block("A DSL effect run after setup."),
-        "actions": {"type": "array", "items": action_entry, "description": "Actions, in order."},
-        "expect": {**expect, "description": "DSL conditions on the final state, or {expr, equals}."},
-        "expect_legal": _names_list("Actions that must be legal at the end."),
-        "expect_not_legal": _names_list("Actions that must not be legal at the end."),
-        "before_setup": {
-            "type": "object",
-            "description": "State by path set before the ruleset's own setup runs (e.g. a deck's order).",
-        },
-        "keep_order": {"type": "boolean", "description": "Shuffles keep the order given (default false)."},
-        "start": {
-            "type": "object",
-            "description": "Who decides first (player: P2) and where the flow's counters stand (round: 3).",
-            "properties": {"player": player},
-            "additionalProperties": {"type": "integer", "minimum": 1},
-        },
-        "check_invariants": {
-            "type": "boolean",
-            "description": "Check the rules' invariants after the set-up and every step (default true).",
-        },
-        "skip_invariants": _names_list("Invariants not checked (the set-up leaves their world on purpose)."),
-        "expect_terminal": {"type": "boolean", "description": "The game is over at the end (or not)."},
-        "expect_winners": {
-            "description": "The players tied for first at the end.",
-            "anyOf": [player, {"type": "array", "items": player}],
-        },
-        "expect_standings": {"type": "array", "items": player, "description": "All players, first to last."},
-        "expect_scores": {
-            "type": "object",
-            "description": "Final scores: P1: 30, P2: 12.",
-            "propertyNames": {"pattern": "^P[1-9][0-9]*$"},
-            "additionalProperties": {"type": "integer"},
-        },
-    }
     schemas = {
         "ruleset": _schema(
             "ruleset", "rulekit ruleset", "A ruleset.yaml: the base rules of a game.", ruleset_props
@@ -366,9 +279,9 @@ def build_schemas() -> dict[str, dict[str, Any]]:
         "scenario": _schema(
             "scenario",
             "rulekit scenario",
-            "A scenario: a rules example as a test.",
-            scenario_props,
-            required=["scenario"],
+            SCENARIO.doc,
+            _file(SCENARIO),
+            required=[k.name for k in SCENARIO.keys if k.required],
         ),
         "sections": _schema(
             "sections", "rulekit sections file", "A file of sections included by a ruleset.", sections
@@ -380,8 +293,6 @@ def build_schemas() -> dict[str, dict[str, Any]]:
 
 def _check_keys(schemas: dict[str, dict[str, Any]]) -> None:
     """The schemas know exactly the keys the loader knows."""
-    from rulekit.tools.scenario import SCENARIO_KEYS
-
     expected = {
         "ruleset": set(RULESET_KEYS),
         "module": set(MODULE_KEYS),

@@ -227,3 +227,39 @@ def test_after_setup_a_player_left_without_legal_actions_is_skipped(
         "scenario: closed gate\nsetup:\n  game.open: false\nactions:\n  - by: P2\n    action: go_too\n",
     )
     assert run_scenario(path).failures == []
+
+
+def test_a_scenario_file_is_checked_against_its_declared_format_in_one_report(tiny: Path) -> None:
+    """Every unknown key and wrongly shaped value is reported at its line, all before anything runs."""
+    path = _scenario(
+        tiny,
+        "shapes",
+        """\
+scenario: several mistakes
+players: two
+keep_order: "false"
+actions:
+  - {action: pay(1), expct: true}
+  - {}
+expect_scores: {P1: x}
+""",
+    )
+    result = run_scenario(path)
+    assert not result.passed
+    report = "\n".join(result.failures)
+    assert ":2:10: error: players must be a whole number" in report
+    assert ":3:13: error: keep_order must be true or false" in report
+    assert "write false without quotes" in report
+    assert ":5:22: error: unknown step key 'expct'" in report and "did you mean 'expect'?" in report
+    assert ":6:5: error: a step is one of action:, event: or effect:" in report
+    assert ":7:21: error: expect_scores.P1 must be a whole number" in report
+    assert "5 errors" in report
+
+
+def test_the_scenario_keys_the_runner_reads_are_the_declared_ones() -> None:
+    from rulekit.rules.schema_scenario import SCENARIO
+    from rulekit.tools.scenario.files import SCENARIO_KEYS
+    from rulekit.tools.schema import build_schemas
+
+    assert SCENARIO.names == SCENARIO_KEYS
+    assert set(build_schemas()["scenario"]["properties"]) == set(SCENARIO.names)

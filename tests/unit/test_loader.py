@@ -140,3 +140,18 @@ def test_dsl_syntax_errors_in_several_snippets_are_all_reported(write_ruleset: C
     )
     found = _diagnostics(write_ruleset, text)
     assert [line for line, _ in found] == [7, 8]
+
+
+def test_load_composed_gives_the_data_the_program_was_compiled_from() -> None:
+    """``rulekit rules`` and ``diff`` print this data: compiling it must not change it, and its
+    fingerprint is the program's (one composition, not two that could disagree)."""
+    from rulekit.load import load_composed
+    from rulekit.rules.compose import fingerprint
+
+    composed = load_composed("tic_tac_toe", variants=["misere"])
+    assert fingerprint(composed.data) == composed.program.fingerprint
+    assert [v.name for v in composed.variants] == ["misere"]
+    assert composed.program.rules.origins["triggers"]["three_in_a_row"].startswith("variant ")
+    again = load_composed("tic_tac_toe", variants=["misere"])
+    assert again.program is composed.program  # compiled once per process
+    assert again.data is not composed.data and fingerprint(again.data) == fingerprint(composed.data)

@@ -9,10 +9,12 @@ from rulekit.compiler.codegen import CodeGen, Context
 from rulekit.dsl import parse_block
 from rulekit.errors import DiagnosticBag
 from rulekit.load import load_program
+from rulekit.rules.values import parse_declared
 
 
 def _procedure(name: str, body: str, **params: str) -> pr.Procedure:
-    return pr.Procedure(name, tuple(params.items()), parse_block(body), None)
+    typed = tuple((p, parse_declared(text, {"cell"})) for p, text in params.items())
+    return pr.Procedure(name, typed, parse_block(body), None)
 
 
 def _compile(procedures: list[pr.Procedure], effect: str) -> tuple[list[str], list[str]]:

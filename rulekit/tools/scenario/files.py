@@ -1,6 +1,6 @@
 """The scenario file format: its keys, finding scenario files, and the ruleset a file runs against.
 
-See docs/cli.md for the format.
+The format is declared in :mod:`rulekit.rules.schema_scenario`; docs/rules-format.md describes it.
 """
 
 from __future__ import annotations
@@ -11,38 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from rulekit.errors import Diagnostic, RulekitError, RulesetError, Span
+from rulekit.rules import schema_scenario
 
-SCENARIO_KEYS = (
-    "scenario",
-    "cite",
-    "doc",
-    "ruleset",
-    "modules",
-    "variants",
-    "players",
-    "seed",
-    "setup",
-    "setup_effect",
-    "actions",
-    "expect",
-    "expect_legal",
-    "expect_not_legal",
-    # format 2
-    "before_setup",
-    "keep_order",
-    "start",
-    "check_invariants",
-    "skip_invariants",
-    "expect_terminal",
-    "expect_winners",
-    "expect_standings",
-    "expect_scores",
-)
-CHECK_KEYS = ("expect", "expect_legal", "expect_not_legal")
-#: What a step of ``actions:`` may say: one of action / event / effect (or none: a checkpoint)
-#: and expectations checked right after it.
-ACTION_KEYS = ("action", "reject", "by", "may_reject", "event", "effect", *CHECK_KEYS)
-EXPECT_KEYS = ("expr", "equals")
+#: The keys of a scenario file, of a step of ``actions:`` and of an expectation: from the
+#: declaration of the format (rules/schema_scenario.py).
+SCENARIO_KEYS = schema_scenario.SCENARIO_KEYS
+CHECK_KEYS = schema_scenario.CHECK_KEYS
+ACTION_KEYS = schema_scenario.STEP_KEYS
+EXPECT_KEYS = schema_scenario.EXPECT_KEYS
 
 
 def find_scenarios(paths: Iterable[str | Path]) -> list[Path]:

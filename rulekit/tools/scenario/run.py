@@ -9,7 +9,8 @@ from typing import Any
 from rulekit.compiler.program import Program
 from rulekit.engine.game import Game, State
 from rulekit.errors import Diagnostic, RulekitError, RulesetError, Span
-from rulekit.rules.compose import check_keys
+from rulekit.rules.schema_scenario import SCENARIO
+from rulekit.rules.structure import Structurer
 from rulekit.rules.yaml_source import LocDict, LocStr, load_file, span_of
 from rulekit.tools.scenario import expect, invariants, start, steps, values
 from rulekit.tools.scenario.context import (
@@ -21,7 +22,7 @@ from rulekit.tools.scenario.context import (
     as_list,
     error_text,
 )
-from rulekit.tools.scenario.files import SCENARIO_KEYS, find_scenarios, ruleset_for
+from rulekit.tools.scenario.files import find_scenarios, ruleset_for
 
 
 def run_scenario(
@@ -87,7 +88,8 @@ def run_paths(
 def _load(scenario: ScenarioFile, extra_variants: Sequence[str], extra_modules: Sequence[str]) -> ScenarioRun:
     """Load the ruleset the scenario names (with its modules, variants and player count)."""
     data = scenario.data
-    check_keys(data, SCENARIO_KEYS, "scenario", scenario.bag)
+    # Keys and the shape of every value, against the format's declaration, in one report.
+    Structurer(scenario.bag).value(SCENARIO, data, span_of(data), "")
     scenario.bag.raise_if_any()
     ruleset = ruleset_for(scenario.path, data.get("ruleset"))
     modules = [str(m) for m in as_list(data.get("modules"))]

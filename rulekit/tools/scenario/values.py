@@ -33,7 +33,7 @@ def assignments(run: ScenarioRun, values: LocDict) -> list[tuple[tuple[Any, str]
             continue
         owner, scope, name = target
         type_ = run.program.field_types[scope][name]
-        optional = run.program.rules.fields[scope][name].type_text.strip().endswith("?")
+        optional = run.program.rules.fields[scope][name].declared.optional
         found.append(((owner, name), convert(run, value, type_, span_of(value) or where, optional=optional)))
     return found
 

@@ -23,7 +23,6 @@ from attrs import define, field
 
 from rulekit.compiler.program import Program
 from rulekit.dsl import types as t
-from rulekit.dsl.types import parse_type
 from rulekit.engine.game import Action, Game, State
 from rulekit.engine.values import format_value, to_json
 from rulekit.errors import RulekitError
@@ -109,9 +108,8 @@ class _Matcher:
 
     def __init__(self, program: Program, allow: Sequence[str]) -> None:
         self.allow = set(allow)
-        kinds = set(program.rules.kinds)
         self.types = {
-            (scope, name): parse_type(decl.type_text, kinds) or t.ANY
+            (scope, name): decl.declared.type
             for scope, fields in program.rules.fields.items()
             for name, decl in fields.items()
         }
