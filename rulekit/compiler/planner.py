@@ -121,10 +121,7 @@ def generate(plan: ActionPlan, fname: str) -> str:
         first = at_depth[i + 1][0] if at_depth[i + 1] else None
         collection = _COLLECTION.fullmatch(code)
         reads, mine = plan.kept[i] if plan.kept else (None, True)
-        if reads is not None and (i == 0 or i in hoisted):
-            reads_code = emit.literal(tuple(sorted(reads, key=repr)))
-            owner = "me" if mine else "None"
-            code = f"P_domain(F, R, {owner}, {emit.literal(f'{fname}/{i}')}, {reads_code}, lambda: {code})"
+
         if first is not None and first.member_of and collection is not None:
             kind = collection.group(1)
             members = " | ".join(f"P_set({e})" for e in first.member_of)
@@ -132,8 +129,11 @@ def generate(plan: ActionPlan, fname: str) -> str:
             mark = first.mark
         elif i in hoisted:
             lines.append(f"{indent}if D{i} is None:")
-            lines.append(f"{indent}    D{i} = {code}{mark}")
+            lines.extend(_domain_lines(indent + "    ", i, code + mark, reads, mine, f"{fname}/{i}"))
             source = emit.step_iter(f"D{i}")  # charged at every use, as a domain function call is
+        elif i == 0 and reads is not None:
+            lines.extend(_domain_lines(indent, i, code + mark, reads, mine, f"{fname}/{i}"))
+            source = emit.step_iter("D0")
         else:
             source = emit.step_iter(code)
         lines.append(f"{indent}for {param} in {source}:{mark}")
@@ -147,6 +147,22 @@ def generate(plan: ActionPlan, fname: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _domain_lines(at: str, i: int, code: str, reads: Reads | None, mine: bool, key: str) -> list[str]:
+    """``D{i} = code`` (at indent ``at``); with ``reads``, kept across listings
+    (:func:`kept_value`, :func:`keep_value`), per acting player if it reads ``me``."""
+    if reads is None:
+        return [f"{at}D{i} = {code}"]
+    owner = "me" if mine else "None"
+    key_code = emit.literal(key)
+    return [
+        f"{at}D{i} = P_kept(F, R, {owner}, {key_code}, {emit.literal(tuple(sorted(reads, key=repr)))})",
+        f"{at}if D{i} is P_miss:",
+        f"{at}    S{i} = R.left",
+        f"{at}    D{i} = {code}",
+        f"{at}    P_keep(R, {key_code}, {owner}, D{i}, S{i})",
+    ]
+
+
 def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str, object]:
     """The namespace entries the generated enumerators use: each collection's members as a
     set (``S_kind``) and their positions (``I_kind``); ``P_set`` is ``set``; ``P_miss`` marks
@@ -158,7 +174,9 @@ def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str,
         "P_limits": LIMITS,
         "P_too_many": too_many_candidates,
         "P_table": persistent_table,
-        "P_domain": kept_domain,
+        "P_kept": kept_value,
+        "P_keep": keep_value,
+        "P_off": _OFF,
     }
     for kind, ids in kinds:
         tables[f"S_{kind}"] = frozenset(ids)
@@ -167,6 +185,7 @@ def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str,
 
 
 _MISSING = object()
+_OFF = object()  # in R.memo: a function or domain whose table is not kept (given up)
 
 
 #: A table kept across listings is given up (its function memoized per listing only) when,
@@ -185,7 +204,7 @@ def persistent_table(
     immutable), else a new one.  ``R.persist`` holds one entry per function: the size of
     the field dictionary its keys were resolved for, their getter (None once given up, see
     KEPT_TRIAL), the values, the table, listings seen, listings that kept the table; None
-    (the reference enumerator) keeps nothing across listings."""
+    (the reference enumerator) keeps nothing across listings.  A table given up is ``_OFF``."""
     persist = R.persist
     table: dict[Any, Any]
     if persist is None:
@@ -198,8 +217,8 @@ def persistent_table(
         entry = persist[key] = [len(F), getter, _MISSING, None, 0, 0]
     getter = entry[1]
     if getter is None:
-        table = R.memo[key] = {}
-        return table
+        R.memo[key] = _OFF
+        return _OFF  # type: ignore[return-value]
     values = getter(F)
     table = entry[3]
     entry[4] += 1
@@ -214,31 +233,33 @@ def persistent_table(
     return table
 
 
-def kept_domain(
-    F: dict[Any, Any],
-    R: Any,
-    me: Any,
-    key: str,
-    reads: tuple[tuple[str | None, str], ...],
-    compute: Callable[[], Any],
+def kept_value(
+    F: dict[Any, Any], R: Any, me: Any, key: str, reads: tuple[tuple[str | None, str], ...]
 ) -> Any:
-    """A parameter's domain that reads no earlier parameter, kept across listings in the
-    table of ``key`` (:func:`persistent_table`) while the fields it reads hold the same
-    values; per acting player ``me`` (None: the same for every player).  A kept domain
-    charges the steps computing it took."""
+    """A parameter's domain that reads no earlier parameter, as kept from an earlier listing
+    in the table of ``key`` (:func:`persistent_table`) while the fields it reads hold the
+    same values, per acting player ``me`` (None: the same for every player); charges the
+    steps computing it took.  ``_MISSING`` if there is none: the enumerator computes it
+    and hands it to :func:`keep_value`."""
     table = R.memo.get(key)
     if table is None:
         table = persistent_table(F, R, key, reads)
+    if table is _OFF:
+        return _MISSING
     entry = table.get(me)
-    if entry is not None:
-        R.left -= entry[1]
-        if R.left < 0:
-            R.over_budget()
-        return entry[0]
-    start = R.left
-    value = compute()
-    table[me] = (value, start - R.left)
-    return value
+    if entry is None:
+        return _MISSING
+    R.left -= entry[1]
+    if R.left < 0:
+        R.over_budget()
+    return entry[0]
+
+
+def keep_value(R: Any, key: str, me: Any, value: Any, start: int) -> None:
+    """Keep a domain just computed (from step budget ``start``), see :func:`kept_value`."""
+    table = R.memo[key]
+    if table is not _OFF:
+        table[me] = (value, start - R.left)
 
 
 def _no_reads(F: dict[Any, Any]) -> tuple[()]:
@@ -383,18 +404,20 @@ def memoized_function(
             f"            T = M.get({key})\n"
             f"            if T is None:\n"
             f"                T = P_table(F, R, {key}, {emit.literal(tuple(sorted(reads, key=repr)))})\n"
-            f"            E = T.get(K)\n"
-            f"            if E is not None:  # computed in an earlier listing: charge what it cost\n"
-            f"                R.left -= E[1]\n"
-            f"                if R.left < 0:\n"
-            f"                    R.over_budget()\n"
-            f"                v = M[K] = E[0]\n"
-            f"                return v\n"
-            f"            S = R.left\n"
+            f"            if T is not P_off:\n"
+            f"                E = T.get(K)\n"
+            f"                if E is not None:  # computed in an earlier listing: charge what it cost\n"
+            f"                    R.left -= E[1]\n"
+            f"                    if R.left < 0:\n"
+            f"                        R.over_budget()\n"
+            f"                    v = M[K] = E[0]\n"
+            f"                    return v\n"
+            f"                S = R.left\n"
             f"    v = {code}{mark}\n"
             f"    if M is not None:\n"
             f"        M[K] = v\n"
-            f"        T[K] = (v, S - R.left)\n"
+            f"        if T is not P_off:\n"
+            f"            T[K] = (v, S - R.left)\n"
             f"    return v\n"
         )
     return (

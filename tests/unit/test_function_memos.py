@@ -88,9 +88,9 @@ def test_a_result_kept_from_an_earlier_listing_charges_the_steps_computing_it_to
 
 def test_a_domain_asking_memoized_functions_is_kept_and_a_plain_one_computed() -> None:
     caballero = load_game("el_caballero", 4).program.source
-    assert "P_domain(" in _function_source(caballero, "enum_add_caballero_")  # land_sides per cell
+    assert "P_kept(" in _function_source(caballero, "enum_add_caballero_")  # land_sides per cell
     tic_tac_toe = load_game("tic_tac_toe", 2).program.source
-    assert "P_domain(" not in tic_tac_toe  # empty cells: a comprehension, no function
+    assert "P_kept(" not in tic_tac_toe  # empty cells: a comprehension, no function
 
 
 @pytest.mark.parametrize(
