@@ -167,3 +167,38 @@ def test_rulekit_writes_files_only_through_the_atomic_writers() -> None:
         if _WRITES.search(line)
     ]
     assert offenders == []
+
+
+def test_ctrl_c_at_the_human_prompt_keeps_the_log_of_the_actions_so_far(run: Run, tmp_path: Path) -> None:
+    """Ctrl-C in ``play --human`` (here: at the second prompt) leaves the log of what was played,
+    which replays."""
+    from rulekit.load import load_game
+    from rulekit.tools.bots import make_bots
+    from rulekit.tools.human import play_human
+
+    game = load_game("tic_tac_toe", 2)
+    answers = iter(["1", KeyboardInterrupt()])
+
+    def read(_: str) -> str:
+        answer = next(answers)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    log = tmp_path / "game.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        play_human(
+            game,
+            0,
+            make_bots(game, "random", 0),
+            seed=0,
+            max_actions=9,
+            log=str(log),
+            read=read,
+            write=lambda _: None,
+        )
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert [line["player"] for line in lines if "action" in line] == ["P1", "P2"]  # P1's move, the bot's
+    status, out, err = run("replay", str(log))
+    assert status == 0, err
+    assert "replayed 2 actions" in out
