@@ -297,6 +297,8 @@ def play_all(
 
     Raises:
         UsageError: the database already holds games of this run and ``resume`` is off.
+        RulekitError: a game was played with other rules than ``fingerprint`` (a worker
+            compiled the rule files after they were edited).
     """
     stored: list[GameRecord] = []
     todo = list(tasks)
@@ -318,6 +320,15 @@ def play_all(
     by_seed = {t.seed: t for t in todo}
     records = list(stored)
     for record in run_tasks(todo, workers=workers, executor=executor, address=address):
+        if record.fingerprint != fingerprint:  # a worker compiled other rules: the files changed
+            raise RulekitError(
+                Diagnostic(
+                    f"the rules changed while the games were played: game {record.seed} was played with "
+                    f"rules of fingerprint {record.fingerprint}, the run started with {fingerprint}",
+                    hint="do not edit the rules during a run; start it again (with --db, the games "
+                    "stored so far are kept under the rules they were played with)",
+                )
+            )
         if db is not None:
             db.add(by_seed[record.seed], record)
         records.append(record)

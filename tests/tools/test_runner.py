@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from rulekit.cli import main
+from rulekit.errors import RulekitError
 from rulekit.tools.runner import GameRecord, GameTask, ResultsDB, game_for, play_all, run_tasks
 from tests.ecosystem.extras import require
 
@@ -62,6 +63,13 @@ def test_a_run_stored_in_the_database_is_read_back_not_played_again(tmp_path: Pa
     assert heard[:4] == [(seed, True) for seed in range(4)]
     assert sorted(heard[4:]) == [(4, False), (5, False)]
     assert [_outcome(r) for r in both[:4]] == [_outcome(r) for r in first]
+
+
+def test_games_played_with_other_rules_than_the_run_started_with_are_refused(tmp_path: Path) -> None:
+    # what a worker reports when the rule files were edited after the run compiled them
+    tasks = _tasks("tic_tac_toe", 2, range(2), "random")
+    with ResultsDB(tmp_path / "r.sqlite") as db, pytest.raises(RulekitError, match="the rules changed"):
+        play_all(tasks, "0123456789abcdef", db=db)
 
 
 def test_a_stored_run_is_not_overwritten_without_resume(
