@@ -34,3 +34,13 @@ setup_effect: |
     assert len(three) == 1
     assert "invariant 'lisboa_two_shut_down_spaces' fails after the set-up" in three[0]
     assert "Lisboa has only two shut-down spaces" in three[0]
+
+
+def test_the_shipped_scenario_catches_the_planted_pass_under_the_pirate() -> None:
+    """The corpus bug verify finds only rarely (issue #19 reverted) is caught by its scenario."""
+    scenarios = ROOT / "rulesets" / "el_capitan" / "scenarios" / "expansions"
+    scenario = scenarios / "islas_pass_does_not_return_under_the_pirate.yaml"
+    planted = ROOT / "tests/verify/corpus/el_capitan/pass_returns_under_the_pirate.yaml"
+    assert run_scenario(scenario).failures == []
+    failures = run_scenario(scenario, variants=[str(planted)]).failures
+    assert failures and "pirate_space_closed" in failures[0]
