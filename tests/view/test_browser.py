@@ -33,6 +33,14 @@ def _wait(browser: Any, condition: Callable[[Any], Any]) -> Any:
     return WebDriverWait(browser, TIMEOUT).until(condition)
 
 
+def _message_after(browser: Any, previous: str) -> str:
+    """The page's message once it says something else than ``previous`` (else "": keep waiting)."""
+    from selenium.webdriver.common.by import By
+
+    text = str(browser.find_element(By.ID, "message").text)
+    return text if text and previous not in text else ""
+
+
 def _texts(browser: Any, layer: str) -> list[str]:
     """The texts of a layer of the picture on the page."""
     script = "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.textContent)"
@@ -161,7 +169,8 @@ def test_a_served_tic_tac_toe_game_is_played_by_clicking_the_board(
     assert _texts(browser, "marks") == _svg_texts(session.state, "marks", 0) == ["O", "X"]
     assert not browser.find_elements(By.CSS_SELECTOR, '#board rect.clickable[data-ref="b2"]')
     browser.find_element(By.CSS_SELECTOR, '#board rect[data-ref="b2"]').click()
-    message = _wait(browser, lambda b: b.find_element(By.ID, "message").text)
+    # the message of the first click ("you played place(b2)") is still shown until the answer comes
+    message = _wait(browser, lambda b: _message_after(b, "you played place(b2)"))
     assert "b2 is not a possible 'cell' now" in message
     browser.find_element(By.CSS_SELECTOR, '#actions button[data-action="place(c3)"]').click()
     _wait(browser, lambda b: len(b.find_elements(By.CSS_SELECTOR, "#log li")) == 4)
