@@ -131,6 +131,28 @@ class _Compiler(FlowBuilder):
             "enumerate": self.enumerator(decl, params, domains, requires, cost),
         }
 
+    def ignored_when(self, decl: m.ActionDecl) -> dict[str, str]:
+        """The conditions under which a fallback action ignores other actions (``ignoring:
+        [{action, when}]``), each compiled over the ignored action's parameters."""
+        for other in decl.fallback_ignoring:
+            if other not in self.rules.actions:
+                self.bag.error(
+                    f"action '{decl.name}' ignores unknown action '{other}'",
+                    decl.span,
+                    hint=did_you_mean(other, self.rules.actions),
+                )
+        return {
+            other: self.define_expr(
+                f"ign_{decl.name}",
+                when,
+                self._action_param_types[other],
+                expected=t.BOOL,
+                what="an 'ignoring' condition",
+            )
+            for other, when in decl.fallback_ignored_when
+            if other in self._action_param_types
+        }
+
     def cheap_call(self, called: str) -> bool:
         """A call cheaper than a memo look-up: a cheap rules function or built-in."""
         return called in self.fn_cheap or planner.cheap_builtin(BUILTINS.get(called))
@@ -275,6 +297,7 @@ class _Compiler(FlowBuilder):
             parts = self.action(decl)
             self._action_param_types[name] = parts["params"]
             action_parts[name] = parts
+        ignored_when = {name: self.ignored_when(decl) for name, decl in rules.actions.items()}
         trigger_parts = {name: self.trigger(decl) for name, decl in rules.triggers.items()}
         invariant_parts = {
             name: self.define_expr(
@@ -337,6 +360,7 @@ class _Compiler(FlowBuilder):
                 fn(parts["enumerate"]),
                 decl.fallback,
                 frozenset(decl.fallback_ignoring),
+                {other: namespace[f] for other, f in ignored_when[name].items()},
             )
         triggers = [
             CompiledTrigger(rules.triggers[name], fn(parts["condition"]), namespace[parts["effect"]])

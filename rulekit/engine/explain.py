@@ -32,7 +32,7 @@ def explain(state: State, action: Action) -> Diagnostic:
             hint=describe_decision(state),
         )
     if compiled.fallback is not None:  # first what a pass waits for: nothing else possible
-        blocking = priority.blocking(compiled, state.legal_actions(), game.program.actions)
+        blocking = priority.blocking(compiled, state.legal_actions(), game.program.actions, state, me)
         if blocking:
             refusal = priority.refusal(compiled, [game.action_to_string(a) for a in blocking])
             return Diagnostic(f"{text} is not legal: {refusal}", compiled.decl.span)

@@ -51,6 +51,8 @@ def list_legal(state: State) -> list[Action]:
                 raise RuleFailure(
                     f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
                 )
+        # a fallback's "ignoring ... when" conditions run here, inside the same error handling
+        return priority.keep(found, names, actions, state, me)
     except RuleFailure as failure:
         assert compiled is not None
         raise RuleEvaluationError(
@@ -72,7 +74,6 @@ def list_legal(state: State) -> list[Action]:
         R.memo = None
         if reference:
             R.persist = {}
-    return priority.keep(found, names, actions)
 
 
 def reference_listing(state: State, compiled: CompiledAction, me: int) -> Iterator[Action]:
