@@ -192,7 +192,7 @@ _OFF = object()  # in R.memo: a function or domain whose table is not kept (give
 #: after this many listings, fewer than one in KEPT_AT_LEAST found its fields unchanged:
 #: comparing the fields then costs more than the kept results save.
 KEPT_TRIAL = 128
-KEPT_AT_LEAST = 8
+KEPT_AT_LEAST = 4
 
 
 def persistent_table(
@@ -216,7 +216,7 @@ def persistent_table(
         getter = operator.itemgetter(*keys) if keys else _no_reads
         entry = persist[key] = [len(F), getter, _MISSING, None, 0, 0]
     getter = entry[1]
-    if getter is None:
+    if getter is None:  # (not reached while R.memo starts from R.off; kept for safety)
         R.memo[key] = _OFF
         return _OFF  # type: ignore[return-value]
     values = getter(F)
@@ -227,6 +227,9 @@ def persistent_table(
         table = entry[3] = {}
         if entry[4] >= KEPT_TRIAL and entry[5] * KEPT_AT_LEAST < entry[4]:
             entry[1] = entry[2] = entry[3] = None  # rarely kept: not worth comparing
+            R.off[key] = _OFF  # every listing's memo starts with it: no call here any more
+            R.memo[key] = _OFF
+            return _OFF  # type: ignore[return-value]
     else:
         entry[5] += 1
     R.memo[key] = table
