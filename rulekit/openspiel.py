@@ -7,7 +7,7 @@
 Game parameters: ``players``; ``modules`` and ``variants`` (names joined by ``+``);
 ``seeds`` (how many RNG seeds the chance node draws from); ``bound`` (the box of open
 action parameters, see :mod:`rulekit.engine.spaces`); ``max_moves`` (the horizon,
-0 = :data:`DEFAULT_MAX_MOVES`).
+0 = :data:`DEFAULT_MAX_MOVES`); ``max_chance_nodes`` (0 = ``max_moves``).
 
 What the game declares, and why it holds:
 
@@ -23,6 +23,10 @@ What the game declares, and why it holds:
   ``max_chance_outcomes`` is ``seeds``; a step with more outcomes is an error naming
   it.  Otherwise the game is ``DETERMINISTIC`` and starts from seed 0.  Clones and
   serialized states carry the pending action and its outcomes so far.
+  ``max_chance_nodes_in_history`` is ``max_chance_nodes``: once a game has had that
+  many chance nodes (the seed's included), the state's seeded RNG draws the later
+  outcomes inside the moves, as it does outside OpenSpiel, so the bound holds whatever
+  the rules roll.
 * information ``IMPERFECT_INFORMATION`` when a field is declared ``hidden`` or
   ``owner``-visible, else ``PERFECT_INFORMATION``.
 * utility: returns are +1 for each winner, -1 for the others, 0 for all on a full tie,
@@ -42,11 +46,14 @@ player has seen, as long as no ruleset shows a player something and hides it lat
 (no shipped ruleset does).  The information-state tensor is the observation tensor
 followed by one number per move up to the horizon: the action's integer + 1 (0 for
 moves not made yet).
-``resample_from_infostate`` (for IS-MCTS) shuffles each list the player may not see
-(hidden fields, other players' owner-only fields) and reseeds the RNG: the sample keeps
-every observation and the information state.  It is a determinization, not a draw from
-the exact posterior: hidden values other than lists (an opponent's secret number) are
-kept, so with such rules a sample knows more than the player.
+``resample_from_infostate`` (for IS-MCTS) is the engine's determinization
+(:func:`rulekit.engine.information.determinize`, as rulekit's own MCTS): the items of
+every list the player may not see (hidden fields, other players' owner-only fields) are
+dealt again among the places they could be (the other hands and the hidden lists of
+their type), and the RNG is reseeded; the sample keeps every observation and the
+information state.  It is not a draw from the exact posterior: hidden values other than
+lists (an opponent's secret number) are kept, so with such rules a sample knows more
+than the player.
 """
 
 from __future__ import annotations
@@ -61,8 +68,9 @@ import numpy as np
 import pyspiel
 
 from rulekit.compiler.program import Program
-from rulekit.engine.chance import ChanceStep, apply_with_chance, chance_step
+from rulekit.engine.chance import ChanceStep, chance_step
 from rulekit.engine.game import Game, State
+from rulekit.engine.information import determinize
 from rulekit.engine.spaces import (
     ActionSpace,
     ObservationEncoder,
@@ -73,6 +81,7 @@ from rulekit.engine.spaces import (
 from rulekit.errors import Diagnostic, RulekitError
 from rulekit.load import load_game, load_program
 from rulekit.rules.compose import find_ruleset
+from rulekit.runtime.chance import ChanceControl, ChancePending
 
 PREFIX = "rulekit_"
 DEFAULT_MAX_MOVES = 5000
@@ -95,6 +104,7 @@ def register(
     seeds: int = DEFAULT_SEEDS,
     bound: int | None = None,
     max_moves: int = 0,
+    max_chance_nodes: int = 0,
 ) -> Any:
     """Register ``ruleset`` (a bundled name or a directory) with pyspiel; return the loaded game.
 
@@ -127,6 +137,7 @@ def register(
             "seeds": DEFAULT_SEEDS,
             "bound": bound,
             "max_moves": 0,
+            "max_chance_nodes": 0,
         }
         game_class = type(f"RulekitGame_{program.name}", (RulekitGame,), {"registered_name": name})
         pyspiel.register_game(_game_type(name, program, players, defaults), game_class)
@@ -137,6 +148,7 @@ def register(
         "seeds": seeds,
         "bound": bound,
         "max_moves": max_moves,
+        "max_chance_nodes": max_chance_nodes,
     }
     return pyspiel.load_game(name, params)
 
@@ -197,6 +209,9 @@ class RulekitGame(pyspiel.Game):
         self.space = space
         self.encoder = ObservationEncoder.of(self.engine)
         self.max_moves = int(params.get("max_moves", 0)) or DEFAULT_MAX_MOVES
+        self.max_chance_nodes = (
+            (int(params.get("max_chance_nodes", 0)) or self.max_moves) if self.random else 0
+        )
         self._initial: dict[int, State] = {}
         players = self.engine.num_players
         game_type = _game_type(name, self.engine.program, players, dict(params))
@@ -210,6 +225,10 @@ class RulekitGame(pyspiel.Game):
             max_game_length=self.max_moves,
         )
         super().__init__(game_type, info, dict(params))
+
+    def max_chance_nodes_in_history(self) -> int:
+        """At most ``max_chance_nodes`` (later draws come from the state's RNG)."""
+        return self.max_chance_nodes
 
     def new_initial_state(self) -> RulekitState:
         return RulekitState(self, None if self.random else self.initial_state(0))
@@ -286,6 +305,7 @@ class RulekitState(pyspiel.State):
         super().__init__(game)
         self._inner = _Inner(game.spec, state)
         self._moves = 0
+        self._chance_nodes = 0
         self._legal: list[int] | None = None
 
     @property
@@ -323,19 +343,24 @@ class RulekitState(pyspiel.State):
         return [(seed, 1.0 / seeds) for seed in range(seeds)]
 
     def _pending_step(self) -> ChanceStep:
-        """The next chance step of the pending action (probed once, then cached)."""
+        """The next chance step of the pending action (probed once after a clone or a
+        deserialization, else kept from the apply that reached it)."""
         inner = self._inner
         assert inner.state is not None and inner.pending is not None
         if inner.step is None:
             action, given = inner.pending
             inner.step = chance_step(inner.state, self._game().space.decode(action), given)
             assert inner.step is not None, "a pending action has a chance step"
-            if len(inner.step.outcomes) > self._game().seeds:
-                raise ValueError(
-                    f"the chance step {inner.step.event} has {len(inner.step.outcomes)} outcomes, "
-                    f"more than max_chance_outcomes ({self._game().seeds}; raise the seeds parameter)"
-                )
-        return inner.step
+        return self._checked(inner.step)
+
+    def _checked(self, step: ChanceStep) -> ChanceStep:
+        seeds = self._game().seeds
+        if len(step.outcomes) > seeds:
+            raise ValueError(
+                f"the chance step {step.event} has {len(step.outcomes)} outcomes, "
+                f"more than max_chance_outcomes ({seeds}; raise the seeds parameter)"
+            )
+        return step
 
     def _legal_actions(self, player: int) -> list[int]:
         if self._inner.state is None:
@@ -351,28 +376,46 @@ class RulekitState(pyspiel.State):
         inner = self._inner
         if inner.state is None:
             inner.state = game.initial_state(action)
+            self._chance_nodes = 1
             return
         if inner.pending is not None:  # a chance outcome of the pending action
             self._pending_step()
             player_action, given = inner.pending
-            given = (*given, action)
-            inner.step = None
-            decoded = game.space.decode(player_action)
-            if chance_step(inner.state, decoded, given) is None:
-                apply_with_chance(inner.state, decoded, given)
-                inner.pending = None
-                self._moves += 1
-                self._legal = None
-            else:
-                inner.pending = (player_action, given)
+            self._apply_until_chance(player_action, (*given, action), chance_nodes=1)
             return
-        decoded = game.space.decode(action)
         if game.random:
-            step = chance_step(inner.state, decoded)
-            if step is not None:  # the action waits for its chance nodes
-                inner.pending, inner.step = (action, ()), step
-                return
-        inner.state.apply_action(decoded)
+            self._apply_until_chance(action, ())
+            return
+        inner.state.apply_action(game.space.decode(action))
+        self._moves += 1
+        self._legal = None
+
+    def _apply_until_chance(self, action: int, given: tuple[int, ...], chance_nodes: int = 0) -> None:
+        """Apply the player's ``action`` with the chance outcomes ``given``, once.
+
+        The engine applies it for real, stopping at the first chance step without an
+        outcome: then the state is unchanged (``State.apply_action`` is atomic) and the
+        action waits for that step's chance node; else the action is complete.  Past
+        ``max_chance_nodes`` the state's RNG draws the outcomes not given.  The
+        ``chance_nodes`` of this apply (its given outcome) count once it succeeds.
+        """
+        inner = self._inner
+        assert inner.state is not None
+        runtime = inner.state.game.runtime
+        saved = runtime.chance
+        nodes = self._chance_nodes + chance_nodes
+        probe = nodes < self._game().max_chance_nodes
+        runtime.chance = ChanceControl(given, probe=probe)
+        try:
+            inner.state.apply_action(self._game().space.decode(action))
+        except ChancePending as pending:
+            inner.pending, inner.step = (action, given), self._checked(pending.step)
+            self._chance_nodes = nodes
+            return
+        finally:
+            runtime.chance = saved
+        self._chance_nodes = nodes
+        inner.pending, inner.step = None, None
         self._moves += 1
         self._legal = None
 
@@ -392,27 +435,15 @@ class RulekitState(pyspiel.State):
         return state.returns()
 
     def resample_from_infostate(self, player: int, sampler: Any = None) -> RulekitState:
-        """A state the player cannot tell from this one: hidden fields shuffled, RNG reseeded."""
+        """A state the player cannot tell from this one (the engine's determinization:
+        unseen items dealt again among the places they could be, chance re-seeded)."""
         rng = random.Random(int(sampler() * 2**32) if callable(sampler) else None)
         copy: RulekitState = self.clone()
-        inner = copy._inner.state
-        if inner is None:
+        inner = copy._inner
+        if inner.state is None:
             return copy
-        hidden = {
-            (scope, name)
-            for scope, fields in inner.game.program.rules.fields.items()
-            for name, decl in fields.items()
-            if decl.visibility == "hidden" or (decl.visibility == "owner" and scope == "player")
-        }
-        for scope, name in sorted(hidden):
-            for owner in inner.game.owners(scope):
-                if scope == "player" and owner == player:
-                    continue
-                value = inner.fields[(owner, name)]
-                if isinstance(value, tuple):
-                    inner.fields[(owner, name)] = tuple(rng.sample(value, len(value)))
-        inner.fields[("_", "rng")] = rng.getrandbits(64)
-        inner.refresh()
+        inner.state = determinize(inner.state, player, rng)
+        inner.step = None
         copy._legal = None
         return copy
 

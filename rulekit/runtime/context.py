@@ -87,6 +87,13 @@ class Runtime:
         self.max_steps = LIMITS.max_steps
         self.left = self.max_steps
 
+    def taken(self, span: Any, value: Any) -> Any:
+        """Report the outcome of the conditional expression at ``span`` to the ``branch``
+        hook (0: its condition was true, 1: false); ``value``, the condition, unchanged."""
+        if self.branch is not None:
+            self.branch(span, 0 if value else 1)
+        return value
+
     # -- the step budget (charged by generated code through rulekit.compiler.emit's hook)
     def reset_steps(self) -> None:
         """A fresh budget: the engine calls this when it starts evaluating rules."""

@@ -101,7 +101,7 @@ def test_bad_modules_are_a_ruleset_error() -> None:
 FAST_SIMS = [
     ("tic_tac_toe", 2, [], 20),
     ("el_capitan", 2, ALL_TILES, 1),
-    pytest.param("el_caballero", 2, [], 1, marks=pytest.mark.slow),  # minutes: the slow step
+    ("el_caballero", 2, [], 1),
 ]
 
 
@@ -135,6 +135,91 @@ def test_random_sim_test_passes_for_each_tile(modules: list[str]) -> None:
     """OpenSpiel's random_sim_test passes with each expansion tile alone."""
     game = rk.register("el_capitan", players=3, modules=modules)
     pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+
+
+# ---------------------------------------------------------------- the declared bounds hold
+def _check_random_games_against_the_bounds(game: Any, games: int, seed: int = 0) -> int:
+    """Play random games (chance by its probabilities); every bound the GameInfo declares
+    holds at every node, and each game ends by the rules, not the horizon; the longest game."""
+    rng = np.random.RandomState(seed)
+    longest = 0
+    for _ in range(games):
+        state, moves = game.new_initial_state(), 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+                assert len(outcomes) <= game.max_chance_outcomes()
+                assert all(0 <= o < game.max_chance_outcomes() for o in outcomes)
+                assert sum(probabilities) == pytest.approx(1.0)
+                state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+            else:
+                legal = state.legal_actions()
+                assert legal and all(0 <= a < game.num_distinct_actions() for a in legal)
+                state.apply_action(int(rng.choice(legal)))
+                moves += 1
+        assert state.engine_state.is_terminal(), "the horizon ended a game, not the rules"
+        assert moves <= game.max_game_length()
+        chance_nodes = sum(1 for item in state.full_history() if item.player == pyspiel.PlayerId.CHANCE)
+        assert chance_nodes <= game.max_chance_nodes_in_history()
+        assert len(state.history()) <= game.max_history_length()
+        returns = state.returns()
+        assert all(game.min_utility() <= r <= game.max_utility() for r in returns)
+        if game.get_type().utility == GameType.Utility.ZERO_SUM:
+            assert sum(returns) == 0
+        longest = max(longest, moves)
+    return longest
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players", "modules", "games"),
+    [("tic_tac_toe", 2, [], 20), ("el_capitan", 2, ALL_TILES, 3), ("el_caballero", 2, [], 2)],
+    ids=["tic_tac_toe", "el_capitan", "el_caballero"],
+)
+def test_random_games_stay_within_the_declared_bounds(
+    ruleset: str, players: int, modules: list[str], games: int
+) -> None:
+    """Actions, chance outcomes, game length and returns stay within what GameInfo declares."""
+    game = rk.register(ruleset, players=players, modules=modules)
+    assert _check_random_games_against_the_bounds(game, games) > 0
+
+
+BOUNDS = (
+    [("el_capitan", n, ALL_TILES) for n in (2, 3, 4, 5)]
+    + [("el_caballero", n, []) for n in (2, 3, 4)]
+    + [("pig", 2, []), ("connect_four", 2, []), ("royal_letter", 2, []), ("royal_letter", 4, [])]
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("ruleset", "players", "modules"), BOUNDS, ids=str)
+def test_many_random_games_stay_within_the_declared_bounds_at_every_player_count(
+    ruleset: str, players: int, modules: list[str]
+) -> None:
+    """Twenty random games of each shipped ruleset and player count: the bounds hold, and the
+    longest game is far below the horizon (a fifth of it), so the horizon never shapes play."""
+    game = rk.register(ruleset, players=players, modules=modules)
+    assert _check_random_games_against_the_bounds(game, 20) < game.max_game_length() // 5
+
+
+def test_past_max_chance_nodes_the_state_s_rng_draws_and_the_bound_holds() -> None:
+    """With max_chance_nodes=4, a game of Pig has four chance nodes (the seed and three rolls),
+    then its rolls come from the state's RNG: the declared bound holds and the game ends."""
+    game = rk.register("pig", players=2, max_chance_nodes=4)
+    assert game.max_chance_nodes_in_history() == 4
+    assert game.max_move_number() == game.max_game_length() + 4
+    assert rk.register("tic_tac_toe").max_chance_nodes_in_history() == 0
+    rng = np.random.RandomState(2)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    chance = [item for item in state.full_history() if item.player == pyspiel.PlayerId.CHANCE]
+    assert len(chance) == 4
+    assert state.engine_state.is_terminal()
+    moves = len(state.full_history()) - 4
+    assert moves > 10  # many rolls after the fourth chance node
 
 
 # ---------------------------------------------------------------- actions, horizon, serialization
@@ -385,6 +470,7 @@ actions:
     effect: |
       tell(me, concat("the secret is ", game.secret))
       game.peeks += 1
+    ends_turn: true
 flow:
   - repeat:
       until: game.peeks >= 2
@@ -406,3 +492,109 @@ def test_a_note_told_to_p1_is_not_in_p2_s_openspiel_observations(write_ruleset: 
     assert told.observation_tensor(1) == untold.observation_tensor(1)
     assert told.information_state_string(1) == untold.information_state_string(1)
     pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+def test_the_engine_carries_out_each_move_and_each_chance_outcome_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No move is applied twice (a probe, then for real): one engine apply per OpenSpiel apply."""
+    from rulekit.engine.game import State
+
+    calls: list[str] = []
+    apply = State._apply
+
+    def counted(self: State, action: Any) -> None:
+        calls.append(action[0])
+        apply(self, action)
+
+    monkeypatch.setattr(State, "_apply", counted)
+    game = rk.register("pig", players=2)
+    state = _after_setup(game)
+    rng = np.random.RandomState(4)
+    for _ in range(40):
+        if state.is_terminal():
+            break
+        calls.clear()
+        if state.is_chance_node():
+            state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        assert len(calls) == 1
+
+
+def _redealt(state: Any, player: int) -> Any:
+    """A clone of ``state`` that differs only in what ``player`` may not see: the components
+    of every list hidden from them (hidden fields, other players' owner fields) pooled by
+    type and dealt back in reverse order, the same sizes; a hidden number plus one."""
+    other = state.clone()
+    engine = other.engine_state
+    slots: dict[str, list[tuple[Any, str]]] = {}
+    for scope, fields in engine.game.program.rules.fields.items():
+        for name, decl in fields.items():
+            if decl.visibility == "public" or (decl.visibility == "owner" and scope != "player"):
+                continue
+            for owner in engine.game.owners(scope):
+                if decl.visibility == "owner" and owner == player:
+                    continue
+                if type(engine.fields[(owner, name)]) is int:
+                    engine.fields[(owner, name)] += 1
+                elif isinstance(engine.fields[(owner, name)], tuple):
+                    slots.setdefault(str(decl.declared), []).append((owner, name))
+    for places in slots.values():
+        pool = [item for place in places for item in engine.fields[place]][::-1]
+        for place in places:
+            size = len(engine.fields[place])
+            engine.fields[place], pool = tuple(pool[:size]), pool[size:]
+    engine.refresh()
+    return other
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players", "modules"),
+    [("el_capitan", 3, ALL_TILES), ("el_caballero", 3, []), ("royal_letter", 4, [])],
+    ids=["el_capitan", "el_caballero", "royal_letter"],
+)
+def test_states_differing_only_in_what_a_player_may_not_see_look_identical_to_them(
+    ruleset: str, players: int, modules: list[str]
+) -> None:
+    """Hidden decks and other players' hands changed: that player's observation and
+    information state (strings and tensors) are unchanged; the owner of a hand sees it."""
+    game = rk.register(ruleset, players=players, modules=modules)
+    state = game.new_initial_state()
+    state.apply_action(11)
+    rng = np.random.RandomState(6)
+    for _ in range(3):
+        if not state.is_terminal():
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert not state.is_chance_node() and not state.is_terminal()
+    for player in range(players):
+        other = _redealt(state, player)
+        assert str(other) != str(state)  # they do differ...
+        assert other.observation_string(player) == state.observation_string(player)
+        assert other.observation_tensor(player) == state.observation_tensor(player)
+        assert other.information_state_string(player) == state.information_state_string(player)
+        assert other.information_state_tensor(player) == state.information_state_tensor(player)
+        if ruleset == "royal_letter":  # ...and a hand's owner sees the difference
+            owner = (player + 1) % players
+            assert other.observation_string(owner) != state.observation_string(owner)
+            assert other.observation_tensor(owner) != state.observation_tensor(owner)
+
+
+def test_resampling_deals_an_opponent_s_hand_again_and_keeps_what_the_player_sees() -> None:
+    """IS-MCTS samples: in two-player royal_letter the opponent's one-card hand takes other
+    values (it is pooled with the deck), and each sample looks the same to the player."""
+    game = rk.register("royal_letter", players=2)
+    state = game.new_initial_state()
+    state.apply_action(5)
+    player = state.current_player()
+    opponent = 1 - player
+    real = state.engine_state.fields[(opponent, "hand")]
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    hands = set()
+    for _ in range(20):
+        sample = state.resample_from_infostate(player, sampler)
+        hands.add(sample.engine_state.fields[(opponent, "hand")])
+        assert sample.information_state_string(player) == state.information_state_string(player)
+        assert sample.observation_tensor(player) == state.observation_tensor(player)
+        assert sample.legal_actions() == state.legal_actions()
+    assert len(hands) > 1 and all(len(hand) == len(real) for hand in hands)
