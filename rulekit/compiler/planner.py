@@ -65,7 +65,7 @@ class ActionPlan:
     money: str | None
     #: Per domain: the fields it reads and whether it reads the acting player, when that is
     #: all it depends on (:func:`field_reads`); then a domain that reads no parameter is
-    #: kept across listings like a rules function's results (:func:`kept_domain`).
+    #: kept across listings like a rules function's results (:func:`kept_value`).
     kept: tuple[tuple[Reads | None, bool], ...] = ()
 
 
@@ -121,7 +121,6 @@ def generate(plan: ActionPlan, fname: str) -> str:
         first = at_depth[i + 1][0] if at_depth[i + 1] else None
         collection = _COLLECTION.fullmatch(code)
         reads, mine = plan.kept[i] if plan.kept else (None, True)
-
         if first is not None and first.member_of and collection is not None:
             kind = collection.group(1)
             members = " | ".join(f"P_set({e})" for e in first.member_of)
