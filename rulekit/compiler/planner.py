@@ -65,7 +65,7 @@ class ActionPlan:
     money: str | None
     #: Per domain: the fields it reads and whether it reads the acting player, when that is
     #: all it depends on (:func:`field_reads`); then a domain that reads no parameter is
-    #: kept across listings like a rules function's results (:func:`kept_domain`).
+    #: kept across listings like a rules function's results (:func:`kept_value`).
     kept: tuple[tuple[Reads | None, bool], ...] = ()
 
 
@@ -121,7 +121,6 @@ def generate(plan: ActionPlan, fname: str) -> str:
         first = at_depth[i + 1][0] if at_depth[i + 1] else None
         collection = _COLLECTION.fullmatch(code)
         reads, mine = plan.kept[i] if plan.kept else (None, True)
-
         if first is not None and first.member_of and collection is not None:
             kind = collection.group(1)
             members = " | ".join(f"P_set({e})" for e in first.member_of)
@@ -192,7 +191,7 @@ _OFF = object()  # in R.memo: a function or domain whose table is not kept (give
 #: after this many listings, fewer than one in KEPT_AT_LEAST found its fields unchanged:
 #: comparing the fields then costs more than the kept results save.
 KEPT_TRIAL = 128
-KEPT_AT_LEAST = 8
+KEPT_AT_LEAST = 4
 
 
 def persistent_table(
@@ -216,7 +215,7 @@ def persistent_table(
         getter = operator.itemgetter(*keys) if keys else _no_reads
         entry = persist[key] = [len(F), getter, _MISSING, None, 0, 0]
     getter = entry[1]
-    if getter is None:
+    if getter is None:  # (not reached while R.memo starts from R.off; kept for safety)
         R.memo[key] = _OFF
         return _OFF  # type: ignore[return-value]
     values = getter(F)
@@ -227,6 +226,9 @@ def persistent_table(
         table = entry[3] = {}
         if entry[4] >= KEPT_TRIAL and entry[5] * KEPT_AT_LEAST < entry[4]:
             entry[1] = entry[2] = entry[3] = None  # rarely kept: not worth comparing
+            R.off[key] = _OFF  # every listing's memo starts with it: no call here any more
+            R.memo[key] = _OFF
+            return _OFF  # type: ignore[return-value]
     else:
         entry[5] += 1
     R.memo[key] = table

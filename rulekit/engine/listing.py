@@ -29,7 +29,8 @@ def list_legal(state: State) -> list[Action]:
     actions = program.actions
     compiled = None
     planned = None if reference else state.game.planned_listing(names)
-    R.memo = {}
+    R.memo = R.off.copy()
+    kept = R.persist
     if reference:  # the reference keeps nothing from earlier listings
         R.persist = None
     try:
@@ -72,8 +73,7 @@ def list_legal(state: State) -> list[Action]:
         ) from None
     finally:
         R.memo = None
-        if reference:
-            R.persist = {}
+        R.persist = kept
 
 
 def reference_listing(state: State, compiled: CompiledAction, me: int) -> Iterator[Action]:

@@ -78,6 +78,8 @@ class Runtime:
         #: Results of rules functions kept across listings, per function, with the values of
         #: the fields they read (rulekit.compiler.planner.persistent_table); None: not kept.
         self.persist: dict[int, Any] | None = {}
+        #: The tables given up (rarely kept): each listing's ``memo`` starts as a copy.
+        self.off: dict[Any, Any] = {}
         self.keep_order = False  # tools (scenarios): shuffles keep the order given
         #: Outcomes of chance steps given from outside (rulekit.engine.chance); None: the RNG.
         self.chance: ChanceControl | None = None

@@ -76,6 +76,7 @@ def test_a_result_kept_from_an_earlier_listing_charges_the_steps_computing_it_to
             break
         if R.persist is not None:
             R.persist.clear()
+        R.off.clear()
         State(game, dict(state.fields)).legal_actions()
         fresh = R.max_steps - R.left
         State(game, dict(state.fields)).legal_actions()
