@@ -57,9 +57,7 @@ def advance(state: State) -> None:
     while True:
         steps += 1
         if steps > MAX_FLOW_STEPS:
-            raise RuleEvaluationError(
-                Diagnostic("the flow runs without ever asking a player to decide (an endless loop?)")
-            )
+            raise _spinning(state)
         if F[_OVER]:
             _finish(state)
             return
@@ -87,11 +85,24 @@ def advance(state: State) -> None:
                 break
             steps += 1
             if steps > MAX_FLOW_STEPS:
-                raise RuleEvaluationError(
-                    Diagnostic("the flow runs without ever asking a player to decide (an endless loop?)")
-                )
+                raise _spinning(state)
         if done:
             return
+
+
+def _spinning(state: State) -> RuleEvaluationError:
+    """The error for a flow that ran MAX_FLOW_STEPS steps without a decision, located at the
+    innermost flow step under way (e.g. a repeat whose turns nobody can play)."""
+    frames = state.fields.get(_FLOW) or ()
+    nodes = state.game.program.flow
+    span = next((nodes[f[0]].span for f in reversed(frames) if nodes[f[0]].span is not None), None)
+    return RuleEvaluationError(
+        Diagnostic(
+            "the flow runs without ever asking a player to decide (an endless loop?)",
+            span,
+            hint="a turn nobody can play ends by itself: does the loop around it ever end?",
+        )
+    )
 
 
 #: Per node: for a turn, its ``until`` function and whether it is one action long; else None.

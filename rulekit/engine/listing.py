@@ -30,6 +30,8 @@ def list_legal(state: State) -> list[Action]:
     compiled = None
     planned = None if reference else state.game.planned_listing(names)
     R.memo = {}
+    if reference:  # the reference keeps nothing from earlier listings
+        R.persist = None
     try:
         if planned is not None:
             for compiled, enumerate_ in planned:  # noqa: B007 - compiled names the failing action below
@@ -68,6 +70,8 @@ def list_legal(state: State) -> list[Action]:
         ) from None
     finally:
         R.memo = None
+        if reference:
+            R.persist = {}
     return priority.keep(found, names, actions)
 
 

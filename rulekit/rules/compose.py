@@ -79,6 +79,14 @@ def available_rulesets() -> list[str]:
     return sorted(names)
 
 
+def is_file(path: Path) -> bool:
+    """``path.is_file()``, false also when the name cannot be a file here (too long, ...)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # ENAMETOOLONG, ELOOP; ValueError: a NUL in the name
+        return False
+
+
 def find_ruleset(name_or_path: str) -> Path:
     """Resolve a ruleset name or directory path to its directory.
 
@@ -86,13 +94,13 @@ def find_ruleset(name_or_path: str) -> Path:
         RulesetError: nothing by that name or path.
     """
     candidate = Path(name_or_path)
-    if candidate.is_file() and candidate.name.endswith((".yaml", ".yml")):
+    if is_file(candidate) and candidate.name.endswith((".yaml", ".yml")):
         return candidate.parent
-    if (candidate / "ruleset.yaml").is_file():
+    if is_file(candidate / "ruleset.yaml"):
         return candidate
     if "/" not in name_or_path:
         for directory in bundled_ruleset_dirs():
-            if (directory / name_or_path / "ruleset.yaml").is_file():
+            if is_file(directory / name_or_path / "ruleset.yaml"):
                 return directory / name_or_path
     hint = did_you_mean(name_or_path, available_rulesets())
     known = ", ".join(available_rulesets()) or "none"

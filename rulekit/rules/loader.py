@@ -34,7 +34,7 @@ from rulekit.rules.values import (
     plain,
 )
 from rulekit.rules.view import parse_view
-from rulekit.rules.wrap import call_original, run_original
+from rulekit.rules.wrap import call_original, run_original, score_original
 from rulekit.rules.yaml_source import LocDict, LocStr, span_of
 
 RESERVED_SCOPES = ("game", "turn", "player")
@@ -534,4 +534,5 @@ class _Builder:
 
     def scoring(self) -> m.Scoring:
         node = self.node("scoring")
-        return m.Scoring(node.get("score"), tuple(node.get("tiebreak", [])), node.get("end_when"), node.span)
+        score = score_original(node.get("score"), node.get("original") or ())
+        return m.Scoring(score, tuple(node.get("tiebreak", [])), node.get("end_when"), node.span)

@@ -384,6 +384,12 @@ SCORING = Table(
         Key("score", Expr(), "Each player's score (`player` is bound)."),
         Key("tiebreak", ListOf(Expr(), one_ok=True), "Tie-breaks, in order (highest wins)."),
         Key("end_when", Expr(), "The game ends as soon as this holds."),
+        Key(
+            "original",
+            ListOf(Expr()),
+            "The scores original() stands for: set when an override or replace wraps the scoring "
+            "(the replaced score, then the one it wrapped ...).",
+        ),
     ),
     "Final standings.",
 )

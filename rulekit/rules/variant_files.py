@@ -16,6 +16,7 @@ from rulekit.rules.compose import (
     SINGLE_SECTIONS,
     RulesetSource,
     display_path,
+    is_file,
     load_source,
     plain_data,
 )
@@ -85,7 +86,7 @@ def find_variant(ref: str, source: RulesetSource | None = None) -> Path:
         RulesetError: no such file or shipped variant (with the nearest names).
     """
     path = Path(ref)
-    if path.is_file():
+    if is_file(path):
         return path
     shipped = shipped_variants(source) if source is not None else {}
     stem = path.name[: -len(path.suffix)] if path.suffix in (".yaml", ".yml") else path.name

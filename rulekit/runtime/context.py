@@ -75,6 +75,9 @@ class Runtime:
         self.branch: Callable[[Any, int], None] | None = None
         #: Results of rules functions while legal actions are listed (None: not listing).
         self.memo: dict[Any, Any] | None = None
+        #: Results of rules functions kept across listings, per function, with the values of
+        #: the fields they read (rulekit.compiler.planner.persistent_table); None: not kept.
+        self.persist: dict[int, Any] | None = {}
         self.keep_order = False  # tools (scenarios): shuffles keep the order given
         #: Outcomes of chance steps given from outside (rulekit.engine.chance); None: the RNG.
         self.chance: ChanceControl | None = None

@@ -22,6 +22,7 @@ from rulekit.errors import RulekitError
 from rulekit.load import load_program
 from rulekit.rules.compose import RulesetSource, load_source, module_order
 from rulekit.rules.variants import VariantSource, check_constraints, data_players, load_variant
+from rulekit.runtime.errors import StepBudgetExceeded
 
 DEFAULT_MAX_ACTIONS = 200
 
@@ -139,14 +140,28 @@ def _random_game(game: Game, seed: int, max_actions: int, result: ComboResult) -
         state.apply_action(action)
         result.actions += 1
         for invariant in invariants:
-            if invariant.check(state.fields, runtime, -1) is not True:
-                decl = invariant.decl
+            decl = invariant.decl
+            runtime.reset_steps()  # each invariant is one evaluation, with its own step budget
+            try:
+                holds = invariant.check(state.fields, runtime, -1)
+            except Exception as error:  # a rule error (or the step budget), not a rulekit bug
+                holds, detail = False, f" (it could not be evaluated: {_error_text(error)})"
+            else:
+                detail = ""
+            if holds is not True:
                 result.problems.append(
                     f"after {result.actions} actions ({game.action_to_string(action)}): invariant "
-                    f"'{decl.name}' does not hold: {decl.message}" + (f" ({decl.span})" if decl.span else "")
+                    f"'{decl.name}' does not hold: {decl.message}{detail}"
+                    + (f" ({decl.span})" if decl.span else "")
                 )
                 return
     result.finished = state.is_terminal()
+
+
+def _error_text(error: Exception) -> str:
+    if isinstance(error, RulekitError | StepBudgetExceeded):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
 
 
 def format_result(result: ComboResult) -> str:

@@ -5,6 +5,9 @@ rulesets, generated DSL, damaged logs, scenarios and variants), each command in-
 under a wall-clock alarm, and prints the counts: inputs, commands, exit statuses, exit 1
 without a position, internal errors (exit 3 or an exception escaping ``main``) and hangs,
 with the command line and message of each internal error or hang.
+
+``--seconds`` stops it (after the input under way) when the time is up, and so does
+SIGTERM or Ctrl-C; the summary then counts the inputs actually run.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 from types import FrameType
 
+from rulekit import cli
 from tests.hostile.fuzzing import CASES, fuzz_one
 
 
@@ -29,6 +33,13 @@ def _alarm(signum: int, frame: FrameType | None) -> None:
     raise Hang
 
 
+_stop: list[int] = []
+
+
+def _stop_soon(signum: int, frame: FrameType | None) -> None:
+    _stop.append(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--inputs", type=int, default=1000, help="how many inputs (default 1000)")
@@ -37,17 +48,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--dir", help="where to write the inputs (e.g. /dev/shm; default: the temp directory)"
     )
+    parser.add_argument("--seconds", type=float, help="stop starting new inputs after this many seconds")
+    parser.add_argument("--every", type=int, default=1000, help="print the counts every N inputs")
     args = parser.parse_args(argv)
+    # Building rulekit's argument parser is a quarter of a short command's time (argparse
+    # looks up translations for every option); a parser can parse many command lines.
+    built = cli.build_parser()
+    cli.build_parser = lambda: built
     signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGTERM, _stop_soon)
+    signal.signal(signal.SIGINT, _stop_soon)
     kinds = sorted(CASES)
     statuses: Counter[int] = Counter()
     unlocated = 0
     problems: list[str] = []
     commands = 0
     started = time.monotonic()
+    done = 0
     with tempfile.TemporaryDirectory(prefix="rulekit-campaign-", dir=args.dir) as directory:
         work = Path(directory)
         for number in range(args.start, args.start + args.inputs):
+            if _stop or (args.seconds is not None and time.monotonic() - started > args.seconds):
+                print("stopped early", flush=True)
+                break
+            done += 1
             kind = kinds[number % len(kinds)]
             signal.alarm(args.alarm)
             try:
@@ -68,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"internal error: {kind} seed {number // len(kinds)}: {' '.join(outcome.argv)}\n"
                         f"{outcome.err[-2000:]}"
                     )
-            if (number - args.start + 1) % 1000 == 0:
+            if (number - args.start + 1) % args.every == 0:
                 elapsed = time.monotonic() - started
                 print(
                     f"{number - args.start + 1} inputs, {commands} commands, {len(problems)} problems, "
@@ -79,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         print(problem)
     shown = ", ".join(f"exit {s}: {n}" for s, n in sorted(statuses.items()))
     print(
-        f"campaign: {args.inputs} inputs (seeds {args.start}..{args.start + args.inputs - 1}), "
+        f"campaign: {done} inputs (numbers {args.start}..{args.start + done - 1}), "
         f"{commands} commands ({shown}); exit 1 without a position: {unlocated}; "
         f"internal errors and hangs: {len(problems)}; "
         f"{time.monotonic() - started:.0f}s"

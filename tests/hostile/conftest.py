@@ -7,8 +7,9 @@ user error (exit 1) that points at the offending place, and that nothing ran.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,27 @@ flow:
 {extra}"""
 
 Run = Callable[..., tuple[int, str, str]]
+
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _nothing_written_outside_the_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every hostile test: rulekit's cache goes to the test's temporary directory, and after
+    the test no file has appeared in the project, the home directory or next to that
+    temporary directory (a payload that ran, or a path that escaped, would leave one).
+    Hidden names are not watched: tools (hypothesis, editors, shells) create them at any time."""
+    monkeypatch.setenv("RULEKIT_CACHE_DIR", str(tmp_path / ".cache"))
+    watched = [_ROOT, tmp_path.parent, Path.home()]
+    before = {d: _visible(d) for d in watched}
+    yield
+    for directory in watched:
+        appeared = _visible(directory) - before[directory]
+        assert not appeared, f"files appeared in {directory}: {sorted(appeared)}"
+
+
+def _visible(directory: Path) -> set[str]:
+    return {name for name in os.listdir(directory) if not name.startswith(".")}
 
 
 @pytest.fixture

@@ -90,8 +90,10 @@ class Outcome:
 
     @property
     def located(self) -> bool:
-        """Exit 1 with a file:line:col (or log line) in the message."""
-        return self.status != 1 or _POSITION.search(self.out + self.err) is not None
+        """Exit 1 with a file:line:col (or log line) in the message, or for the fuzzer's own
+        ``--max-actions`` cap (a game that goes on is no input error)."""
+        text = self.out + self.err
+        return self.status != 1 or _POSITION.search(text) is not None or "did not end within" in text
 
 
 def run(argv: list[str]) -> Outcome:
@@ -110,15 +112,56 @@ def run(argv: list[str]) -> Outcome:
     return Outcome(tuple(argv), status, out.getvalue(), err.getvalue())
 
 
+#: Values that keep a ``key: value`` line well-formed YAML, so that the input gets past the
+#: parser and reaches the checker, the engine and the log.
+VALUES = [
+    "0",
+    "-1",
+    "1",
+    "2",
+    "99999999999999999999",
+    "none",
+    "true",
+    "false",
+    "''",
+    "[]",
+    "{}",
+    "1 // 0",
+    "-.inf",
+    ".nan",
+    "between(1, 100000)",
+    "player_at(9)",
+    "me",
+    "x",
+    "'__class__'",
+    "*a",
+    '"\\x1b[31m"',
+]
+
+_NUMBER = re.compile(r"\d+")
+
+
 def mutate(text: str, rng: random.Random, edits: int | None = None) -> str:
-    """``text`` with one to four random edits: lines deleted, duplicated, swapped, truncated,
-    characters replaced, or attacker text inserted."""
+    """``text`` with one to four random edits (one, half of the time): lines deleted,
+    duplicated, swapped, truncated, characters replaced, attacker text inserted, the value
+    of a ``key: value`` line replaced, or a number changed."""
     lines = text.split("\n")
-    for _ in range(edits if edits is not None else rng.randint(1, 4)):
+    for _ in range(edits if edits is not None else rng.choice((1, 1, 1, 2, 3, 4))):
         if not lines:
             lines = [""]
         i = rng.randrange(len(lines))
-        kind = rng.randrange(7)
+        kind = rng.randrange(10)
+        if kind >= 7:  # structure-preserving edits: most reach the checker and the engine
+            numbers = list(_NUMBER.finditer(lines[i]))
+            if kind == 9 and numbers:
+                found = rng.choice(numbers)
+                number = rng.choice(["0", "1", "2", "3", "7", "100", "100000", found.group() + "1"])
+                lines[i] = lines[i][: found.start()] + number + lines[i][found.end() :]
+                continue
+            if ": " in lines[i]:
+                key = lines[i][: lines[i].index(": ") + 2]
+                lines[i] = key + rng.choice([*VALUES, json.dumps(_random_expression(rng, 2))])
+                continue
         if kind == 0 and len(lines) > 1:
             del lines[i]
         elif kind == 1:
@@ -175,7 +218,7 @@ def _slot(text: str, slot: str) -> str:
         f"  f: {quoted if slot == 'function' else '1'}",
         "actions:",
         "  go:",
-        f"    params: {{x: {quoted if slot == 'domain' else 'between(1, 3)'}}}",
+        f"    params: {{x: {quoted if slot == 'domain' else json.dumps('between(1, 3)')}}}",
         f"    require: {quoted if slot == 'require' else 'true'}",
         "    effect: game.n += 1",
         "    ends_turn: true",

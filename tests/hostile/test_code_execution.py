@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -115,10 +116,16 @@ def test_a_scenario_naming_an_evil_variant_fails_without_running_it(
     assert not marker.exists()
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["replay"], ["replay", "--html", "page.html"], ["render", "-o", "board.svg"]],
+    ids=["replay", "replay_html", "render"],
+)
 def test_replay_never_loads_rules_from_a_path_named_only_in_the_log(
-    run: Run, ruleset: Callable[[str], Path], tmp_path: Path, marker: Path
+    run: Run, ruleset: Callable[[str], Path], tmp_path: Path, marker: Path, command: list[str]
 ) -> None:
-    """A header's ``source`` pointing at a stranger's rules is refused; the rules must be named."""
+    """A header's ``source`` pointing at a stranger's rules is refused by every command that
+    reads a log; the rules must be named."""
     rules = ruleset(f'functions:\n  f:\n    params:\n      "x={shell_payload(marker)}": int\n    body: "1"\n')
     log = tmp_path / "game.jsonl"
     header = {
@@ -132,10 +139,12 @@ def test_replay_never_loads_rules_from_a_path_named_only_in_the_log(
         "seed": 0,
     }
     log.write_text(json.dumps(header) + "\n")
-    status, _, err = run("replay", str(log))
+    status, _, err = run(command[0], str(log), *command[1:])
     assert_refused(status, err)
     assert "--ruleset" in err
     assert not marker.exists()
+    if len(command) > 1:
+        assert not (tmp_path / command[-1]).exists()  # no page or picture was written
 
 
 def test_replay_checks_the_fingerprint_before_compiling(
@@ -273,7 +282,7 @@ def _rules_with(slot: str, key: str, value: object) -> dict[str, Any]:
         rules["components"] = {key: {"items": [{"id": "a1"}]}}
     elif slot == "trigger":
         rules["triggers"] = {key: {"after": "go", "effect": "game.n += 1"}}
-    else:
+    elif slot == "function":
         rules["functions"] = {key: "1"}
     return rules
 
@@ -305,3 +314,113 @@ def test_any_yaml_key_or_value_is_refused_at_a_position_or_compiles_to_audited_c
     emit.audit(program.source)
     tree = ast.parse(program.source)
     assert all(not f.args.defaults for f in ast.walk(tree) if isinstance(f, ast.FunctionDef))
+
+
+def _variant_adding(slot: str, key: str, value: object) -> dict[str, Any]:
+    """A variant of the ``prop`` ruleset that adds ``key`` (and ``value``) in ``slot``."""
+    adds: dict[str, Any] = {
+        "function_param": {"functions": {"g": {"params": {key: "int"}, "body": "1"}}},
+        "event_field": {
+            "events": {"e": {key: "int"}},
+            "triggers": {"t": {"after": "e", "effect": "game.n += 1"}},
+        },
+        "action": {"actions": {key: {"effect": "game.n += 1"}}},
+        "action_param": {"actions": {"go2": {"params": {key: "between(1, 2)"}, "effect": "game.n += 1"}}},
+        "field": {"state": {"game": {key: {"type": "any", "initial": value}}}},
+        "constant": {"constants": {key: value}},
+        "kind": {"components": {key: {"items": [{"id": "a1"}]}}},
+        "trigger": {"triggers": {key: {"after": "go", "effect": "game.n += 1"}}},
+        "function": {"functions": {key: "1"}},
+    }
+    return {"variant": "v", "ruleset": "prop", "add": adds[slot]}
+
+
+def _assert_audited(program_source: str) -> None:
+    emit.audit(program_source)
+    tree = ast.parse(program_source)
+    assert all(not f.args.defaults for f in ast.walk(tree) if isinstance(f, ast.FunctionDef))
+    assert not any(isinstance(n, ast.Attribute) and n.attr.startswith("__") for n in ast.walk(tree))
+
+
+@given(slot=st.sampled_from(_SLOTS), key=_KEYS, value=_VALUES)
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_any_key_or_value_a_variant_adds_is_refused_at_a_position_or_compiles_to_audited_code(
+    tmp_path: Path, slot: str, key: str, value: object
+) -> None:
+    """The same property for a variant's additions to a ruleset."""
+    directory = tmp_path / "prop"
+    directory.mkdir(exist_ok=True)
+    (directory / "ruleset.yaml").write_text(dump_text(_rules_with("none", "f", 1)), encoding="utf-8")
+    variant = tmp_path / "v.yaml"
+    variant.write_text(dump_text(_variant_adding(slot, key, value)), encoding="utf-8")
+    try:
+        program = load_program(str(directory), variants=[str(variant)])
+    except RulekitError as error:
+        assert all(d.span is not None for d in error.diagnostics), error.render()
+        return
+    _assert_audited(program.source)
+
+
+_SCENARIO_SLOTS = ["expect", "setup_path", "setup_value", "effect", "action", "expect_legal", "key"]
+
+
+@given(slot=st.sampled_from(_SCENARIO_SLOTS), text=st.one_of(_KEYS, _TEXT), value=_VALUES)
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_any_text_in_a_scenario_is_a_located_failure_or_runs_without_code(
+    run: Run, tmp_path: Path, marker: Path, slot: str, text: str, value: object
+) -> None:
+    """Scenario expectations, set-up paths and values, effects and actions: PASS, or a FAIL
+    with a position; never an internal error, never code run."""
+    scenario: dict[str, Any] = {"scenario": "s", "ruleset": "tic_tac_toe", "actions": ["place(a1)"]}
+    if slot == "expect":
+        scenario["expect"] = [text]
+    elif slot == "setup_path":
+        scenario["setup"] = {text: 1}
+    elif slot == "setup_value":
+        scenario["setup"] = {"cells.b2.mark": value}
+    elif slot == "effect":
+        scenario["actions"] = [{"effect": text}]
+    elif slot == "action":
+        scenario["actions"] = [text]
+    elif slot == "expect_legal":
+        scenario["expect_legal"] = [text]
+    else:
+        scenario[text] = value
+    path = tmp_path / "s.yaml"
+    path.write_text(dump_text(scenario), encoding="utf-8")
+    status, out, err = run("scenario", str(path))
+    assert status in (0, 1), out + err
+    if status == 1:
+        assert re.search(r":\d+:\d+: error", out + err), out + err
+    assert "Traceback" not in out + err
+    assert not marker.exists()
+
+
+_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), _TEXT),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(_TEXT, children, max_size=3),
+    max_leaves=8,
+)
+_HEADER_KEYS = ["rulekit_log", "ruleset", "source", "modules", "variants", "fingerprint", "players", "seed"]
+
+
+@given(key=st.one_of(st.sampled_from(_HEADER_KEYS), _TEXT), value=_JSON)
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_any_key_or_value_in_a_log_header_is_refused_at_its_line_or_replays(
+    run: Run, tmp_path: Path, marker: Path, key: str, value: object
+) -> None:
+    """A log header with any field set to any JSON value: a replay, or exit 1 at the log's
+    line 1; never an internal error, never rules loaded from a path in the log."""
+    log = tmp_path / "good.jsonl"
+    if not log.exists():
+        assert run("play", "tic_tac_toe", "--quiet", "--seed", "3", "--log", str(log))[0] == 0
+    lines = log.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header[key] = value
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    status, out, err = run("replay", str(bad))
+    assert status in (0, 1), out + err
+    if status == 1:
+        assert f"{bad}:1:" in err, err
+    assert not marker.exists()

@@ -63,3 +63,36 @@ def test_the_shipped_anchors_still_load(run: Run) -> None:
     status, out, err = run("check", "el_caballero")
     assert status == 0, err
     assert out.startswith("ok: el_caballero")
+
+
+@pytest.mark.parametrize(
+    ("lines", "position"),
+    [
+        ("ruleset: " + "t" * 300 + "\n", ":2:10: error: no ruleset 'ttt"),
+        ("ruleset: tic_tac_toe\nvariants: [" + "v" * 300 + "]\n", ":3:12: error: no variant file 'vvv"),
+    ],
+    ids=["ruleset", "variant"],
+)
+def test_a_name_too_long_for_the_file_system_in_a_scenario_is_a_located_error(
+    run: Run, tmp_path: Path, lines: str, position: str
+) -> None:
+    """Found by the fuzzer: looking up a 300-character ruleset name raised ENAMETOOLONG (exit 1
+    with no position); it is an unknown name like any other."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(f"scenario: s\n{lines}actions: [place(a1)]\n", encoding="utf-8")
+    status, out, err = run("scenario", str(scenario))
+    assert status == 1, out + err
+    assert f"{scenario}{position}" in out
+
+
+@pytest.mark.parametrize("option", ["ruleset", "--variant"])
+def test_a_name_too_long_for_the_file_system_on_the_command_line_is_an_unknown_name(
+    run: Run, option: str
+) -> None:
+    """``rulekit check NAME`` and ``--variant NAME`` with a 300-character name: unknown, not an OSError."""
+    long = "n" * 300
+    argv = ["check", long] if option == "ruleset" else ["check", "tic_tac_toe", "--variant", long]
+    status, _, err = run(*argv)
+    assert status == 1, err
+    assert "File name too long" not in err
+    assert f"no {'ruleset' if option == 'ruleset' else 'variant file'} 'nnn" in err

@@ -8,13 +8,15 @@ tests.hostile.campaign`` runs as many as you like (see docs/security.md).
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.hostile.fuzzing import CASES, Outcome, fuzz_one
+from tests.hostile.fuzzing import CASES, TIC_TAC_TOE, Outcome, _slot, fuzz_one, mutate, run
 from tests.strategies import dsl_expressions
 
 _FAST = settings(
@@ -62,3 +64,41 @@ def test_many_mutated_inputs_never_cause_an_internal_error(tmp_path: Path, kind:
 def test_much_generated_dsl_never_causes_an_internal_error(tmp_path: Path, snippet: str, seed: int) -> None:
     """The long version of the grammar fuzzer."""
     _assert_no_internal_error(fuzz_one("dsl", seed, tmp_path, snippet))
+
+
+@pytest.mark.parametrize(
+    ("slot", "snippet"),
+    [
+        ("setup", "1"),
+        ("score", "1"),
+        ("require", "true"),
+        ("domain", "[1, 2]"),
+        ("function", "1"),
+        ("weight", "1"),
+        ("when", "true"),
+    ],
+)
+def test_the_dsl_fuzzer_template_accepts_a_benign_snippet_in_every_slot(
+    tmp_path: Path, slot: str, snippet: str
+) -> None:
+    """The template around a fuzzed snippet is itself a valid game, so a snippet is what gets
+    tested (a broken template would make every input a YAML error and test nothing)."""
+    target = tmp_path / "dsl"
+    target.mkdir()
+    (target / "ruleset.yaml").write_text(_slot(snippet, slot), encoding="utf-8")
+    for outcome in (run(["check", str(target)]), run(["play", str(target), "--quiet"])):
+        assert outcome.status == 0, outcome.out + outcome.err
+
+
+def test_most_mutations_of_a_shipped_file_keep_it_readable_yaml() -> None:
+    """The mutator is not a parse-error generator: structure-preserving edits leave most
+    mutated rulesets readable, so that they reach the checker and the engine."""
+    text = (TIC_TAC_TOE / "ruleset.yaml").read_text(encoding="utf-8")
+    readable = 0
+    for seed in range(200):
+        try:
+            yaml.safe_load(mutate(text, random.Random(seed)))
+        except yaml.YAMLError:
+            continue
+        readable += 1
+    assert readable >= 80, readable

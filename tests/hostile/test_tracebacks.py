@@ -95,9 +95,19 @@ def test_a_failing_score_or_tiebreak_is_a_located_rule_error(
     assert "the standings failed" in err or "the scores failed" in err
 
 
-def test_a_failing_bot_weight_is_a_located_rule_error(run: Run, ruleset: Callable[[str], Path]) -> None:
-    """A bot weight that divides by zero is reported at the weight, not as a traceback."""
-    status, _, err = run("play", str(ruleset("bots:\n  weights:\n    go: 1 // game.n\n")), "--quiet")
+@pytest.mark.parametrize(
+    "weights",
+    [
+        "bots:\n  weights:\n    go: 1 // game.n\n",
+        "functions:\n  nothing: none\nbots:\n  weights:\n    go: nothing()\n",
+    ],
+    ids=["divides_by_zero", "is_none"],
+)
+def test_a_failing_bot_weight_is_a_located_rule_error(
+    run: Run, ruleset: Callable[[str], Path], weights: str
+) -> None:
+    """A bot weight that divides by zero or is none is reported at the weight, not as a traceback."""
+    status, _, err = run("play", str(ruleset(weights)), "--quiet")
     assert_refused(status, err)
     assert "bot weight" in err
 
@@ -180,3 +190,24 @@ def test_hostile_answers_in_human_play_are_refused_and_play_goes_on() -> None:
     )
     assert status == 0
     assert "you quit the game" in shown
+
+
+@pytest.mark.parametrize(
+    ("lines", "position"),
+    [
+        ("ruleset: tic_tac_to-\n", ":2:10: error: no ruleset 'tic_tac_to-'"),
+        ("ruleset: tic_tac_toe\nmodules: [nope]\n", ":3:11: error: unknown module 'nope'"),
+        ("ruleset: tic_tac_toe\nvariants: [misere, nope]\n", ":3:20: error: no variant file 'nope'"),
+    ],
+    ids=["ruleset", "module", "variant"],
+)
+def test_an_unknown_name_in_a_scenario_points_at_its_entry(
+    run: Run, tmp_path: Path, lines: str, position: str
+) -> None:
+    """Found by the fuzzer: a misspelt ruleset, module or variant name in a scenario was an
+    error without a position."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(f"scenario: s\n{lines}actions: [place(a1)]\n", encoding="utf-8")
+    status, out, err = run("scenario", str(scenario))
+    assert status == 1, out + err
+    assert f"{scenario}{position}" in out

@@ -26,11 +26,11 @@ modules: [lisboa]
 players: 3
 skip_invariants: [warehouses_accounted]
 setup_effect: |
-  cities.lisboa.closed = [player_at(1), player_at(2){{}}]
+  cities.lisboa.closed = [main_warehouse(player_at(1)), main_warehouse(player_at(2)){{}}]
 """
     two = _failures(tmp_path, scenario.format(""))
     assert two == []
-    three = _failures(tmp_path, scenario.format(", player_at(3)"))
+    three = _failures(tmp_path, scenario.format(", main_warehouse(player_at(3))"))
     assert len(three) == 1
     assert "invariant 'lisboa_two_shut_down_spaces' fails after the set-up" in three[0]
     assert "Lisboa has only two shut-down spaces" in three[0]

@@ -12,6 +12,7 @@ from typing import Any
 
 from rulekit.errors import Diagnostic, RulekitError, RulesetError, Span
 from rulekit.rules import schema_scenario
+from rulekit.rules.compose import is_file
 
 #: The keys of a scenario file, of a step of ``actions:`` and of an expectation: from the
 #: declaration of the format (rules/schema_scenario.py).
@@ -52,7 +53,7 @@ def ruleset_for(path: Path, given: Any) -> str:
     """The ruleset a scenario runs against: ``ruleset:`` or the directory above holding ruleset.yaml."""
     if given:
         candidate = path.parent / str(given)
-        if (candidate / "ruleset.yaml").is_file():
+        if is_file(candidate / "ruleset.yaml"):
             return str(candidate)
         return str(given)
     for parent in path.resolve().parents:

@@ -29,6 +29,7 @@ def check_invariants(run: ScenarioRun, state: State, after: str, where: Span) ->
     """Stop the scenario with a failure if one of the checked invariants does not hold."""
     for invariant in run.invariants:
         decl = invariant.decl
+        run.game.runtime.reset_steps()  # one evaluation, with its own step budget
         try:
             holds = invariant.check(state.fields, run.game.runtime, -1)
         except Exception as error:  # an invariant that cannot be evaluated fails

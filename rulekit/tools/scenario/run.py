@@ -6,9 +6,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from rulekit.compiler.program import Program
 from rulekit.engine.game import Game, State
 from rulekit.errors import Diagnostic, RulekitError, RulesetError, Span
+from rulekit.rules.compose import is_file
 from rulekit.rules.schema_scenario import SCENARIO
 from rulekit.rules.structure import Structurer
 from rulekit.rules.yaml_source import LocDict, LocStr, load_file, span_of
@@ -98,7 +101,11 @@ def _load(scenario: ScenarioFile, extra_variants: Sequence[str], extra_modules: 
     players = data.get("players")
     if players is not None and (not isinstance(players, int) or isinstance(players, bool)):
         raise RulesetError(Diagnostic("players must be a number", scenario.span(players, "players")))
-    program = _load_program(ruleset, modules, variants, players=players)
+    try:
+        program = _load_program(ruleset, modules, variants, players=players)
+    except RulesetError as error:
+        named = [*extra_variants, *extra_modules]
+        raise RulesetError([_located(scenario, d, named) for d in error.diagnostics]) from None
     rules = program.rules
     if players is not None and not rules.min_players <= players <= rules.max_players:
         raise RulesetError(
@@ -109,6 +116,20 @@ def _load(scenario: ScenarioFile, extra_variants: Sequence[str], extra_modules: 
         )
     game = Game(program, players if players is not None else rules.min_players)
     return ScenarioRun(scenario.path, data, scenario.result, scenario.bag, program=program, game=game)
+
+
+def _located(scenario: ScenarioFile, diagnostic: Diagnostic, command_line: Sequence[str]) -> Diagnostic:
+    """A load error without a position (an unknown ruleset, module or variant name) points at
+    the scenario's entry that named it, else at its ``ruleset:`` (unless the name came from
+    the command line)."""
+    if diagnostic.span is not None or any(f"'{name}'" in diagnostic.message for name in command_line):
+        return diagnostic
+    data = scenario.data
+    for key in ("modules", "variants"):
+        for entry in as_list(data.get(key)):
+            if isinstance(entry, str) and f"'{entry}'" in diagnostic.message:
+                return attrs.evolve(diagnostic, span=scenario.span(entry, key))
+    return attrs.evolve(diagnostic, span=scenario.span(data.get("ruleset"), "ruleset"))
 
 
 def _load_program(*args: Any, **kwargs: Any) -> Program:
@@ -169,7 +190,7 @@ def variant_path(run: ScenarioFile, ref: Any) -> str:
     if not isinstance(ref, str) or not text:
         raise RulesetError(Diagnostic("a variant is a file path or a shipped variant's name", where))
     candidate = Path(text) if Path(text).is_absolute() else run.path.parent / text
-    if candidate.is_file():
+    if is_file(candidate):
         return str(candidate)
     if "/" in text or text.endswith((".yaml", ".yml")):
         raise RulesetError(

@@ -172,6 +172,7 @@ class Checker(EngineChecks):
         for invariant in self.program.invariants if invariants is None else invariants:
             self.stats.invariant_checks += 1
             decl = invariant.decl
+            R.reset_steps()  # one evaluation, with its own step budget
             try:
                 holds = invariant.check(F, R, -1)
             except Exception as error:
