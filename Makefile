@@ -21,7 +21,7 @@ test: $(STAMP)
 	$(BIN)/ruff check rulekit tests
 	$(BIN)/ruff format --check rulekit tests
 	$(BIN)/mypy
-	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m 'not slow'
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m 'not slow' -n auto
 
 ## test-slow: the long runs (verify sweeps, fuzzing, all combinations); CI runs them as a second step
 test-slow: $(STAMP)

@@ -24,7 +24,7 @@ from rulekit.tools import bench as bench_tool
 from rulekit.tools.bots import describe_bots, make_bots, play_game
 from rulekit.tools.human import play_human
 from rulekit.tools.log import load_game_for, read_log, replay_actions
-from rulekit.tools.options import add_bot_option, add_rules_options, module_names
+from rulekit.tools.options import add_bot_option, add_rules_options, module_names, parse_seat
 from rulekit.tools.render import compile_display, describe_rules, render_standings, render_state
 from rulekit.tools.scenario import run_paths
 from rulekit.tools.view import compile_view
@@ -150,6 +150,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
     )
     p.add_argument(
         "--html", metavar="FILE", help="also write a self-contained HTML page stepping through the game"
+    )
+    p.add_argument(
+        "--seat", metavar="P", help="with --html: draw what this seat may see (default: a spectator)"
     )
     add_rules_options(p, modules=False)
     p.set_defaults(handler=cmd_replay)
@@ -280,6 +283,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     if args.force and args.html:
         raise UsageError(Diagnostic("--html draws a game that replays exactly; drop --force"))
+    if args.seat is not None and not args.html:
+        raise UsageError(Diagnostic("--seat chooses whose view the HTML replay draws: give --html FILE too"))
     if args.force:
         from rulekit.tools.force import force_replay
 
@@ -291,6 +296,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 0 if forced.same else 1
     log = read_log(args.log)
     state = replay_actions(load_game_for(log, args.ruleset, args.variants or None), log)
+    if args.seat is not None:  # before any output: a seat the game does not have is a usage error
+        parse_seat(args.seat, state.game.num_players)
     if log.truncated is not None:
         print(
             f"note: {log.truncated}: the log breaks off in this line (a game cut short); "
@@ -309,7 +316,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.html:
         from rulekit.tools.replay_html import write_replay_html
 
-        steps = write_replay_html(args.log, args.html, ruleset=args.ruleset, variants=args.variants or None)
+        steps = write_replay_html(
+            args.log, args.html, ruleset=args.ruleset, variants=args.variants or None, seat=args.seat
+        )
         print(f"wrote {args.html} ({steps} steps)")
     return 0
 

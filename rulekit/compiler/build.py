@@ -44,6 +44,10 @@ class _Compiler(FlowBuilder):
                 hint="rules must terminate; functions cannot be recursive",
             )
             return
+        cheap = self.fn_cheap  # functions computed again rather than memoized
+        reads = self.fn_reads  # the fields each generated function reads
+        mine = self.fn_mine  # whether it depends on the acting player
+
         for name in callgraph.topological(calls):
             decl = rules.functions[name]
             params = [(pname, declared.type) for pname, declared in decl.params]
@@ -58,15 +62,22 @@ class _Compiler(FlowBuilder):
                 )
                 type_ = decl.returns.type
             self.gen.function_types[name] = type_
+            if name not in BUILTINS and planner.cheap(decl.body, self.cheap_call):
+                cheap.add(name)
+            fn_name = emit.name("fn_", name)
+            reads[fn_name] = planner.field_reads(code, reads)
+            mine[fn_name] = planner.reads_me(code, mine)
             self.lines.append(
                 planner.memoized_function(
-                    emit.name("fn_", name),
+                    fn_name,
                     py_params,
                     code,
                     self.gen.mark(decl.body.span),
                     len(self.lines),
-                    memo=all(planner.hashable(ty) for _, ty in params),
+                    memo=all(planner.hashable(ty) for _, ty in params) and name not in cheap,
                     entry=emit.step_entry(),
+                    reads=reads[fn_name],
+                    mine=mine[fn_name],
                 )
             )
 
@@ -120,6 +131,32 @@ class _Compiler(FlowBuilder):
             "enumerate": self.enumerator(decl, params, domains, requires, cost),
         }
 
+    def ignored_when(self, decl: m.ActionDecl) -> dict[str, str]:
+        """The conditions under which a fallback action ignores other actions (``ignoring:
+        [{action, when}]``), each compiled over the ignored action's parameters."""
+        for other in decl.fallback_ignoring:
+            if other not in self.rules.actions:
+                self.bag.error(
+                    f"action '{decl.name}' ignores unknown action '{other}'",
+                    decl.span,
+                    hint=did_you_mean(other, self.rules.actions),
+                )
+        return {
+            other: self.define_expr(
+                f"ign_{decl.name}",
+                when,
+                self._action_param_types[other],
+                expected=t.BOOL,
+                what="an 'ignoring' condition",
+            )
+            for other, when in decl.fallback_ignored_when
+            if other in self._action_param_types
+        }
+
+    def cheap_call(self, called: str) -> bool:
+        """A call cheaper than a memo look-up: a cheap rules function or built-in."""
+        return called in self.fn_cheap or planner.cheap_builtin(BUILTINS.get(called))
+
     def enumerator(
         self,
         decl: m.ActionDecl,
@@ -162,6 +199,15 @@ class _Compiler(FlowBuilder):
             checks=tuple(checks),
             cost=cost_check,
             money=self.rules.money,
+            kept=tuple(  # kept across listings: a domain that asks memoized rules functions
+                (None, True)
+                if not (callgraph.calls(p.domain) & set(self.rules.functions)) - self.fn_cheap
+                else (
+                    planner.field_reads(self.codes[d][0], self.fn_reads),
+                    planner.reads_me(self.codes[d][0], self.fn_mine),
+                )
+                for d, p in zip(domains, decl.params, strict=True)
+            ),
         )
         fname = self.fresh(f"enum_{decl.name}")
         self.lines.append(planner.generate(plan, fname))
@@ -251,6 +297,7 @@ class _Compiler(FlowBuilder):
             parts = self.action(decl)
             self._action_param_types[name] = parts["params"]
             action_parts[name] = parts
+        ignored_when = {name: self.ignored_when(decl) for name, decl in rules.actions.items()}
         trigger_parts = {name: self.trigger(decl) for name, decl in rules.triggers.items()}
         invariant_parts = {
             name: self.define_expr(
@@ -313,6 +360,7 @@ class _Compiler(FlowBuilder):
                 fn(parts["enumerate"]),
                 decl.fallback,
                 frozenset(decl.fallback_ignoring),
+                {other: namespace[f] for other, f in ignored_when[name].items()},
             )
         triggers = [
             CompiledTrigger(rules.triggers[name], fn(parts["condition"]), namespace[parts["effect"]])

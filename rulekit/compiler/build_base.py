@@ -25,6 +25,11 @@ class BuildBase:
         self._counter = 0
         #: The code and span marker of each generated expression function, for the planner.
         self.codes: dict[str, tuple[str, str]] = {}
+        #: Per generated rules function: the fields it reads (None: unknown) and whether it
+        #: depends on the acting player (rulekit.compiler.planner.field_reads, reads_me).
+        self.fn_reads: dict[str, frozenset[tuple[str | None, str]] | None] = {}
+        self.fn_mine: dict[str, bool] = {}
+        self.fn_cheap: set[str] = set()  # computed again rather than memoized (planner.cheap)
 
     def fresh(self, prefix: str) -> str:
         self._counter += 1

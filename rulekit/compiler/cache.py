@@ -38,7 +38,7 @@ from rulekit.compiler.program import Program, runtime_namespace
 from rulekit.errors import remember_source
 from rulekit.rules import yaml_source
 
-FORMAT = 5  # 5: the rules model holds parsed types (Declared), not type text
+FORMAT = 6  # 6: actions' fallback_when conditions (5: parsed types in the model)
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
@@ -221,6 +221,7 @@ def _resolve(program: Program, fn: Callable[[_Placeholder], Any]) -> None:
         action.effect = fix(action.effect)
         action.weight = fix(action.weight)
         action.enumerate = fix(action.enumerate)
+        action.fallback_when = {name: fix(f) for name, f in action.fallback_when.items()}
     for trigger in program.triggers:
         trigger.condition = fix(trigger.condition)
         trigger.effect = fix(trigger.effect)

@@ -75,6 +75,7 @@ class CodeGen(ExpressionGen):
                 self.expect(t.INT, ftype, node.target, f"'{node.op}' target")
                 self.expect(t.INT, vtype, node.value, f"the value added to {describe(node.target)}")
             elif node.op == "+=":
+                self.expect(ftype, vtype, node.value, f"the value added to {describe(node.target)}")
                 return [f"{pad}F[{key}] = {emit.step_iter(f'tuple(F[{key}]) + tuple({value})')}"]
             return [f"{pad}F[{key}] = {emit.checked_number(f'F[{key}] {node.op[0]} {value}')}"]
         if isinstance(node, ast.Let):

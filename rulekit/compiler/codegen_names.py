@@ -16,6 +16,7 @@ from rulekit.compiler.codegen_support import (
 from rulekit.compiler.scope import Context
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
+from rulekit.dsl.printer import loop_target
 from rulekit.dsl.types import Type
 from rulekit.errors import did_you_mean
 from rulekit.runtime.builtins import BUILTINS, PLAYER_BUILTINS, VALUE_EFFECTS
@@ -322,7 +323,13 @@ class NameGen(CodeGenBase):
                 code, type_ = self.expr(iterable, ctx)
                 if not (type_.is_list or type_.is_map or type_ in (t.ANY, t.TUPLE)):
                     self.error(f"cannot loop over {article(type_)}", iterable)
-                py = ctx.bind(var, t.element_type(type_))
+                if isinstance(var, str):
+                    py = ctx.bind(var, t.element_type(type_))
+                else:  # for (a, b) in pairs: each element taken apart (a tuple's parts are untyped)
+                    each = t.element_type(type_)
+                    if each not in (t.ANY, t.TUPLE):
+                        self.error(f"cannot take {article(each)} apart into {loop_target(var)}", iterable)
+                    py = "(" + "".join(ctx.bind(name, t.ANY) + ", " for name in var) + ")"
                 parts.append(f"for {py} in {emit.step_iter(code)}")
             if comp.condition is not None:
                 cond, ctype = self.expr(comp.condition, ctx)

@@ -102,6 +102,21 @@ class ExpressionGen(NameGen):
         self.expect(t.INT, type_, node.operand, "the operand of '-'")
         return f"(-{code})", t.INT
 
+    def joined_lists(self, node: ast.Binary, ltype: Type, rtype: Type) -> Type:
+        """The type of ``a + b`` on lists: elements of one type (an empty or untyped list takes
+        the other's); lists of two types that can never be equal are an error."""
+        if not (ltype.is_list and rtype.is_list):
+            return ltype if ltype.is_list else rtype
+        lelem, relem = t.element_type(ltype), t.element_type(rtype)
+        if lelem in (t.ANY, t.NONE):
+            return rtype
+        if relem in (t.ANY, t.NONE):
+            return ltype
+        if not t.comparable(lelem, relem):
+            self.error(f"'+' joins lists of one type, not {ltype} and {rtype}", node)
+            return t.ANY_LIST
+        return t.list_of(t.join(lelem, relem))
+
     def _expr_Binary(self, node: ast.Binary, ctx: Context) -> tuple[str, Type]:
         if node.op == "+":
             self.text_plus.update(id(side) for side in (node.left, node.right) if is_plus(side))
@@ -114,7 +129,9 @@ class ExpressionGen(NameGen):
             return f"({left} {op} {right})", t.BOOL
         if op in ARITH:
             if op == "+" and (ltype.is_list or rtype.is_list) and ltype != t.INT and rtype != t.INT:
-                return emit.step_iter(f"tuple({left}) + tuple({right})"), ltype if ltype.is_list else rtype
+                return emit.step_iter(f"tuple({left}) + tuple({right})"), self.joined_lists(
+                    node, ltype, rtype
+                )
             if op == "+" and t.STR in (ltype, rtype):
                 if id(node) in self.text_plus:  # part of a chain a + b + c: reported on the whole
                     return "None", t.STR
@@ -153,6 +170,9 @@ class ExpressionGen(NameGen):
         self.expect(t.BOOL, ctype, node.condition, "a condition")
         then, ttype = self.expr(node.then, ctx)
         other, otype = self.expr(node.otherwise, ctx)
+        # coverage: the outcome reports itself to R.branch when a tool sets it (else one test)
+        where = self.span_ref(node.span)
+        cond = f"({cond} if R.branch is None else R.taken({where}, {cond}))"
         return f"({then} if {cond} else {other})", t.join(ttype, otype)
 
     def _expr_Where(self, node: ast.Where, ctx: Context) -> tuple[str, Type]:

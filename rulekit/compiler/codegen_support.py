@@ -8,7 +8,7 @@ from typing import Any
 from rulekit.compiler import emit
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
-from rulekit.dsl.printer import print_expr
+from rulekit.dsl.printer import loop_names, print_expr
 from rulekit.dsl.types import Type
 
 AGGREGATES = {
@@ -98,7 +98,7 @@ def bound_names(node: Any) -> set[str]:
     while stack:
         current = stack.pop()
         if isinstance(current, ast.Comprehension):
-            found.update(var for var, _ in current.loops)
+            found.update(name for var, _ in current.loops for name in loop_names(var))
         elif isinstance(current, ast.LetIn | ast.Where | ast.Let):
             found.add(current.name)
         elif isinstance(current, ast.For):

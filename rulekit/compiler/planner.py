@@ -24,16 +24,19 @@ same actions in the same order as testing every candidate against every requirem
 
 from __future__ import annotations
 
+import operator
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from attrs import frozen
 
-from rulekit.compiler import emit
+from rulekit.compiler import callgraph, emit
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
 from rulekit.limits import LIMITS
 from rulekit.runtime.errors import RuleFailure
+from rulekit.runtime.registry import Builtin
 
 _COLLECTION = re.compile(r"C_(\w+)")
 
@@ -60,6 +63,10 @@ class ActionPlan:
     checks: tuple[Check, ...]
     cost: Check | None
     money: str | None
+    #: Per domain: the fields it reads and whether it reads the acting player, when that is
+    #: all it depends on (:func:`field_reads`); then a domain that reads no parameter is
+    #: kept across listings like a rules function's results (:func:`kept_value`).
+    kept: tuple[tuple[Reads | None, bool], ...] = ()
 
 
 def membership_sets(
@@ -113,6 +120,7 @@ def generate(plan: ActionPlan, fname: str) -> str:
         code, mark, _ = plan.domains[i]
         first = at_depth[i + 1][0] if at_depth[i + 1] else None
         collection = _COLLECTION.fullmatch(code)
+        reads, mine = plan.kept[i] if plan.kept else (None, True)
         if first is not None and first.member_of and collection is not None:
             kind = collection.group(1)
             members = " | ".join(f"P_set({e})" for e in first.member_of)
@@ -120,8 +128,11 @@ def generate(plan: ActionPlan, fname: str) -> str:
             mark = first.mark
         elif i in hoisted:
             lines.append(f"{indent}if D{i} is None:")
-            lines.append(f"{indent}    D{i} = {code}{mark}")
+            lines.extend(_domain_lines(indent + "    ", i, code + mark, reads, mine, f"{fname}/{i}"))
             source = emit.step_iter(f"D{i}")  # charged at every use, as a domain function call is
+        elif i == 0 and reads is not None:
+            lines.extend(_domain_lines(indent, i, code + mark, reads, mine, f"{fname}/{i}"))
+            source = emit.step_iter("D0")
         else:
             source = emit.step_iter(code)
         lines.append(f"{indent}for {param} in {source}:{mark}")
@@ -135,6 +146,22 @@ def generate(plan: ActionPlan, fname: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _domain_lines(at: str, i: int, code: str, reads: Reads | None, mine: bool, key: str) -> list[str]:
+    """``D{i} = code`` (at indent ``at``); with ``reads``, kept across listings
+    (:func:`kept_value`, :func:`keep_value`), per acting player if it reads ``me``."""
+    if reads is None:
+        return [f"{at}D{i} = {code}"]
+    owner = "me" if mine else "None"
+    key_code = emit.literal(key)
+    return [
+        f"{at}D{i} = P_kept(F, R, {owner}, {key_code}, {emit.literal(tuple(sorted(reads, key=repr)))})",
+        f"{at}if D{i} is P_miss:",
+        f"{at}    S{i} = R.left",
+        f"{at}    D{i} = {code}",
+        f"{at}    P_keep(R, {key_code}, {owner}, D{i}, S{i})",
+    ]
+
+
 def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str, object]:
     """The namespace entries the generated enumerators use: each collection's members as a
     set (``S_kind``) and their positions (``I_kind``); ``P_set`` is ``set``; ``P_miss`` marks
@@ -145,6 +172,10 @@ def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str,
         "P_type_error": TypeError,
         "P_limits": LIMITS,
         "P_too_many": too_many_candidates,
+        "P_table": persistent_table,
+        "P_kept": kept_value,
+        "P_keep": keep_value,
+        "P_off": _OFF,
     }
     for kind, ids in kinds:
         tables[f"S_{kind}"] = frozenset(ids)
@@ -153,6 +184,88 @@ def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str,
 
 
 _MISSING = object()
+_OFF = object()  # in R.memo: a function or domain whose table is not kept (given up)
+
+
+#: A table kept across listings is given up (its function memoized per listing only) when,
+#: after this many listings, fewer than one in KEPT_AT_LEAST found its fields unchanged:
+#: comparing the fields then costs more than the kept results save.
+KEPT_TRIAL = 128
+KEPT_AT_LEAST = 4
+
+
+def persistent_table(
+    F: dict[Any, Any], R: Any, key: int | str, reads: tuple[tuple[str | None, str], ...]
+) -> dict:
+    """The results of the memoized rules function ``key`` for this listing (stored in
+    ``R.memo[key]``): its table from earlier listings if the fields it ``reads`` hold the
+    same values as when the table was started (compared by value: state values are
+    immutable), else a new one.  ``R.persist`` holds one entry per function: the size of
+    the field dictionary its keys were resolved for, their getter (None once given up, see
+    KEPT_TRIAL), the values, the table, listings seen, listings that kept the table; None
+    (the reference enumerator) keeps nothing across listings.  A table given up is ``_OFF``."""
+    persist = R.persist
+    table: dict[Any, Any]
+    if persist is None:
+        table = R.memo[key] = {}
+        return table
+    entry = persist.get(key)
+    if entry is None or entry[0] != len(F):
+        keys = [k for k in F if k in reads or (type(k) is tuple and len(k) == 2 and (None, k[1]) in reads)]
+        getter = operator.itemgetter(*keys) if keys else _no_reads
+        entry = persist[key] = [len(F), getter, _MISSING, None, 0, 0]
+    getter = entry[1]
+    if getter is None:  # (not reached while R.memo starts from R.off; kept for safety)
+        R.memo[key] = _OFF
+        return _OFF  # type: ignore[return-value]
+    values = getter(F)
+    table = entry[3]
+    entry[4] += 1
+    if table is None or values != entry[2]:
+        entry[2] = values
+        table = entry[3] = {}
+        if entry[4] >= KEPT_TRIAL and entry[5] * KEPT_AT_LEAST < entry[4]:
+            entry[1] = entry[2] = entry[3] = None  # rarely kept: not worth comparing
+            R.off[key] = _OFF  # every listing's memo starts with it: no call here any more
+            R.memo[key] = _OFF
+            return _OFF  # type: ignore[return-value]
+    else:
+        entry[5] += 1
+    R.memo[key] = table
+    return table
+
+
+def kept_value(
+    F: dict[Any, Any], R: Any, me: Any, key: str, reads: tuple[tuple[str | None, str], ...]
+) -> Any:
+    """A parameter's domain that reads no earlier parameter, as kept from an earlier listing
+    in the table of ``key`` (:func:`persistent_table`) while the fields it reads hold the
+    same values, per acting player ``me`` (None: the same for every player); charges the
+    steps computing it took.  ``_MISSING`` if there is none: the enumerator computes it
+    and hands it to :func:`keep_value`."""
+    table = R.memo.get(key)
+    if table is None:
+        table = persistent_table(F, R, key, reads)
+    if table is _OFF:
+        return _MISSING
+    entry = table.get(me)
+    if entry is None:
+        return _MISSING
+    R.left -= entry[1]
+    if R.left < 0:
+        R.over_budget()
+    return entry[0]
+
+
+def keep_value(R: Any, key: str, me: Any, value: Any, start: int) -> None:
+    """Keep a domain just computed (from step budget ``start``), see :func:`kept_value`."""
+    table = R.memo[key]
+    if table is not _OFF:
+        table[me] = (value, start - R.left)
+
+
+def _no_reads(F: dict[Any, Any]) -> tuple[()]:
+    return ()
 
 
 def too_many_candidates() -> None:
@@ -171,8 +284,88 @@ def hashable(type_: t.Type) -> bool:
     return type_.name in _HASHABLE
 
 
+_ONE_END = frozenset({"len", "first", "last", "has_key", "get"})  # look at one item or the size
+
+
+def cheap_builtin(builtin: Builtin | None) -> bool:
+    """A built-in that walks no collection: none of its parameters is a list or a map (or it
+    only looks at one end, one key or the size), and it has no effect."""
+    if builtin is None or builtin.effect:
+        return False
+    return builtin.name in _ONE_END or not any(ty.is_list or ty.is_map for _, ty in builtin.params)
+
+
+def cheap(body: ast.Expr, cheap_call: Callable[[str], bool]) -> bool:
+    """Whether a function body costs less to compute than a memo look-up (building the key
+    tuple, hashing it, a dictionary probe): no loop (comprehension or aggregate) and only
+    calls ``cheap_call`` accepts (cheap functions, built-ins that walk no collection)."""
+    for node in callgraph.walk(body):
+        if isinstance(node, ast.Comprehension):
+            return False
+        if isinstance(node, ast.Call) and not cheap_call(node.function):
+            return False
+    return True
+
+
+_FIELD_READ = re.compile(r"F\[\(('[^'\\]*'|[A-Za-z_]\w*), '(\w+)'\)\]")
+_FUNCTION_CALL = re.compile(r"\b(fn_\w+)\(F, R, me\b")
+_RUNTIME_READ = re.compile(r"\bR\.(\w+)")
+#: What a rules function may use of the runtime and still depend only on the fields it reads.
+_STATELESS_RUNTIME = frozenset(
+    {"left", "over_budget", "steps", "memo", "mul", "number", "players", "num_players"}
+)
+
+Reads = frozenset[tuple[str | None, str]]
+
+
+def field_reads(code: str, callees: Mapping[str, Reads | None]) -> Reads | None:
+    """The state fields the generated expression ``code`` reads, with the functions it calls
+    (``callees``: each generated function's reads): ``(owner, field)`` for a literal owner,
+    ``(None, field)`` for a computed one (that field of any owner).  None when it may read
+    anything else of the state (``F`` used otherwise, a runtime service that is not stateless,
+    a function whose reads are unknown)."""
+    found: set[tuple[str | None, str]] = set()
+
+    def record(match: re.Match[str]) -> str:
+        owner = match.group(1)
+        found.add((owner[1:-1] if owner.startswith("'") else None, match.group(2)))
+        return "P_read"  # read from outside in: F[(F[(...)], 'x')] is then x of any owner
+
+    while True:
+        code, count = _FIELD_READ.subn(record, code)
+        if not count:
+            break
+    for called in _FUNCTION_CALL.findall(code):
+        reads = callees.get(called)
+        if reads is None:
+            return None
+        found |= reads
+    code = _FUNCTION_CALL.sub("P_call(", code)
+    if re.search(r"\bF\b", code) or not set(_RUNTIME_READ.findall(code)) <= _STATELESS_RUNTIME:
+        return None
+    return frozenset(found)
+
+
+def reads_me(code: str, callees: Mapping[str, bool]) -> bool:
+    """Whether the generated expression ``code`` depends on the acting player ``me``: it
+    names it other than to pass it on to a function that does not (``callees``)."""
+    for called in _FUNCTION_CALL.findall(code):
+        if callees.get(called, True):
+            return True
+    return re.search(r"\bme\b", _FUNCTION_CALL.sub("P_call(", code)) is not None
+
+
 def memoized_function(
-    name: str, params: Sequence[str], code: str, mark: str, key: int, *, memo: bool, entry: str
+    name: str,
+    params: Sequence[str],
+    code: str,
+    mark: str,
+    key: int,
+    *,
+    memo: bool,
+    entry: str,
+    reads: Reads | None = None,
+    mine: bool = True,
 ) -> str:
     """A rules function, memoized while legal actions are listed.
 
@@ -182,11 +375,53 @@ def memoized_function(
     (None otherwise), and the function keeps its results there.  ``key`` tells the
     functions apart; ``entry`` is the statement every rule function starts with (the
     step budget's charge), run on a memo hit too.
+
+    With ``reads`` (the fields it reads, :func:`field_reads`) the results also outlive the
+    listing: kept in a table per function (:func:`persistent_table`) that the first call of
+    a listing keeps if those fields still hold the same values, and empties otherwise.  A
+    result taken from an earlier listing charges the steps computing it took, so the budget
+    counts as if it had been computed again.  A function that does not depend on the
+    acting player (``mine`` false) shares its results between players.
     """
     args = ", ".join(["F", "R", "me", *params])
     if not memo:
         return f"def {name}({args}):\n    {entry}\n    return {code}{mark}\n"
     memo_key = f"({key}, me{''.join(', ' + p for p in params)})"
+    if reads is not None:
+        if not mine:
+            memo_key = f"({key}, {''.join(p + ', ' for p in params)})"
+        return (
+            f"def {name}({args}):\n"
+            f"    {entry}\n"
+            f"    M = R.memo\n"
+            f"    if M is not None:\n"
+            f"        K = {memo_key}\n"
+            f"        try:\n"
+            f"            v = M.get(K, P_miss)\n"
+            f"        except P_type_error:  # an unhashable argument: no memo\n"
+            f"            M = None\n"
+            f"        else:\n"
+            f"            if v is not P_miss:\n"
+            f"                return v\n"
+            f"            T = M.get({key})\n"
+            f"            if T is None:\n"
+            f"                T = P_table(F, R, {key}, {emit.literal(tuple(sorted(reads, key=repr)))})\n"
+            f"            if T is not P_off:\n"
+            f"                E = T.get(K)\n"
+            f"                if E is not None:  # computed in an earlier listing: charge what it cost\n"
+            f"                    R.left -= E[1]\n"
+            f"                    if R.left < 0:\n"
+            f"                        R.over_budget()\n"
+            f"                    v = M[K] = E[0]\n"
+            f"                    return v\n"
+            f"                S = R.left\n"
+            f"    v = {code}{mark}\n"
+            f"    if M is not None:\n"
+            f"        M[K] = v\n"
+            f"        if T is not P_off:\n"
+            f"            T[K] = (v, S - R.left)\n"
+            f"    return v\n"
+        )
     return (
         f"def {name}({args}):\n"
         f"    {entry}\n"

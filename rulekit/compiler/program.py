@@ -60,6 +60,8 @@ class CompiledAction:
     fallback: str | None = None
     #: Actions that do not keep a fallback action from being offered.
     fallback_ignoring: frozenset[str] = frozenset()
+    #: Of those, the ones ignored only when a condition holds: ``fn(F, R, me, *args)``.
+    fallback_when: dict[str, Fn] = field(factory=dict)
 
 
 @define

@@ -77,11 +77,12 @@ class Comprehension:
     """``expr for x in xs [for y in ys] [if cond] [by key]``.
 
     Used inside ``[...]`` (a list) and as the single argument of an aggregate
-    such as ``sum(...)``, ``count(...)`` or ``rank(...)``.
+    such as ``sum(...)``, ``count(...)`` or ``rank(...)``.  A loop's target is a
+    name, or a tuple of names that takes each element apart (``for (cell, part) in region``).
     """
 
     element: Expr
-    loops: tuple[tuple[str, Expr], ...]
+    loops: tuple[tuple[str | tuple[str, ...], Expr], ...]
     condition: Expr | None = None
     key: Expr | None = None
     span: Span = _span()

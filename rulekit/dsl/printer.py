@@ -141,9 +141,19 @@ def _call(node: ast.Call) -> str:
     return f"{node.function}({', '.join(args)})"
 
 
+def loop_target(var: str | tuple[str, ...]) -> str:
+    """A comprehension's loop target as written: ``x`` or ``(cell, part)``."""
+    return var if isinstance(var, str) else "(" + ", ".join(var) + ")"
+
+
+def loop_names(var: str | tuple[str, ...]) -> tuple[str, ...]:
+    """The names a comprehension's loop target binds."""
+    return (var,) if isinstance(var, str) else var
+
+
 def _comprehension(comp: ast.Comprehension) -> str:
     parts = [_expr(comp.element, _LET)]
-    parts += [f"for {var} in {_expr(iterable, _OR)}" for var, iterable in comp.loops]
+    parts += [f"for {loop_target(var)} in {_expr(iterable, _OR)}" for var, iterable in comp.loops]
     if comp.condition is not None:
         parts.append(f"if {_expr(comp.condition, _OR)}")
     if comp.key is not None:

@@ -252,8 +252,11 @@ class ToAst(Transformer[Token, Any]):
                 key = part[1]
         return ast.Comprehension(element, tuple(loops), condition, key, span=self._span(meta))
 
-    def for_clause(self, meta: Any, c: list[Any]) -> tuple[str, str, Any]:
-        return ("for", str(c[0]), c[1])
+    def for_clause(self, meta: Any, c: list[Any]) -> tuple[str, str | tuple[str, ...], Any]:
+        *names, iterable = c
+        if len(names) == 1:
+            return ("for", str(names[0]), iterable)
+        return ("for", tuple(str(n) for n in names), iterable)  # for (cell, part) in region
 
     def if_clause(self, meta: Any, c: list[Any]) -> tuple[str, Any]:
         return ("if", c[0])

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from rulekit.dsl.printer import print_expr
 from rulekit.engine import priority
@@ -32,7 +33,7 @@ def explain(state: State, action: Action) -> Diagnostic:
             hint=describe_decision(state),
         )
     if compiled.fallback is not None:  # first what a pass waits for: nothing else possible
-        blocking = priority.blocking(compiled, state.legal_actions(), game.program.actions)
+        blocking = priority.blocking(compiled, state.legal_actions(), game.program.actions, state, me)
         if blocking:
             refusal = priority.refusal(compiled, [game.action_to_string(a) for a in blocking])
             return Diagnostic(f"{text} is not legal: {refusal}", compiled.decl.span)
@@ -62,6 +63,11 @@ def explain(state: State, action: Action) -> Diagnostic:
             param = compiled.params[i]
             values = compiled.domains[i](F, R, me, *action.args[:i])
             if action.args[i] not in values:
+                refused = None
+                if compiled.param_types[i].name == "entity":
+                    refused = _refusing_requirement(state, compiled, checks[i + 1], action)
+                if refused is not None:
+                    return refused
                 shown = ", ".join(format_value(v, compiled.param_types[i]) for v in values[:12])
                 if len(values) > 12:
                     shown += ", ..."
@@ -76,6 +82,35 @@ def explain(state: State, action: Action) -> Diagnostic:
     except Exception as error:  # a rule that fails while explaining still gets a message
         return Diagnostic(f"{text} is not legal: {error}", compiled.decl.span)
     return Diagnostic(f"{text} is not legal now", compiled.decl.span)
+
+
+def _refusing_requirement(
+    state: State, compiled: Any, checks: Sequence[Any], action: Action
+) -> Diagnostic | None:
+    """For a component outside its parameter's domain: the first requirement tested right
+    after choosing that parameter which refuses it too, as the reason.
+
+    A domain may list exactly the components a requirement accepts, so that the planner
+    visits only those (a card's destinations instead of every city, each tested by the
+    requirement); the requirement's message says why in the rules' words, so it is named
+    rather than the domain.  A requirement that fails on the value (it may assume the
+    domain) is skipped.  Only for components (a value of a collection): a number or a text
+    outside its domain is still told the possible values.
+    """
+    F, R = state.fields, state.game.runtime
+    me = state.fields[_DECISION][0]
+    requirements = {id(req.check): req for req in compiled.requires}
+    for check in checks:
+        try:
+            accepted = check(F, R, me, *action.args)
+        except Exception:  # outside the domain a rule may not apply
+            continue
+        if not accepted:
+            req = requirements[id(check)]
+            cite = f" [{req.decl.cite}]" if req.decl.cite else ""
+            text = state.game.action_to_string(action)
+            return Diagnostic(f"{text} is not legal: {req.decl.message}{cite}", req.decl.span)
+    return None
 
 
 def describe_decision(state: State) -> str | None:

@@ -29,7 +29,10 @@ def list_legal(state: State) -> list[Action]:
     actions = program.actions
     compiled = None
     planned = None if reference else state.game.planned_listing(names)
-    R.memo = {}
+    R.memo = R.off.copy()
+    kept = R.persist
+    if reference:  # the reference keeps nothing from earlier listings
+        R.persist = None
     try:
         if planned is not None:
             for compiled, enumerate_ in planned:  # noqa: B007 - compiled names the failing action below
@@ -49,6 +52,8 @@ def list_legal(state: State) -> list[Action]:
                 raise RuleFailure(
                     f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
                 )
+        # a fallback's "ignoring ... when" conditions run here, inside the same error handling
+        return priority.keep(found, names, actions, state, me)
     except RuleFailure as failure:
         assert compiled is not None
         raise RuleEvaluationError(
@@ -68,7 +73,7 @@ def list_legal(state: State) -> list[Action]:
         ) from None
     finally:
         R.memo = None
-    return priority.keep(found, names, actions)
+        R.persist = kept
 
 
 def reference_listing(state: State, compiled: CompiledAction, me: int) -> Iterator[Action]:

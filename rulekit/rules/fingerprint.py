@@ -3,9 +3,11 @@
 The full fingerprint (:func:`rulekit.rules.compose.fingerprint`) changes with every
 edit.  The semantic one leaves out what cannot change a game's course: titles,
 descriptions and versions, ``doc`` and ``cite`` entries, the messages of
-requirements (``else``) and invariants, the invariants themselves, the display
-panels, the view (the pictures) and the bots' hints.  A log whose semantic fingerprint still matches
-replays to the same states (``rulekit replay`` accepts it).
+requirements (``else``, also in requirement groups), the invariants, properties and
+actions' ``ensures`` (checks that never change a state), the display panels, the view
+(the pictures), the bots' hints and the numbering of moves for OpenSpiel (``spaces``).
+A log whose semantic fingerprint still matches replays to the same states (``rulekit
+replay`` accepts it).
 
 Everything else counts, also text that reaches the state: a ``note(...)`` in an
 effect is part of the state, so rewording it is a change of play.
@@ -19,12 +21,16 @@ from typing import Any
 
 from rulekit.rules.compose import plain_data
 
-#: Top-level keys that never decide play.
+#: Top-level keys that never decide play (``spaces`` only numbers the moves for OpenSpiel and
+#: PettingZoo; a log records the moves' text).
 COSMETIC_TOP = frozenset(
-    {"title", "description", "version", "doc", "cite", "display", "view", "bots", "invariants"}
+    {"title", "description", "version", "doc", "cite", "display", "view", "bots", "invariants", "properties"}
+    | {"spaces"}
 )
 #: Keys of a section's entry (an action, trigger, function, field, kind...) that never decide play.
 COSMETIC_ENTRY = frozenset({"doc", "cite"})
+#: Keys of an action that never decide play: its wording and its ``ensures`` (checked by verify).
+COSMETIC_ACTION = COSMETIC_ENTRY | {"ensures"}
 #: Keys of an action's requirement that never decide play (the message shown when it fails).
 COSMETIC_REQUIREMENT = frozenset({"else", "cite"})
 
@@ -40,7 +46,7 @@ def semantic_data(data: Any) -> Any:
             continue
         if key == "state" and isinstance(value, dict):
             value = {scope: _entries(fields) for scope, fields in value.items()}
-        elif key == "actions" and isinstance(value, dict):
+        elif key in ("actions", "requirements") and isinstance(value, dict):
             value = {name: _action(action) for name, action in value.items()}
         elif isinstance(value, dict):
             value = _entries(value)
@@ -61,7 +67,8 @@ def _entries(section: Any) -> Any:
 
 
 def _action(action: Any) -> Any:
-    action = _strip(action, COSMETIC_ENTRY)
+    """An action or a requirement group, without its wording and its requirements' messages."""
+    action = _strip(action, COSMETIC_ACTION)
     if isinstance(action, dict):
         require = action.get("require")
         if isinstance(require, list):

@@ -34,7 +34,7 @@ from rulekit.rules.values import (
     plain,
 )
 from rulekit.rules.view import parse_view
-from rulekit.rules.wrap import call_original, run_original
+from rulekit.rules.wrap import call_original, run_original, score_original
 from rulekit.rules.yaml_source import LocDict, LocStr, span_of
 
 RESERVED_SCOPES = ("game", "turn", "player")
@@ -411,12 +411,16 @@ class _Builder:
             params = spec.get("params") or _empty_entries(spec.span)
             written = self.requirement_items(spec.get("require", []))
             fallback = spec.get("only_if_nothing_else")
+            ignored = [n for n in spec.get("ignoring") or () if n.get("action") is not None]
             result[name] = m.ActionDecl(
                 name=name,
                 params=tuple(m.Param(p, domain, params.spans[p]) for p, domain in params.items()),
                 requires=groups.expand(written, requirement_groups, self.bag),
                 fallback=fallback,
-                fallback_ignoring=tuple(spec.get("ignoring") or ()),
+                fallback_ignoring=tuple(str(n.get("action")) for n in ignored),
+                fallback_ignored_when=tuple(
+                    (str(n.get("action")), n.get("when")) for n in ignored if n.get("when") is not None
+                ),
                 cost=spec.get("cost"),
                 effect=spec.get("effect"),
                 ends_turn=spec.get("ends_turn"),
@@ -534,4 +538,5 @@ class _Builder:
 
     def scoring(self) -> m.Scoring:
         node = self.node("scoring")
-        return m.Scoring(node.get("score"), tuple(node.get("tiebreak", [])), node.get("end_when"), node.span)
+        score = score_original(node.get("score"), node.get("original") or ())
+        return m.Scoring(score, tuple(node.get("tiebreak", [])), node.get("end_when"), node.span)

@@ -141,6 +141,8 @@ class ActionDecl:
     #: message), other than the actions it ignores.
     fallback: str | None = None
     fallback_ignoring: tuple[str, ...] = ()
+    #: Ignored actions that are ignored only when a condition on their parameters holds.
+    fallback_ignored_when: tuple[tuple[str, ast.Expr], ...] = ()
 
 
 @frozen

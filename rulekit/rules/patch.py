@@ -15,7 +15,7 @@ from typing import Any
 
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
 from rulekit.rules.schema import EXTENDABLE, NAMED_SECTIONS, SINGLE_SECTIONS
-from rulekit.rules.wrap import wrap_original, wrap_trigger
+from rulekit.rules.wrap import wrap_original, wrap_scoring, wrap_trigger
 from rulekit.rules.yaml_source import LocDict, LocList, span_of
 
 
@@ -137,7 +137,7 @@ def override_entries(base: LocDict, section: str, entries: Any, bag: DiagnosticB
     if section in SINGLE_SECTIONS:
         if section not in base:
             bag.error(f"cannot override '{section}': the ruleset has none", span_of(entries))
-        base[section] = entries
+        base[section] = wrap_scoring(base.get(section), entries) if section == "scoring" else entries
         return
     if not isinstance(entries, LocDict):
         bag.error(f"override of '{section}' must be a mapping of names", span_of(entries))

@@ -122,6 +122,20 @@ PROCEDURE = Table(
     short="body",
 )
 
+#: An action a fallback (``only_if_nothing_else``) ignores: its name, or ``{action, when}`` to
+#: ignore it only when a condition on its parameters holds (``when: "not card_playable(me, card)"``).
+IGNORED = Either(
+    Table(
+        "ignored action",
+        (
+            Key("action", Name(), "The action that does not count as something else.", required=True),
+            Key("when", Expr(), "Ignored only when this holds (the action's parameters and me are known)."),
+        ),
+        "An action that does not keep the fallback from being offered.",
+        short="action",
+    )
+)
+
 REQUIREMENT = Table(
     "requirement",
     (
@@ -231,8 +245,9 @@ ACTION = Table(
         ),
         Key(
             "ignoring",
-            Names(),
-            "With only_if_nothing_else: actions that do not count as something else (buying a card).",
+            ListOf(IGNORED, one_ok=True),
+            "With only_if_nothing_else: actions that do not count as something else (buying a card), "
+            "each always or only when a condition on its parameters holds.",
             extend=True,
         ),
         Key("prompt", Flag(), "Only when asked (ask) or listed in a turn.", default=False),
@@ -384,6 +399,12 @@ SCORING = Table(
         Key("score", Expr(), "Each player's score (`player` is bound)."),
         Key("tiebreak", ListOf(Expr(), one_ok=True), "Tie-breaks, in order (highest wins)."),
         Key("end_when", Expr(), "The game ends as soon as this holds."),
+        Key(
+            "original",
+            ListOf(Expr()),
+            "The scores original() stands for: set when an override or replace wraps the scoring "
+            "(the replaced score, then the one it wrapped ...).",
+        ),
     ),
     "Final standings.",
 )

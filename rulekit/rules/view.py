@@ -218,6 +218,9 @@ def _attr(
     if isinstance(value, str):
         if kind == COLOUR and _colour_literal(str(value), palette):
             return Attr(name, kind, str(value), span=span)
+        if kind == COLOUR and value.startswith("#"):  # not an expression either: # starts a comment
+            bag.error(f"'{name}' must be a colour #rgb or #rrggbb (or an expression), not {value!r}", span)
+            return None
         if not value.strip():
             bag.error(f"'{name}' is empty", span)
             return None
@@ -316,7 +319,7 @@ def parse_view(raw: Any, bag: DiagnosticBag, fallback: Span | None = None) -> Vi
         players = list(DEFAULT_PLAYER_COLOURS)
     for colour in players:
         if not isinstance(colour, str) or not (colour in palette or COLOUR_TEXT.match(colour)):
-            where = span_of(colour, raw.span)
+            where = span_of(colour) or _where(players, raw, "players")  # a number has no span
             bag.error(f"a player colour must be #rgb, #rrggbb or a CSS name, not {colour!r}", where)
     background = raw.get("background", "#ffffff")
     if not isinstance(background, str) or not (background in palette or COLOUR_TEXT.match(background)):

@@ -28,6 +28,14 @@ that grows when a wrapper is wrapped again)::
             original()
             if game.phase == 3:
                 original()
+
+The scoring works the same way with ``original()`` in its new ``score``: it stands for the
+replaced score (kept under the scoring's ``original`` key), evaluated for the same ``player``;
+a wrapping scoring keeps the replaced ``tiebreak`` and ``end_when`` unless it gives its own::
+
+    replace:
+      scoring:
+        score: "original() + player.bonus"
 """
 
 from __future__ import annotations
@@ -75,6 +83,53 @@ def wrap_trigger(section: LocDict, name: str, entry: Any) -> Any:
     originals.span = span_of(old) or wrapper.span
     wrapper["original"] = originals
     return wrapper
+
+
+def wrap_scoring(old: Any, new: Any) -> Any:
+    """``new`` to stand for the scoring ``old``; when its score calls original(), keep the old
+    score (and the tie-breaks and end condition the new scoring does not give)."""
+    score = new.get("score") if isinstance(new, LocDict) else None
+    if not isinstance(score, str) or not _CALLS_ORIGINAL.search(score):
+        return new
+    if not isinstance(old, LocDict) or old.get("score") is None:
+        return new  # nothing to call: the checker reports original() as unknown
+    wrapper = LocDict(new)
+    wrapper.span = span_of(new) or old.span
+    wrapper.key_spans = dict(new.key_spans)
+    for key in ("tiebreak", "end_when"):
+        if key not in wrapper and key in old:
+            wrapper[key] = old[key]
+            wrapper.key_spans[key] = old.key_spans.get(key)  # type: ignore[assignment]
+    originals = LocList([old.get("score"), *(old.get("original") or ())])
+    originals.span = span_of(old) or wrapper.span
+    wrapper["original"] = originals
+    return wrapper
+
+
+def score_original(score: ast.Expr | None, originals: Sequence[ast.Expr]) -> ast.Expr | None:
+    """``score`` with each ``original()`` replaced by the first of ``originals`` (itself with its
+    ``original()`` replaced by the next one, and so on)."""
+    if score is None or not originals:
+        return score
+    inner = score_original(originals[0], originals[1:])
+    result: ast.Expr = _substitute(score, inner)
+    return result
+
+
+def _substitute(node: Any, inner: Any) -> Any:
+    if isinstance(node, tuple):
+        return tuple(_substitute(item, inner) for item in node)
+    if isinstance(node, ast.Call) and node.function == "original" and not node.args and not node.keywords:
+        return inner
+    if not attrs.has(type(node)) or type(node).__module__ != ast.__name__:
+        return node
+    changes = {}
+    for field in attrs.fields(type(node)):
+        value = getattr(node, field.name)
+        new = _substitute(value, inner)
+        if new is not value:
+            changes[field.name] = new
+    return attrs.evolve(node, **changes) if changes else node
 
 
 def run_original(effect: ast.Block, originals: Sequence[ast.Block]) -> ast.Block:

@@ -75,12 +75,24 @@ class Runtime:
         self.branch: Callable[[Any, int], None] | None = None
         #: Results of rules functions while legal actions are listed (None: not listing).
         self.memo: dict[Any, Any] | None = None
+        #: Results of rules functions kept across listings, per function, with the values of
+        #: the fields they read (rulekit.compiler.planner.persistent_table); None: not kept.
+        self.persist: dict[int, Any] | None = {}
+        #: The tables given up (rarely kept): each listing's ``memo`` starts as a copy.
+        self.off: dict[Any, Any] = {}
         self.keep_order = False  # tools (scenarios): shuffles keep the order given
         #: Outcomes of chance steps given from outside (rulekit.engine.chance); None: the RNG.
         self.chance: ChanceControl | None = None
         self._depth = 0
         self.max_steps = LIMITS.max_steps
         self.left = self.max_steps
+
+    def taken(self, span: Any, value: Any) -> Any:
+        """Report the outcome of the conditional expression at ``span`` to the ``branch``
+        hook (0: its condition was true, 1: false); ``value``, the condition, unchanged."""
+        if self.branch is not None:
+            self.branch(span, 0 if value else 1)
+        return value
 
     # -- the step budget (charged by generated code through rulekit.compiler.emit's hook)
     def reset_steps(self) -> None:

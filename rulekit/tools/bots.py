@@ -206,7 +206,13 @@ def _number(kind: str, name: str, value: str) -> float:
         raise UsageError(Diagnostic(f"bot option {kind}:{name} needs a number, not {value!r}")) from None
     if number < 0 or (name in ("iterations", "ms", "depth", "samples") and number <= 0):
         raise UsageError(Diagnostic(f"bot option {kind}:{name} must be positive, not {value!r}"))
+    if name in _WHOLE and not number.is_integer():
+        raise UsageError(Diagnostic(f"bot option {kind}:{name} needs a whole number, not {value!r}"))
     return number
+
+
+#: The options that count something (iterations, actions, samples): whole numbers only.
+_WHOLE = frozenset({"iterations", "depth", "samples", "cutoff"})
 
 
 def _bots_hint() -> str:

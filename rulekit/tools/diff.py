@@ -4,8 +4,9 @@ Compares two composed rulesets (base + modules + variants) and lists constants
 and component attributes changed (old -> new); actions, triggers, functions,
 invariants, events, state fields, setup, flow and scoring added, removed or
 replaced (with a unified diff of their text); each with the file:line it comes
-from, and for a changed constant, function or state field the rules of the new side
-that use it (:mod:`rulekit.tools.impact`: directly or through functions).  ``--json``
+from, and for what a change touches (a constant, function, state field, component or
+component attribute, event or action) the rules that use it, of the new side (of the old
+side for a removal; :mod:`rulekit.tools.impact`: directly or through functions).  ``--json``
 prints the same for tools.
 
     rulekit diff tic_tac_toe --variant misere                   # against the plain ruleset
@@ -63,7 +64,8 @@ class Change:
     old_at: str | None = None
     new_at: str | None = None
     diff: str = ""
-    #: The rules of the new side that read what changed (constants, functions, state fields).
+    #: The rules that read what changed (constants, functions, state fields, components and
+    #: their attributes, events, actions): of the new side, or of the old one for a removal.
     used_by: list[str] = field(factory=list)
     #: Who wrote the entry on the new side, from the loaded model's ``origins``
     #: (``"ruleset"``, ``"module NAME"``, ``"variant PATH"``); None for whole sections.
@@ -119,13 +121,16 @@ def diff_sides(left: Side, right: Side) -> RulesDiff:
     Raises:
         RulesetError: either side does not compose.
     """
-    old = load_composed(left.ruleset, left.modules, left.variants, players=left.players).data
+    before = load_composed(left.ruleset, left.modules, left.variants, players=left.players)
+    old = before.data
     composed = load_composed(right.ruleset, right.modules, right.variants, players=right.players)
     new, rules = composed.data, composed.program.rules
     infos = [v.info() for v in composed.variants]
     changes = diff_data(old, new)
     _add_origins(changes, rules)
-    _add_users(changes, rules)
+    _add_users([c for c in changes if c.kind != "removed"], rules, old, new)
+    # what is gone is read by rules of the old side only
+    _add_users([c for c in changes if c.kind == "removed"], before.program.rules, old, new)
     return RulesDiff(left, right, fingerprint(old), fingerprint(new), changes, infos)
 
 
@@ -137,19 +142,49 @@ def _add_origins(changes: list[Change], rules: RulesModel) -> None:
             change.origin = rules.origins.get(change.section, {}).get(entry)
 
 
-def _add_users(changes: list[Change], rules: RulesModel) -> None:
-    """Fill ``used_by`` of the changes to constants, functions and state fields."""
-    subjects = {
-        id(c): c.name.rpartition(".")[2]
-        for c in changes
-        if c.kind != "removed" and c.section in ("constants", "functions", "state")
-    }
-    if not subjects:
+def _add_users(changes: list[Change], rules: RulesModel, old: LocDict, new: LocDict) -> None:
+    """Fill ``used_by`` of the changes with the rules (of ``rules``) that read what they touch."""
+    subjects = {id(c): _subjects(c, old, new) for c in changes}
+    wanted = {name for names in subjects.values() for name in names}
+    if not wanted:
         return
-    found = users(rules, set(subjects.values()))
+    found = users(rules, wanted)
     for change in changes:
-        if id(change) in subjects:
-            change.used_by = found[subjects[id(change)]]
+        listed: list[str] = []
+        for name in subjects[id(change)]:
+            listed += [label for label in found[name] if label not in listed]
+        change.used_by = listed
+
+
+def _subjects(change: Change, old: LocDict, new: LocDict) -> list[str]:
+    """The names a change touches, as rules read them: a constant, function, state field,
+    event or action by its name; a component attribute by the attribute's name; a component
+    by its id and its kind's collection."""
+    if change.section in ("constants", "functions", "state", "events", "actions"):
+        return [change.name.rpartition(".")[2]]
+    if change.section != "components":
+        return []
+    kind, _, rest = change.name.partition(".")
+    collections = [
+        str(k.get("collection") or f"{kind}s")
+        for side in (old, new)
+        if isinstance(k := _mapping(side.get("components")).get(kind), dict)
+    ]
+    item, _, attribute = rest.partition(".")
+    if not rest or item == "collection":
+        return list(dict.fromkeys(collections))
+    if item == "doc":
+        return []
+    if item == "attributes":
+        a, b = _mapping(change.old), _mapping(change.new)
+        return [
+            str(n)
+            for n in _names(a, b)
+            if plain_data(a.get(n)) != plain_data(b.get(n)) or (n in a) != (n in b)
+        ]
+    if attribute:
+        return [attribute]
+    return list(dict.fromkeys([item, *collections]))
 
 
 def diff_data(old: LocDict, new: LocDict) -> list[Change]:
@@ -333,7 +368,8 @@ def render(result: RulesDiff) -> str:
 def _render_change(change: Change) -> str:
     text = _render_entry(change)
     if change.used_by:
-        text += "\n      used by: " + ", ".join(change.used_by)
+        label = "was used by" if change.kind == "removed" else "used by"
+        text += f"\n      {label}: " + ", ".join(change.used_by)
     return text
 
 

@@ -8,8 +8,9 @@ file intact.  A log being played is streamed to ``TARGET.partial``, flushed afte
 
 from __future__ import annotations
 
+import errno
 import os
-import tempfile
+import secrets
 from pathlib import Path
 from typing import TextIO
 
@@ -17,7 +18,12 @@ from typing import TextIO
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Replace ``path`` with ``text`` (UTF-8) all at once, or leave it as it was."""
     target = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(target))
+    try:
+        handle, temporary = _new_temporary(target)
+    except OSError as error:  # name the file the user asked for, not the temporary one
+        raise OSError(error.errno, error.strerror, str(target)) from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
@@ -27,6 +33,18 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _new_temporary(target: Path) -> tuple[int, str]:
+    """A new file next to ``target``, created with the user's umask like any file she writes
+    (``tempfile.mkstemp`` makes it 0600, and the renamed result would stay unreadable to others)."""
+    for _ in range(100):
+        name = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), str(name)
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name next to {target}")
 
 
 def write_output(path: str, text: str) -> None:

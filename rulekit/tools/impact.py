@@ -1,10 +1,14 @@
-"""What reads what: the rules that use a constant, function, field or attribute.
+"""What reads what: the rules that use a constant, function, field, attribute, component,
+event or action.
 
-``rulekit diff`` lists, for every constant, function, state field and component attribute a
-change touches, the actions, triggers, functions, invariants, scoring, setup and flow of
-the changed rules that read it — directly, or through the functions they call (``via f``).
-Reads are found statically in the compiled rules' syntax trees, by name: an
-over-approximation (a field ``money`` of two scopes is one name), never a miss.
+``rulekit diff`` lists, for every constant, function, state field, component attribute,
+component (by id and by its collection), event and action a change touches, the actions,
+triggers, functions, invariants, scoring, setup and flow of the rules that read it —
+directly, or through the functions they call (``via f``).  An event is read by the rules that
+``emit`` it and the triggers that run after it; an action by the triggers that run before or
+after it, the flow's turns that list it and the actions offered with it.  Reads are found
+statically in the compiled rules' syntax trees, by name: an over-approximation (a field
+``money`` of two scopes is one name), never a miss.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from rulekit.dsl import ast
-from rulekit.rules.model import RulesModel
+from rulekit.rules.model import RulesModel, TurnStep
 
 
 def _names(node: Any, found: set[str], calls: set[str]) -> None:
@@ -30,6 +34,10 @@ def _names(node: Any, found: set[str], calls: set[str]) -> None:
             found.add(node.id)
         elif isinstance(node, ast.Call):
             calls.add(node.function)
+        elif isinstance(node, ast.Emit):
+            found.add(node.event)
+    elif isinstance(node, TurnStep) and node.actions:
+        found.update(node.actions)
     for attribute in node.__attrs_attrs__:
         if attribute.name != "span":
             _names(getattr(node, attribute.name), found, calls)
@@ -70,6 +78,10 @@ def users(rules: RulesModel, subjects: Iterable[str]) -> dict[str, list[str]]:
         calls: set[str] = set()
         _names(trees, found, calls)
         direct[label] = (found, calls & set(rules.functions))
+    for name, trigger in rules.triggers.items():
+        direct[f"trigger {name}"][0].add(trigger.event)  # runs before or after it
+    for name, action in rules.actions.items():
+        direct[f"action {name}"][0].update((*action.offered_with, *action.fallback_ignoring))
     result: dict[str, list[str]] = {}
     for subject in subjects:
         # functions that use the subject, directly or through other functions

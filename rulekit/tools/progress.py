@@ -4,6 +4,9 @@ On a terminal, with the ``rich`` extra installed, a bar shows the games done, ga
 second and the time left; without rich a one-line counter is redrawn in place.  When
 stderr is not a terminal (a log file, CI) a plain line is written at most every
 ``interval`` seconds, so short runs print nothing and long ones leave a readable trail.
+
+The speed and the time left count only the work done in this run: games read back from a
+results file (``--resume``) are done, but took no time.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Any, TextIO
 
 
 class Progress:
-    """Call with (done, total) after each unit of work; :meth:`close` at the end."""
+    """Call with (done, total, resumed) after each unit of work; :meth:`close` at the end."""
 
     def __init__(self, label: str, stream: TextIO | None = None, *, interval: float = 10.0) -> None:
         self.stream = stream if stream is not None else sys.stderr
@@ -22,6 +25,8 @@ class Progress:
         self.interval = interval
         self.start = time.monotonic()
         self.last = 0.0 if self.terminal else self.start
+        self._resumed = 0  # units read back, not done now; the speed is timed from the last of them
+        self._since = self.start
         self._rich: Any = None
         self._task: Any = None
 
@@ -30,8 +35,10 @@ class Progress:
         isatty = getattr(self.stream, "isatty", None)
         return bool(isatty and isatty())
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: int, total: int, resumed: int = 0) -> None:
         now = time.monotonic()
+        if resumed != self._resumed:
+            self._resumed, self._since = resumed, now
         if not self.terminal:
             if now - self.last >= self.interval or (done == total and self.last != self.start):
                 self.last = now
@@ -41,13 +48,11 @@ class Progress:
         if self._rich is None:
             self._start_rich(total)
         if self._rich:
-            elapsed = now - self.start
-            rate = f"{done / elapsed:.2f} games/s" if done and elapsed > 0 else ""
             self._rich.update(
                 self._task,
                 completed=done,
                 description=f"simulating {self.label}{done}/{total} games",
-                rate=rate,
+                rate=self._speed(done, total).lstrip(", "),
             )
             self._rich.refresh()
             return
@@ -58,16 +63,18 @@ class Progress:
         self.stream.flush()
 
     def _speed(self, done: int, total: int) -> str:
-        elapsed = time.monotonic() - self.start
-        if done == 0 or elapsed <= 0:
+        """``, 0.85 games/s, ETA 4:05`` (empty until a game of this run is done)."""
+        elapsed = time.monotonic() - self._since
+        played = done - self._resumed
+        if played <= 0 or elapsed <= 0:
             return ""
-        rate = done / elapsed
-        return f", {rate:.2f} games/s, ETA {(total - done) / rate:.0f}s"
+        rate = played / elapsed
+        return f", {rate:.2f} games/s, ETA {_clock((total - done) / rate)}"
 
     def _start_rich(self, total: int) -> None:
         try:
             from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+            from rich.progress import BarColumn, Progress, TextColumn
         except ImportError:
             self._rich = False
             return
@@ -75,7 +82,6 @@ class Progress:
             TextColumn("{task.description}"),
             BarColumn(),
             TextColumn("{task.fields[rate]}"),
-            TimeRemainingColumn(),
             console=Console(file=self.stream, force_terminal=True),
             transient=True,
         )
@@ -89,3 +95,19 @@ class Progress:
         elif self.terminal:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    """``59s``, ``4:05`` or ``1:02:05``.
+
+    >>> _clock(3725.4)
+    '1:02:05'
+    """
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes}:{secs:02d}"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}"

@@ -20,6 +20,7 @@ from rulekit.engine.game import Game, State
 from rulekit.errors import Span
 from rulekit.tools.files import write_output
 from rulekit.tools.log import apply_logged, load_game_for, player_text, read_log
+from rulekit.tools.options import parse_seat
 from rulekit.tools.render import describe_decision
 from rulekit.tools.svg import svg_parts
 from rulekit.tools.view import Picture, caption, compile_view, draw
@@ -75,9 +76,14 @@ class _Chunks:
 
 
 def collect(
-    path: str | Path, *, ruleset: str | None = None, variants: Sequence[str] | None = None
+    path: str | Path,
+    *,
+    ruleset: str | None = None,
+    variants: Sequence[str] | None = None,
+    seat: str | None = None,
 ) -> dict[str, Any]:
-    """Replay a log and gather everything the page shows, as JSON-ready data.
+    """Replay a log and gather everything the page shows, as JSON-ready data; the pictures are
+    what ``seat`` (``1`` or ``P1``) may see, a spectator's without it.
 
     Raises:
         ReplayError: an action cannot be replayed (the line is named).
@@ -86,9 +92,10 @@ def collect(
     log = read_log(path)
     game = load_game_for(log, ruleset, variants)
     compile_view(game.program)
+    viewer = None if seat is None else parse_seat(seat, game.num_players)
     state = game.new_initial_state(int(log.header["seed"]))
     chunks = _Chunks()
-    steps: list[dict[str, Any]] = [_step(state, chunks, None, [], [])]
+    steps: list[dict[str, Any]] = [_step(state, chunks, None, [], [], viewer)]
     fired: list[str] = []
     runtime = game.runtime
     previous = runtime.fired
@@ -100,7 +107,7 @@ def collect(
             fired.clear()
             apply_logged(state, Span(log.path, number, 1), player, text, log.chances.get(number, ()))
             action = {"player": deciding, "text": text}
-            steps.append(_step(state, chunks, action, list(fired), _new_notes(notes, state.notes())))
+            steps.append(_step(state, chunks, action, list(fired), _new_notes(notes, state.notes()), viewer))
     finally:
         runtime.fired = previous
     view = game.program.rules.view
@@ -112,6 +119,7 @@ def collect(
         "modules": list(game.program.rules.modules),
         "players": game.num_players,
         "seed": int(log.header["seed"]),
+        "seat": None if viewer is None else f"P{viewer + 1}",
         "colours": [palette.get(c, c) for c in colours],
         "rules": rule_table(game),
         "chunks": chunks.items,
@@ -121,11 +129,16 @@ def collect(
 
 
 def _step(
-    state: State, chunks: _Chunks, action: dict[str, str] | None, fired: list[str], notes: list[str]
+    state: State,
+    chunks: _Chunks,
+    action: dict[str, str] | None,
+    fired: list[str],
+    notes: list[str],
+    seat: int | None,
 ) -> dict[str, Any]:
-    picture = draw(state, None)
+    picture = draw(state, seat)
     return {
-        "frame": chunks.frame(picture, caption(state)),
+        "frame": chunks.frame(picture, caption(state, seat)),
         "action": action,
         "fired": fired,
         "notes": notes,
@@ -195,7 +208,8 @@ def render_page(data: dict[str, Any]) -> str:
     """The self-contained HTML page."""
     title = html.escape(f"{data['title']} · replay")
     modules = f" with {', '.join(data['modules'])}" if data["modules"] else ""
-    subtitle = html.escape(f"{data['players']} players{modules}, seed {data['seed']} · {data['final']}")
+    seen = f" · as seen by {data['seat']}" if data.get("seat") else ""
+    subtitle = html.escape(f"{data['players']} players{modules}, seed {data['seed']}{seen} · {data['final']}")
     page = (resources.files("rulekit.tools") / "assets" / "replay.html").read_text(encoding="utf-8")
     return (
         page.replace("%TITLE%", title)
@@ -207,9 +221,14 @@ def render_page(data: dict[str, Any]) -> str:
 
 
 def write_replay_html(
-    log: str | Path, out: str, *, ruleset: str | None = None, variants: Sequence[str] | None = None
+    log: str | Path,
+    out: str,
+    *,
+    ruleset: str | None = None,
+    variants: Sequence[str] | None = None,
+    seat: str | None = None,
 ) -> int:
-    """Write the replay page of ``log`` to ``out``; returns the number of steps."""
-    data = collect(log, ruleset=ruleset, variants=variants)
+    """Write the replay page of ``log`` to ``out`` (as ``seat`` sees it); returns the number of steps."""
+    data = collect(log, ruleset=ruleset, variants=variants, seat=seat)
     write_output(out, render_page(data))
     return len(data["steps"]) - 1

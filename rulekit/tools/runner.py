@@ -202,6 +202,10 @@ class ResultsDB:
             self.connection = sqlite3.connect(self.path)
             self.connection.execute(SCHEMA)
             self.connection.commit()
+        except sqlite3.OperationalError as error:  # no such directory, no permission, a locked file
+            raise RulekitError(
+                Diagnostic(f"{self.path}: cannot open it as a results database ({error})")
+            ) from None
         except sqlite3.DatabaseError as error:
             raise RulekitError(Diagnostic(f"{self.path}: not a rulekit results database ({error})")) from None
 
@@ -282,15 +286,19 @@ def play_all(
     address: str | None = None,
     db: ResultsDB | None = None,
     resume: bool = False,
-    progress: Callable[[GameRecord], None] | None = None,
+    progress: Callable[[GameRecord, bool], None] | None = None,
 ) -> list[GameRecord]:
     """Play every task (all of one run) and return the records sorted by seed.
 
     With ``db``, each record is stored as it arrives; with ``resume`` too, the games the
     database already holds for this run are read back instead of played again.
+    ``progress(record, stored)`` hears of every record, ``stored`` true for those read back
+    (they come first).
 
     Raises:
         UsageError: the database already holds games of this run and ``resume`` is off.
+        RulekitError: a game was played with other rules than ``fingerprint`` (a worker
+            compiled the rule files after they were edited).
     """
     stored: list[GameRecord] = []
     todo = list(tasks)
@@ -308,13 +316,22 @@ def play_all(
         todo = [t for t in tasks if t.seed not in done]
         for record in stored:
             if progress is not None:
-                progress(record)
+                progress(record, True)
     by_seed = {t.seed: t for t in todo}
     records = list(stored)
     for record in run_tasks(todo, workers=workers, executor=executor, address=address):
+        if record.fingerprint != fingerprint:  # a worker compiled other rules: the files changed
+            raise RulekitError(
+                Diagnostic(
+                    f"the rules changed while the games were played: game {record.seed} was played with "
+                    f"rules of fingerprint {record.fingerprint}, the run started with {fingerprint}",
+                    hint="do not edit the rules during a run; start it again (with --db, the games "
+                    "stored so far are kept under the rules they were played with)",
+                )
+            )
         if db is not None:
             db.add(by_seed[record.seed], record)
         records.append(record)
         if progress is not None:
-            progress(record)
+            progress(record, False)
     return sorted(records, key=lambda r: r.seed)

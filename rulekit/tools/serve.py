@@ -97,6 +97,8 @@ class Session:
                 return {"ok": False, "error": f"an action is at most {MAX_ACTION_TEXT} characters"}
             if state.is_terminal():
                 return {"ok": False, "error": "the game is over"}
+            if seat not in self.humans:
+                return {"ok": False, "error": f"P{seat + 1} is played by a bot, not by a person"}
             if seat != state.current_player():
                 return {
                     "ok": False,
@@ -109,8 +111,15 @@ class Session:
                 self._apply(action)
             except (IllegalActionError, RuleEvaluationError) as error:
                 return {"ok": False, "error": _message(error)}
-            self._play_bots()
-            self._save()
+            try:
+                self._play_bots()
+            except RuleEvaluationError as error:  # a mistake in the rules, met by a bot's action
+                return {
+                    "ok": False,
+                    "error": f"your action was played, but a bot's failed: {_message(error)}",
+                }
+            finally:
+                self._save()
             return {"ok": True}
 
     def explain_ref(self, seat: int, ref: str) -> dict[str, Any]:
@@ -221,6 +230,12 @@ def make_app(session: Session) -> Any:
             seat = _seat_param(request.query_params.get("seat"), players)
         except ValueError as error:
             return JSONResponse({"error": str(error)}, status_code=400)
+        if seat is not None and seat not in session.humans:
+            # a bot's seat sees its own hidden cards: the person at the page may not
+            return JSONResponse(
+                {"error": f"P{seat + 1} is played by a bot: only the seats of people are shown"},
+                status_code=403,
+            )
         return JSONResponse(session.snapshot(seat), headers={"Cache-Control": "no-store"})
 
     async def act(request: Request) -> Response:

@@ -27,8 +27,8 @@ def _common(shape: Shape) -> str:
     parts = [f"class={quoteattr('layer-' + shape.layer)}"]
     if props.get("ref") is not None:
         parts.append(f"data-ref={quoteattr(str(props['ref']))}")
-    if props.get("action"):
-        parts.append(f"data-action={quoteattr(str(props['action']))}")
+        if props.get("action"):  # which actions a click may play: only for a shape one can click
+            parts.append(f"data-action={quoteattr(str(props['action']))}")
     if props.get("faded"):
         parts.append('opacity="0.45"')
     return " ".join(parts)

@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 from rulekit.errors import RulesetError
 from rulekit.rules.compose import compose, load_source
 from rulekit.rules.loader import build_model
+from rulekit.rules.records import type_names
 from rulekit.rules.values import Declared, parse_declared
 from rulekit.rules.yaml_source import LocDict
 
-RULESETS = ("tic_tac_toe", "connect_four", "el_caballero", "el_capitan")
+RULESETS = ("tic_tac_toe", "connect_four", "el_caballero", "el_capitan", "royal_letter")
 
 
 _source = cache(load_source)
@@ -27,12 +28,13 @@ def _attributes(ruleset: str) -> list[tuple[str, int, str, Declared]]:
     """(kind, item index, attribute, declared type) of every item attribute of a ruleset."""
     data = compose(_source(ruleset), [])
     kinds = data.get("components") or {}
+    names = type_names(data.get("records"), frozenset(kinds), data.get("enums"))
     found = []
     for kind, spec in kinds.items():
         attributes = spec.get("attributes") or {}
         for index, _item in enumerate(spec.get("items") or []):
             for name, text in attributes.items():
-                found.append((str(kind), index, str(name), parse_declared(text, set(kinds))))
+                found.append((str(kind), index, str(name), parse_declared(text, names)))
     return found
 
 
@@ -49,6 +51,8 @@ def _wrong(declared: Declared) -> st.SearchStrategy[Any]:
         return st.sampled_from([0, 1, "p1", "P0", "P99", True])
     if name == "entity":
         return st.sampled_from(["no_such_id", 3, [1]])
+    if name == "enum":
+        return st.sampled_from(["no_such_value", 3, True, [1]])
     if name == "list":
         return st.sampled_from([3, "x", True])
     return st.nothing()  # any, map, tuple: every value fits
@@ -67,7 +71,8 @@ def test_a_wrongly_typed_attribute_value_is_reported_where_it_is_written(
     composed = compose(_source(ruleset), [])  # a fresh copy
     item: LocDict = composed["components"][kind]["items"][index]
     item[attribute] = value
-    for section in [k for k in composed if k not in ("players", "constants", "components")]:
+    kept = ("players", "constants", "components", "enums", "records")
+    for section in [k for k in composed if k not in kept]:
         del composed[section]  # the DSL sections play no part here (and take long to parse)
     with pytest.raises(RulesetError) as caught:
         build_model(composed, "")

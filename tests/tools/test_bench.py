@@ -22,6 +22,7 @@ from rulekit.tools.bench import (
     measure_game,
     openspiel_counterparts,
     openspiel_installed,
+    run_cases,
     to_json,
 )
 
@@ -147,3 +148,13 @@ def test_tic_tac_toe_is_measured_against_both_openspiel_games_in_alternating_rou
     assert row.openspiel_python is not None and row.openspiel_cpp is not None
     low, mid, high = row.openspiel_python
     assert 0 < low <= mid <= high
+
+
+def test_workers_measure_the_same_configurations_in_the_same_order() -> None:
+    """--workers N measures every case in a worker process: the rows name the same cases, in
+    the same order, each with its playouts and the number of workers that shared the machine."""
+    cases = [Case("tic_tac_toe", 2), Case("tic_tac_toe", 2)]
+    alone = run_cases(cases, seconds=0.05, seed=0, rounds=1)
+    shared = run_cases(cases, seconds=0.05, seed=0, rounds=1, workers=2)
+    assert [r.key for r in shared] == [r.key for r in alone]
+    assert all(r.playouts >= 1 and r.workers == 2 for r in shared)

@@ -113,6 +113,8 @@ def test_one_bot_fills_every_seat_and_a_wrong_count_is_a_usage_error() -> None:
         ("mcts:iterations", "needs NAME=VALUE"),
         ("mcts:iterations=many", "needs a number"),
         ("mcts:iterations=0", "must be positive"),
+        ("mcts:iterations=0.5", "needs a whole number, not '0.5'"),
+        ("heuristic:depth=1.5", "needs a whole number"),
         ("random,,random", "an empty seat"),
     ],
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ from rulekit.errors import ReplayError
 from rulekit.load import load_program
 from rulekit.tools.force import force_replay
 from rulekit.tools.log import replay
+from tests.rulesets import module_names, shipped_rulesets
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -98,6 +100,30 @@ flow:
         program = load_program(str(directory))
         prints.append((program.fingerprint, program.semantic_fingerprint))
     assert prints[0][0] != prints[1][0] and prints[0][1] == prints[1][1]
+
+
+# Wording anywhere in a ruleset's files, on one line or as a folded block: docs, citations,
+# requirement messages (also in requirement groups), invariant, property and ensures messages,
+# titles, relaxations' reasons.
+WORDING = re.compile(
+    r"(?m)^(\s*(?:- )?(?:doc|cite|message|else|title|description|because): (?:[>|][-+]?\n\s+)?)"
+    r"([\"']?)(?=[A-Za-z§])"
+)
+
+
+@pytest.mark.parametrize("ruleset", shipped_rulesets(), ids=lambda p: p.name)
+def test_rewording_a_shipped_ruleset_keeps_its_semantic_fingerprint(ruleset: Path, tmp_path: Path) -> None:
+    """Every module on: a log of any shipped game survives rewording its rules' text."""
+    modules = module_names(ruleset)
+    before = load_program(str(ruleset), modules)
+    copy = tmp_path / ruleset.name
+    shutil.copytree(ruleset, copy)
+    for path in copy.rglob("*.yaml"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(WORDING.sub(r"\1\2Reworded ", text), encoding="utf-8")
+    after = load_program(str(copy), modules)
+    assert after.fingerprint != before.fingerprint
+    assert after.semantic_fingerprint == before.semantic_fingerprint
 
 
 def test_a_log_replays_after_a_cosmetic_edit(rules: Path, tmp_path: Path) -> None:

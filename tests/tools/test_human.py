@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -110,3 +111,109 @@ def test_the_terminal_game_never_prints_the_other_hand(
     for line in lines:
         assert not any(card in line for card in hidden), line
     assert any(line.endswith("-> play(three_of_p2)") for line in lines)
+
+
+# Answers a person might give at every prompt: help, the state, actions that are illegal or
+# name another player's card (their explanations must not reveal it), a bad number; then the
+# first option listed.
+PROBES = ["?", "s", "prince(P1)", "guard(P1, princess)", "priest(P2)", "99"]
+
+
+class Person:
+    """Stdin for `rulekit play --human`: reads what was printed so far, answers like a person."""
+
+    def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
+        self.capsys = capsys
+        self.out = ""
+        self.answers: list[str] = []
+
+    def readline(self) -> str:
+        self.out += self.capsys.readouterr().out
+        if not self.answers:
+            options = self.out[self.out.rindex("your options:") :].splitlines()[1:]
+            self.answers = [*PROBES, options[0].split(".")[0].strip()]
+        return self.answers.pop(0) + "\n"
+
+
+def _words(data: object) -> set[str]:
+    return set(re.findall(r"\w+", data if isinstance(data, str) else json.dumps(data)))
+
+
+def _played(line: str) -> str | None:
+    """The action of a line that reports one (a bot's move or the person's echoed choice)."""
+    line = re.sub(r"^(P\d+> )+", "", line)  # the prompts, answered without a newline
+    if line.startswith("-> "):
+        return line[3:]
+    match = re.fullmatch(r"P\d+ plays (.+)", line)
+    return match.group(1) if match else None
+
+
+@pytest.mark.parametrize(("players", "seat", "seed"), [(2, 2, 0), (2, 1, 1), (3, 2, 2), (3, 3, 3), (4, 1, 4)])
+def test_a_royal_letter_game_in_the_terminal_prints_only_cards_of_the_seats_view(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], players: int, seat: int, seed: int
+) -> None:
+    """The shipped hidden-hand game through `rulekit play --human`: every line printed is checked
+    against the seat's view at that moment.  Hands, the deck and the set-aside card are hidden, so
+    a card may be printed only once the seat's view (or an action played in public) shows it, and
+    an action only once it is played, as the person typed it, or once it has been one of the
+    seat's own options (another seat's options tell what she holds)."""
+    person = Person(capsys)
+    monkeypatch.setattr(sys, "stdin", person)
+    argv = ["play", "royal_letter", "--players", str(players), "--human", str(seat), "--bot", "random"]
+    assert main([*argv, "--seed", str(seed)]) == 0
+    lines = (person.out + capsys.readouterr().out).splitlines()
+    game = Game(load_program("royal_letter"), players)
+    cards = {item.id for item in game.program.rules.kinds["card"].items}
+    state = game.new_initial_state(seed)
+    public: set[str] = set()  # the words of the actions played so far
+    said = set(PROBES)  # the actions played, those the person typed, and her own options
+    action_text = re.compile(rf"\b(?:{'|'.join(game.program.actions)})\([^()]*\)")
+    hidden_at_some_line = 0
+    for line in lines:
+        played = _played(line)
+        if played is not None:
+            state.apply_action(played)
+            public |= _words(played)
+            said.add(played)
+            continue
+        visible = _words(state.view(seat - 1)) | public
+        shown = cards & _words(line)
+        assert shown <= visible, f"{line!r} shows {sorted(shown - visible)}, hidden from P{seat}"
+        if state.current_player() == seat - 1:
+            said |= set(state.legal_action_strings())  # her options (the numbers name old ones too)
+        unknown = set(action_text.findall(line)) - said
+        assert not unknown, f"{line!r} shows {sorted(unknown)}: options that are not P{seat}'s"
+        hidden_at_some_line += bool(cards & _words(state.to_json()) - visible)
+    # the game was played to its end as printed, and many lines had something to hide
+    assert state.is_terminal() and "final standings" in "\n".join(lines)
+    assert hidden_at_some_line > 10
+
+
+STEPS = """\
+ruleset: steps
+title: Steps
+players: {min: 2, max: 2}
+state:
+  game:
+    path: "list[int]"
+actions:
+  advance:
+    params:
+      steps: "[[11], [3, 4]]"
+    effect: game.path = steps
+    ends_turn: true
+flow:
+  - turn: player_at(1)
+"""
+
+
+def test_a_list_parameter_is_offered_as_it_is_typed_back(
+    write_ruleset: Callable[..., Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """advance([3, 4]), not advance((3, 4)): the option as printed is a valid answer."""
+    directory = write_ruleset(STEPS, name="steps")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("advance([3, 4])\n"))
+    assert main(["play", str(directory), "--human", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "1. advance([11])" in out and "2. advance([3, 4])" in out and "((" not in out
+    assert "-> advance([3, 4])" in out

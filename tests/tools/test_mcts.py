@@ -6,12 +6,17 @@ import random
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
 
 from rulekit.engine.game import State
 from rulekit.engine.information import determinize, hidden_places
 from rulekit.load import load_game
+from rulekit.tools import mcts
 from rulekit.tools.bots import make_bot, make_bots, play_game
-from rulekit.tools.mcts import margins
+from rulekit.tools.mcts import MctsBot, margins
 
 CARDS = """\
 ruleset: cards
@@ -162,3 +167,24 @@ def test_two_hidden_decks_of_one_type_without_hands_stay_apart(
         copy = determinize(state, 0, random.Random(seed))
         assert sorted(copy.value("game", "spare")) == [20, 21, 22]
         assert Counter(copy.value("game", "deck")) == Counter(state.value("game", "deck"))
+
+
+def test_a_time_budget_searches_until_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a fake clock that advances 1 ms each time the bot reads it: no real timing in the test
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(mcts, "time", SimpleNamespace(perf_counter=lambda: next(ticks) / 1000))
+    game = load_game("tic_tac_toe", 2)
+    state = game.new_initial_state(0)
+    bot = make_bot("mcts:ms=25", 1, game)
+    assert isinstance(bot, MctsBot)
+    iterations = 0
+    real = bot._iterate
+
+    def counted(*args: Any) -> None:
+        nonlocal iterations
+        iterations += 1
+        real(*args)
+
+    monkeypatch.setattr(bot, "_iterate", counted)
+    assert bot.choose(state) in state.legal_actions()
+    assert iterations == 25  # one clock reading per iteration after the one that sets the deadline

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from rulekit.cli import main
-from rulekit.tools.runner import GameRecord, GameTask, ResultsDB, play_all, run_tasks
+from rulekit.errors import RulekitError
+from rulekit.tools.runner import GameRecord, GameTask, ResultsDB, game_for, play_all, run_tasks
 from tests.ecosystem.extras import require
 
 
@@ -50,13 +51,25 @@ def test_two_workers_give_the_results_of_one() -> None:
 
 def test_a_run_stored_in_the_database_is_read_back_not_played_again(tmp_path: Path) -> None:
     tasks = _tasks("tic_tac_toe", 2, range(6), "random")
+    fingerprint = game_for(tasks[0]).program.fingerprint  # the key the records are stored under
     with ResultsDB(tmp_path / "r.sqlite") as db:
-        first = play_all(tasks[:4], "f", db=db)
-        played: list[int] = []
-        both = play_all(tasks, "f", db=db, resume=True, progress=lambda r: played.append(r.seed))
+        first = play_all(tasks[:4], fingerprint, db=db)
+        heard: list[tuple[int, bool]] = []
+        both = play_all(
+            tasks, fingerprint, db=db, resume=True, progress=lambda r, stored: heard.append((r.seed, stored))
+        )
     assert [r.seed for r in both] == list(range(6))
-    assert sorted(played) == list(range(6))  # the progress counts the stored games too
+    # the progress hears of the stored games too, first, and knows they were read back
+    assert heard[:4] == [(seed, True) for seed in range(4)]
+    assert sorted(heard[4:]) == [(4, False), (5, False)]
     assert [_outcome(r) for r in both[:4]] == [_outcome(r) for r in first]
+
+
+def test_games_played_with_other_rules_than_the_run_started_with_are_refused(tmp_path: Path) -> None:
+    # what a worker reports when the rule files were edited after the run compiled them
+    tasks = _tasks("tic_tac_toe", 2, range(2), "random")
+    with ResultsDB(tmp_path / "r.sqlite") as db, pytest.raises(RulekitError, match="the rules changed"):
+        play_all(tasks, "0123456789abcdef", db=db)
 
 
 def test_a_stored_run_is_not_overwritten_without_resume(
@@ -68,7 +81,9 @@ def test_a_stored_run_is_not_overwritten_without_resume(
     capsys.readouterr()
     assert main(argv) == 2
     assert "already holds 3 of these games" in capsys.readouterr().err
-    assert main([*argv, "--resume"]) == 0
+    assert main([*argv, "--games", "5", "--resume"]) == 0
+    # the speed is that of the 2 games played now, not of the 3 read back
+    assert ", 3 read back from --db)" in capsys.readouterr().out.splitlines()[-1]
 
 
 def test_a_file_that_is_not_a_database_is_a_clear_error(
@@ -78,6 +93,9 @@ def test_a_file_that_is_not_a_database_is_a_clear_error(
     bad.write_text("not a database, just notes\n" * 100)
     assert main(["simulate", "tic_tac_toe", "--games", "2", "--db", str(bad)]) == 1
     assert "not a rulekit results database" in capsys.readouterr().err
+    nowhere = str(tmp_path / "no such directory" / "r.sqlite")
+    assert main(["simulate", "tic_tac_toe", "--games", "2", "--db", nowhere]) == 1
+    assert "cannot open it as a results database (unable to open database file)" in capsys.readouterr().err
 
 
 def _rows(path: Path) -> list[tuple[object, ...]]:

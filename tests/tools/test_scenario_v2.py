@@ -296,3 +296,16 @@ expect: [{expr: game.order, equals: [P2, P3, P1]}]
 """,
     )
     assert failures == []
+
+
+def test_el_capitans_base_examples_hold_with_every_expansion_tile(capsys: pytest.CaptureFixture[str]) -> None:
+    """The use --with is for: the base game's scenario folder run against a module set.  A base
+    scenario's set-up shows only what its example needs (skip_invariants names the base
+    invariants it leaves), so the modules' invariants must not fail on it either."""
+    folder = Path(__file__).resolve().parents[2] / "rulesets" / "el_capitan" / "scenarios"
+    base = sorted(str(p) for p in folder.glob("*.yaml"))
+    assert len(base) > 50
+    status = main(["scenario", *base, "--with", "lisboa,porto,islas_canarias"])
+    out = capsys.readouterr().out
+    assert status == 0, "\n".join(line for line in out.splitlines() if not line.startswith("PASS"))
+    assert f"{len(base)} passed, 0 failed" in out

@@ -14,6 +14,10 @@ from rulekit.tools.scenario import run_scenario
 RULES = """\
 ruleset: typed
 players: {min: 2, max: 3}
+enums:
+  shade: [main, neutral]
+records:
+  piece: {owner: player, shade: shade}
 components:
   card:
     attributes: {rank: int}
@@ -32,6 +36,8 @@ state:
     count: {type: int}
     maybe: {type: "int?"}
     leader: {type: player}
+    tone: {type: shade}
+    track: {type: "list[piece]"}
 flow:
   - turn: player_at(1)
 actions:
@@ -99,6 +105,14 @@ def test_quoted_player_names_stay_text(ruleset: Path) -> None:
         ("game.table: {P9: 1}", "3:16: error: there is no player P9 in a 2-player game"),
         ("game.pair: P1", "3:14: error: expected a list for tuple, not 'P1'"),
         ("game.leader: P3", "3:16: error: expected a player P1..P2, not 'P3'"),
+        ("game.tone: neutrl", "3:14: error: 'neutrl' is not a shade"),
+        ("game.track: [P1]", "3:16: error: expected a record {owner: player, shade: shade}, not 'P1'"),
+        (
+            "game.track: [{owner: P1, shade: main, size: 2}]",
+            "3:41: error: the record {owner: player, shade: shade} has no field 'size'",
+        ),
+        ("game.track: [{owner: P1}]", "3:16: error: the record {owner: player, shade: shade} needs a value"),
+        ("game.track: [{owner: P3, shade: main}]", "3:24: error: expected a player P1..P2, not 'P3'"),
     ],
 )
 def test_an_ill_typed_setup_value_is_an_error_at_its_position(ruleset: Path, line: str, message: str) -> None:
@@ -106,6 +120,20 @@ def test_an_ill_typed_setup_value_is_an_error_at_its_position(ruleset: Path, lin
     (a number or true/false, which YAML does not locate, at its key)."""
     [failure] = _failures(ruleset, f"scenario: wrong\nsetup:\n  {line}\n")
     assert f"s.yaml:{message}" in failure
+
+
+def test_records_and_enumeration_values_are_written_by_field_and_by_name(ruleset: Path) -> None:
+    """A record is a mapping of its fields (players P1.., enumeration values by name), equal to the
+    same record built by the rules; none is an empty element of a list of records."""
+    failures = _failures(
+        ruleset,
+        "scenario: records\nsetup:\n  game.tone: neutral\n"
+        "  game.track: [{owner: P2, shade: neutral}, none]\n"
+        "expect:\n  - game.tone == shade.neutral\n"
+        "  - 'game.track[0] == {owner: player_at(2), shade: shade.neutral}'\n"
+        "  - game.track[0].owner == player_at(2) and game.track[1] == none\n",
+    )
+    assert failures == []
 
 
 def test_none_is_accepted_where_the_type_is_optional_or_has_no_value_of_its_own(ruleset: Path) -> None:

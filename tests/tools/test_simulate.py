@@ -19,6 +19,7 @@ from rulekit.tools.simulate import (
     simulate,
     wilson_interval,
 )
+from rulekit.tools.simulate.report import rate
 
 Run = Callable[..., tuple[int, str, str]]
 
@@ -246,3 +247,7 @@ def test_exit_statuses(run: Run, argv: list[str], status: int, message: str) -> 
     assert out == ""
     assert message in err
     assert "Traceback" not in err
+
+
+def test_a_slow_run_still_shows_its_speed() -> None:
+    assert [rate(x) for x in (5217.04, 3.46, 0.019, 0.0)] == ["5,217.0", "3.5", "0.019", "0.0"]

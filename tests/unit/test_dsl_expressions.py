@@ -60,6 +60,8 @@ def test_a_let_value_with_a_comparison_needs_parentheses() -> None:
         "(a with {b: 1}).b",
         '{kind: "k", n: let m = 1 in m}',
         "x if c else (let y = 1 in y)",
+        "[a + b for (a, b) in xs if a > 0]",
+        "count(x for (x, y, z) in xs for w in ys)",
     ],
 )
 def test_new_expressions_print_and_parse_back_to_the_same_tree(text: str) -> None:
@@ -155,6 +157,7 @@ players: {min: 2, max: 2}
 state:
   game:
     board: {type: "map[tuple, player]"}
+    seats: {type: "list[player]"}
 actions:
   mark:
     params:
@@ -203,6 +206,40 @@ def test_typed_map_mistakes_are_located_errors(
     assert message in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("effect", "message"),
+    [
+        ("game.seats = append(game.seats, 3)", "an element of list[player] must be player, not int"),
+        ("game.seats = prepend(game.seats, cell)", "an element of list[player] must be player, not tuple"),
+        ('game.seats = replace_at(game.seats, 0, "P")', "an element of list[player] must be player, not str"),
+        ("game.seats = without(game.seats, 1)", "an element of list[player] must be player, not int"),
+        ("game.seats += [3]", "the value added to game.seats must be list[player], not list[int]"),
+        ("game.seats = game.seats + [cell]", "'+' joins lists of one type, not list[player] and list[tuple]"),
+    ],
+)
+def test_a_list_built_ins_element_and_an_added_list_must_fit_the_lists_type(
+    write_ruleset: Callable[..., Path], effect: str, message: str
+) -> None:
+    """append, prepend, replace_at and without on a typed list take an element of its type, and
+    += or + add a list of that type (a player put where warehouses are kept would otherwise be a
+    silent no-op or a wrong value)."""
+    with pytest.raises(RulesetError) as caught:
+        _load_board(write_ruleset, effect)
+    assert message in str(caught.value)
+
+
+def test_list_built_ins_accept_elements_of_the_lists_type_and_none(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    program = _load_board(
+        write_ruleset,
+        "game.seats = without(replace_at(prepend(append(game.seats, me), me), 0, none), me)\n"
+        "game.seats += [me] + []\ngame.seats = [] + game.seats + players",
+    )
+    _, joined = program.compile_expression("game.seats + [player_at(1)] + []")
+    assert joined == t.list_of(t.PLAYER)
+
+
 # ------------------------------------------------------------- ranges and text
 
 
@@ -247,3 +284,26 @@ def test_a_let_bound_to_a_name_is_not_captured_by_a_loop_of_that_name() -> None:
     value, _ = _value("let y = 5 in let x = y in [x + y for y in [1, 2]]")
     assert value == (6, 7)
     assert _value("let x = me in [x for q in players]")[0] == (0, 0)
+
+
+# ------------------------------------------------------------------ for (a, b) in pairs
+
+
+def test_a_for_clause_takes_each_element_apart_by_position() -> None:
+    """``for (x, y) in cells`` binds the parts of each tuple by position, in lists and aggregates."""
+    assert _value("[x * 10 + y for (x, y) in [(1, 2), (3, 4)]]")[0] == (12, 34)
+    assert _value("sum(len(s) for (label, s) in [('L', [0, 2]), ('W', [1])] if label == 'L')") == (2, t.INT)
+    assert _value("[(b, a) for (a, b) in [(1, 2)] for c in [b]]")[0] == ((2, 1),)
+
+
+def test_taking_apart_a_value_that_is_not_a_tuple_is_a_located_error() -> None:
+    """A typed element (a cell of the board, a number) has no parts to take apart."""
+    message = _error("[a for (a, b) in cells]")
+    assert "cannot take a cell apart into (a, b)" in message
+    assert "cannot take an int apart" in _error("[a for (a, b) in [1, 2]]")
+
+
+def test_an_element_of_another_length_is_a_rule_error_when_evaluated() -> None:
+    """The parts are counted at run time: three parts into two names fail, naming the cause."""
+    with pytest.raises(ValueError, match="too many values to unpack"):
+        _value("[a for (a, b) in [(1, 2, 3)]]")

@@ -80,3 +80,49 @@ def test_ignored_actions_do_not_rule_the_fallback_out(write_ruleset: Callable[..
     state.apply_action("take")
     state.apply_action("take")
     assert state.legal_action_strings() == ["look", "pass_turn"]
+
+
+CONDITIONAL = RULES.replace(
+    "actions:\n",
+    """actions:
+  look:
+    params: {n: "[1, 2, 3]"}
+    effect: pass
+""",
+).replace(
+    "  pass_turn:\n",
+    """  pass_turn:
+    only_if_nothing_else: she can still do something, so she may not pass
+    ignoring:
+      - {action: look, when: "n != game.pile"}
+""",
+)
+
+
+def test_an_action_ignored_only_when_a_condition_holds_counts_when_it_does_not(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    """``ignoring: [{action: look, when: ...}]``: look(n) does not keep the pass away unless n is
+    the pile's size; the refusal names the look that counts."""
+    rules = CONDITIONAL.replace(
+        '      - {if: "game.pile > 0", else: the pile is empty}\n', '      - {if: "false", else: never}\n'
+    )
+    state = load_game(str(write_ruleset(rules)), 2).new_initial_state(0)
+    assert state.legal_action_strings() == ["look(1)", "look(2)", "look(3)"]  # look(2): n == pile
+    with pytest.raises(IllegalActionError, match=r"so she may not pass \(possible: look\(2\)\)"):
+        state.apply_action("pass_turn")
+    state.fields[("game", "pile")] = 5  # no look has n == 5 now: every look is ignored
+    state.refresh()
+    assert state.legal_action_strings() == ["look(1)", "look(2)", "look(3)", "pass_turn"]
+
+
+def test_an_ignoring_condition_is_checked_with_the_ignored_actions_parameters(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    """The condition is typed against the ignored action's parameters; an unknown action is named."""
+    from rulekit.errors import RulesetError
+
+    with pytest.raises(RulesetError, match="unknown name 'm'"):
+        load_game(str(write_ruleset(CONDITIONAL.replace("n != game.pile", "m != game.pile"))), 2)
+    with pytest.raises(RulesetError, match="ignores unknown action 'lok'"):
+        load_game(str(write_ruleset(CONDITIONAL.replace("action: look, when", "action: lok, when"))), 2)

@@ -199,3 +199,100 @@ flow:
         "action pay (via doubled)",
     ]
     assert "used_by" in result.to_json()["changes"][0]
+
+
+IMPACT_RULES = """
+ruleset: impact2
+title: Impact of components, events and removals
+players: {min: 2, max: 2}
+components:
+  card:
+    attributes: {rank: int, colour: str}
+    items:
+      - {id: c1, rank: 1, colour: red}
+      - {id: c2, rank: 2, colour: blue}
+state:
+  player:
+    money: {type: int}
+events:
+  paid: {p: player}
+functions:
+  best: "max(c.rank for c in cards)"
+  bonus: {params: {p: player}, body: "seat(p)"}
+  first_bonus: "bonus(player_at(1))"
+actions:
+  pay:
+    doc: Pay the best rank and the first card's colour length.
+    effect: |
+      me.money += best() + len(cards.c1.colour)
+      emit paid(p=me)
+  wait: {doc: Nothing., effect: pass}
+triggers:
+  thanks:
+    after: paid
+    effect: p.money += 1
+  after_wait:
+    after: wait
+    effect: me.money += first_bonus()
+flow:
+  - turn: {player: player_at(1), actions: [pay, wait]}
+"""
+
+
+def _impact(
+    write_ruleset: Callable[..., Path], write_variant: WriteVariant, ops: str
+) -> dict[str, diff.Change]:
+    directory = write_ruleset(IMPACT_RULES)
+    variant = write_variant("variant: house\nruleset: impact2\n" + ops)
+    result = diff.diff_sides(diff.Side(str(directory)), diff.Side(str(directory), variants=[str(variant)]))
+    return {f"{c.section} {c.name}": c for c in result.changes}
+
+
+def test_a_changed_component_attribute_lists_the_rules_that_read_it(
+    write_ruleset: Callable[..., Path], write_variant: WriteVariant
+) -> None:
+    changes = _impact(write_ruleset, write_variant, "set: {components.card.c2.rank: 9}\n")
+    assert changes["components card.c2.rank"].used_by == ["function best", "action pay (via best)"]
+
+
+def test_a_removed_function_lists_the_rules_that_used_it_before(
+    write_ruleset: Callable[..., Path], write_variant: WriteVariant, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ops = 'remove: [functions.bonus]\nreplace: {functions: {first_bonus: "1"}}\n'
+    changes = _impact(write_ruleset, write_variant, ops)
+    removed = changes["functions bonus"]
+    assert removed.kind == "removed"
+    assert removed.used_by == ["function first_bonus", "trigger after_wait (via first_bonus)"]
+    assert changes["functions first_bonus"].used_by == ["trigger after_wait"]
+    text = diff.render(
+        diff.RulesDiff(diff.Side("a"), diff.Side("b"), "0", "1", [removed, changes["functions first_bonus"]])
+    )
+    assert "      was used by: function first_bonus, trigger after_wait (via first_bonus)\n" in text
+
+
+def test_a_removed_component_lists_the_rules_that_read_it_or_its_collection(
+    write_ruleset: Callable[..., Path], write_variant: WriteVariant
+) -> None:
+    changes = _impact(write_ruleset, write_variant, "remove: [components.card.c2]\n")
+    assert changes["components card.c2"].used_by == ["function best", "action pay"]  # both read cards
+    by_id = _impact(write_ruleset, write_variant, "set: {components.card.c1.colour: green}\n")
+    assert by_id["components card.c1.colour"].used_by == ["action pay"]
+
+
+def test_changed_attribute_declarations_list_the_readers_of_those_attributes(
+    write_ruleset: Callable[..., Path], write_variant: WriteVariant
+) -> None:
+    changes = _impact(write_ruleset, write_variant, 'set: {components.card.attributes.colour: "str?"}\n')
+    assert changes["components card.attributes"].used_by == ["action pay"]
+
+
+def test_events_and_actions_list_who_emits_them_and_who_listens(
+    write_ruleset: Callable[..., Path], write_variant: WriteVariant
+) -> None:
+    ops = (
+        "replace: {events: {paid: {p: player, amount: int}}, actions: {wait: {doc: Still., effect: pass}}}\n"
+    )
+    ops += "set: {actions.pay.effect: 'emit paid(p=me, amount=1)'}\n"
+    changes = _impact(write_ruleset, write_variant, ops)
+    assert changes["events paid"].used_by == ["action pay", "trigger thanks"]
+    assert changes["actions wait"].used_by == ["trigger after_wait", "flow"]

@@ -157,3 +157,82 @@ def test_a_wrapped_trigger_wrapped_again_runs_both(
     for _ in range(3):
         state.apply_action("work")
     assert state.value(0, "money") == 43 and state.value(1, "money") == 40
+
+
+SCORED = (
+    BASE.replace("ruleset: payday_game", "ruleset: scored_game").replace(
+        "    money: {type: int}", '    money: {type: int}\n    bonus: {type: int, initial: "5 * seat(me)"}'
+    )
+    + """
+scoring:
+  score: player.money
+  tiebreak: ["0 - seat(player)"]
+"""
+)
+
+SCORE_PLUS_PHASE = """
+variant: phase_bonus
+ruleset: scored_game
+replace:
+  scoring:
+    score: "original() + 100 * seat(player)"
+"""
+
+
+def _documented_scoring_example() -> str:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "authoring.md").read_text(encoding="utf-8")
+    return text.split("<!-- example: wrap-scoring -->\n```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def _standings(
+    directory: Path, variants: list[str], modules: tuple[str, ...] = ()
+) -> list[tuple[int, tuple[int, ...]]]:
+    state = load_game(str(directory), 2, modules, variants).new_initial_state(0)
+    for _ in range(3):
+        state.apply_action("payday")
+    return state.standings()
+
+
+def test_a_variant_wraps_the_score_and_keeps_the_tiebreaks(
+    write_ruleset: Callable[..., Path], write_variant: Callable[[str, str], Path]
+) -> None:
+    """original() in a replaced score is the old score for the same player; the tie-breaks the
+    wrapper does not give stay the replaced scoring's."""
+    directory = write_ruleset(SCORED)
+    assert _standings(directory, []) == [(1, (36, -2)), (0, (33, -1))]
+    variant = str(write_variant(SCORE_PLUS_PHASE, "phase_bonus"))
+    assert _standings(directory, [variant]) == [(1, (236, -2)), (0, (133, -1))]
+
+
+def test_the_documented_scoring_wrapper_adds_to_the_replaced_score(
+    write_ruleset: Callable[..., Path], write_variant: Callable[[str, str], Path]
+) -> None:
+    directory = write_ruleset(SCORED)
+    variant = str(write_variant(_documented_scoring_example(), "bonus_counts"))
+    assert _standings(directory, [variant]) == [(1, (36 + 10, -2)), (0, (33 + 5, -1))]
+
+
+def test_a_wrapped_score_wrapped_again_calls_the_one_before_it(
+    write_ruleset: Callable[..., Path], write_variant: Callable[[str, str], Path]
+) -> None:
+    directory = write_ruleset(SCORED)
+    doubled = SCORE_PLUS_PHASE.replace("phase_bonus", "doubled").replace(
+        '"original() + 100 * seat(player)"', '"2 * original()"'
+    )
+    variants = [str(write_variant(SCORE_PLUS_PHASE, "phase_bonus")), str(write_variant(doubled, "doubled"))]
+    assert _standings(directory, variants) == [(1, (472, -2)), (0, (266, -1))]
+
+
+def test_a_module_override_wraps_the_score_and_may_replace_the_tiebreaks(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    module = 'module: seat_one_first\noverride:\n  scoring:\n    score: "original() - original()"\n'
+    module += '    tiebreak: ["seat(player)"]\n'
+    directory = write_ruleset(SCORED, {"seat_one_first": module})
+    assert _standings(directory, [], ("seat_one_first",)) == [(1, (0, 2)), (0, (0, 1))]
+
+
+def test_original_in_a_score_that_wraps_nothing_is_an_error(write_ruleset: Callable[..., Path]) -> None:
+    directory = write_ruleset(SCORED.replace("score: player.money", 'score: "original() + 1"'))
+    with pytest.raises(RulesetError, match=r"unknown function 'original'"):
+        load_game(str(directory), 2)

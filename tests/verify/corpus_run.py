@@ -7,6 +7,7 @@ then the totals::
 
     .venv/bin/python -m tests.verify.corpus_run               # every bug
     .venv/bin/python -m tests.verify.corpus_run -k lisboa     # those whose name has 'lisboa'
+    .venv/bin/python -m tests.verify.corpus_run -k loan_repaid --shrink-seconds 600   # more time to shrink
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import attrs
 import yaml
 from attrs import define
 
@@ -85,12 +87,15 @@ def corpus(pattern: str = "") -> list[Bug]:
     return bugs
 
 
-def run_bug(bug: Bug, out: Path) -> Outcome:
-    """Default ``verify`` on the ruleset with the bug planted."""
+def run_bug(bug: Bug, out: Path, shrink_seconds: float | None = None) -> Outcome:
+    """Default ``verify`` on the ruleset with the bug planted (``shrink_seconds``: another
+    shrinking budget than the default)."""
     started, cpu = time.perf_counter(), time.process_time()
     options = VerifyOptions(
         bug.ruleset, modules=bug.modules, variants=(str(bug.path),), out=out / bug.path.stem
     )
+    if shrink_seconds is not None:
+        options = attrs.evolve(options, shrink_seconds=shrink_seconds)
     result = verify(options)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     example = result.counterexample
@@ -104,11 +109,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m tests.verify.corpus_run", description=__doc__.splitlines()[0]
     )
     parser.add_argument("-k", default="", metavar="TEXT", help="only the bugs whose name contains TEXT")
+    parser.add_argument(
+        "--shrink-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="shrink for S seconds instead of verify's default (how short the search gets with more time)",
+    )
     args = parser.parse_args(argv)
     outcomes = []
     with tempfile.TemporaryDirectory() as directory:
         for bug in corpus(args.k):
-            outcome = run_bug(bug, Path(directory))
+            outcome = run_bug(bug, Path(directory), args.shrink_seconds)
             outcomes.append(outcome)
             verdict = "caught" if outcome.caught_by else "MISSED"
             expected = "" if outcome.caught_by in (None, bug.expected) else f" (expected {bug.expected})"

@@ -160,3 +160,18 @@ def test_exploration_prefers_the_kinds_that_write_what_a_never_true_condition_re
     assert explorer.writes["charge"] >= {"energy", "n"} and "energy" not in explorer.writes["step"]
     # 'when: game.energy >= 50' was never true: charging feeds it, stepping does not
     assert explorer._feeders() == {"charge"}
+
+
+def test_the_targeted_search_prefers_instances_that_alias_what_the_actor_holds() -> None:
+    import random
+
+    from rulekit.engine.game import Action
+    from rulekit.tools.verify.search import pick
+
+    legal = [Action("move", (n,)) for n in range(1, 21)] + [Action("stop", ())]
+    rng = random.Random(0)
+    moves = [pick(rng, legal, {}, 1.0) for _ in range(2000)]
+    aliased = [pick(rng, legal, {}, 1.0, held=frozenset({7})) for _ in range(2000)]
+    share = lambda draws: sum(a.args == (7,) for a in draws) / len(draws)  # noqa: E731
+    assert share(moves) < 0.05  # a kind first (1/2), then one of 20 instances
+    assert share(aliased) > 0.07  # the instance aliasing a held value: four times as likely (4/23)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from rulekit.dsl.parser import parse_expression
 from rulekit.engine.game import Game, State
 from rulekit.load import load_program
 from rulekit.tools.log import read_log, replay
@@ -321,11 +322,69 @@ flow:
     result = verify(_options(directory, None, coverage=True, examples=5))
     assert result.ok and result.coverage is not None
     report = result.coverage.report()
-    assert "1/3 if branches taken" in report
-    never = report.split("if branches never taken:")[1]
+    assert "1/3 branches taken" in report
+    never = report.split("branches never taken:")[1]
     assert "ruleset.yaml:10:7: 'if' statement: branch 1 (if) was never taken" in never
     assert "ruleset.yaml:10:7: 'if' statement: its else (without one: no branch) was never taken" in never
     assert "branch 2 (elif)" not in never
+
+
+def test_coverage_counts_conditional_expressions_and_procedure_ifs(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    directory = write_ruleset(
+        """
+ruleset: conditional_demo
+players: {min: 1, max: 1}
+state:
+  game:
+    n: {type: int}
+functions:
+  step_size:
+    params: {x: int}
+    body: "1 if x >= 0 else 2"
+procedures:
+  bump:
+    body: |
+      if game.n > 100:
+          game.n = 0
+actions:
+  step:
+    effect: |
+      game.n += step_size(game.n)
+      bump()
+invariants:
+  small: "(game.n if game.n < 0 else 0) == 0 and step_size(-1) == 2"
+flow:
+  - repeat:
+      times: 4
+      steps:
+        - turn: {player: player_at(1), once: true}
+"""
+    )
+    result = verify(_options(directory, None, coverage=True, examples=5))
+    assert result.ok and result.coverage is not None
+    report = result.coverage.report()
+    # the function's conditional (2 outcomes) and the procedure's if (2 branches); the
+    # invariant's conditional is not the game's rules and is not counted, nor is the branch
+    # the invariant takes in the function (step_size(-1)): the game itself never takes it
+    assert "2/4 branches taken" in report, report
+    never = report.split("branches never taken:")[1]
+    expected = "ruleset.yaml:10:12: conditional expression 'a if c else b': its 'else' value was never taken"
+    assert expected in never
+    assert "'if' value" not in never
+    assert "ruleset.yaml:14:7: 'if' statement: branch 1 (if) was never taken" in never
+
+
+def test_conditional_expressions_report_to_the_branch_hook_only_when_set() -> None:
+    game = Game(load_program("tic_tac_toe"), 2)
+    fn, _ = game.program.compile_function(parse_expression("1 if game.winner != none else 2"), me=False)
+    state = game.new_initial_state(0)
+    taken: list[int] = []
+    assert fn(state.fields, game.runtime, -1) == 2
+    game.runtime.branch = lambda span, index: taken.append(index)
+    assert fn(state.fields, game.runtime, -1) == 2
+    assert taken == [1]
 
 
 def test_if_branch_hook_is_off_outside_verify() -> None:
@@ -382,3 +441,61 @@ def test_the_same_seed_gives_the_same_exploration() -> None:
     second = verify(_options(PLANTED / "ttt_wrong_winner", None, seed=3))
     assert first.counterexample is not None and second.counterexample is not None
     assert first.counterexample.actions == second.counterexample.actions
+
+
+def test_coverage_says_how_close_a_condition_never_true_came(write_ruleset: Callable[..., Path]) -> None:
+    directory = write_ruleset(
+        """
+ruleset: closeness_demo
+players: {min: 2, max: 2}
+state:
+  game:
+    n: {type: int}
+    big: {type: bool}
+  player:
+    steps: {type: int}
+events:
+  stepped: {who: player}
+actions:
+  step:
+    effect: |
+      me.steps += 1
+      game.n += 1
+      emit stepped(who=me)
+    ends_turn: true
+triggers:
+  far_away:
+    after: stepped
+    when: "who.steps >= 10 and game.n > 0"
+    effect: game.big = true
+flow:
+  - repeat:
+      times: 3
+      steps:
+        - turn: player_at(1)
+        - turn: player_at(2)
+"""
+    )
+    result = verify(_options(directory, None, coverage=True, examples=5))
+    assert result.ok and result.coverage is not None
+    never_true = result.coverage.report().split("never true:")[1]
+    # each player steps three times: who.steps reaches 3 of the 10 needed; game.n > 0 holds
+    assert "closest: who.steps >= 10 came to 3 >= 10)" in never_true
+
+
+def test_distance_is_how_far_a_comparison_is_from_true() -> None:
+    from rulekit.tools.verify.closeness import distance
+
+    assert distance(">=", 7, 9) == 2 and distance(">=", 9, 9) == 0
+    assert distance(">", 9, 9) == 1 and distance("<", 3, 3) == 1
+    assert distance("<=", 5, 3) == 2 and distance("==", 2, 5) == 3
+
+
+def test_coverage_counts_requirements_that_the_planned_listing_checks_inline() -> None:
+    result = verify(_options("el_capitan", None, coverage=True, examples=2, players=3, max_actions=1000))
+    assert result.ok and result.coverage is not None
+    supply = next(
+        c for k, c in result.coverage.conditions.items() if k.startswith("require:build_warehouse:")
+    )
+    # every listing of build_warehouse evaluates its requirements: many times in two games
+    assert supply.true + supply.false > 50, supply

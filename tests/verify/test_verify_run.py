@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import io
 import os
+import random
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from rulekit.tools.verify import VerifyOptions, format_counterexample, main, verify
+from rulekit.engine.game import Action
+from rulekit.tools.verify import Checker, VerifyOptions, format_counterexample, main, verify
+from rulekit.tools.verify.explore import Explorer, Plan
 from rulekit.tools.verify.options import Stats
 from rulekit.tools.verify.report import Progress
 
@@ -149,6 +152,7 @@ def test_coverage_is_reported_by_default_even_after_a_violation(
     out = capsys.readouterr().out
     assert "FAILED" in out
     assert "coverage:" in out and "never fired" in out and "trigger 'three_in_a_row'" in out
+    assert "(coverage of the 1 game played until the violation)" in out
 
 
 def test_progress_off_a_terminal_is_plain_lines_without_carriage_returns() -> None:
@@ -226,3 +230,100 @@ def test_bots_play_a_share_of_the_games_as_explorers(
     assert result.ok and 0 < len(chosen) < 30 and set(chosen) == {"first"}
     assert main([str(directory), "--bots", "nonsense", "--quiet"]) == 2
     assert "unknown bot kind 'nonsense'" in capsys.readouterr().err
+
+
+# One player moves a token to one of twenty squares, or stops.
+SQUARES = """
+ruleset: squares
+players: {min: 1, max: 1}
+state:
+  game:
+    done: {type: bool}
+  player:
+    pos: {type: int, initial: "7"}
+actions:
+  move:
+    params: {to: "between(1, 20)"}
+    effect: me.pos = to
+  stop:
+    effect: game.done = true
+flow:
+  - repeat:
+      until: game.done
+      steps:
+        - turn: {player: player_at(1), once: true}
+"""
+
+
+def _shares(directory: Path, plan: Plan, picked: Callable[[Action], bool]) -> float:
+    from rulekit.load import load_program
+
+    program = load_program(str(directory))
+    explorer = Explorer(_options(directory, None), Checker(program, Stats()), [1])
+    state = explorer.checker.start(1, 0)
+    legal = state.legal_actions()
+    rng = random.Random(0)
+    draws = [explorer.choose(rng, state, legal, plan) for _ in range(3000)]
+    return sum(1 for a in draws if picked(a)) / len(draws)
+
+
+def test_a_game_drawing_kinds_first_is_not_crowded_out_by_many_instances(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    directory = write_ruleset(SQUARES)
+    stop = lambda a: a.name == "stop"  # noqa: E731
+    assert _shares(directory, Plan(), stop) < 0.1  # one of 21 actions
+    assert _shares(directory, Plan(by_kind=True), stop) > 0.4  # one of 2 kinds
+
+
+def test_an_aliasing_game_prefers_arguments_the_player_holds(write_ruleset: Callable[..., Path]) -> None:
+    directory = write_ruleset(SQUARES)
+    onto_itself = lambda a: a.name == "move" and a.args == (7,)  # noqa: E731
+    assert _shares(directory, Plan(), onto_itself) < 0.07  # one of 21
+    assert _shares(directory, Plan(aliasing=True), onto_itself) > 0.12  # four times as likely
+
+
+def test_a_counterexample_scenario_stays_valid_once_the_rules_are_fixed(tmp_path: Path) -> None:
+    """Issue #19: the scenario's last action is 'rejected or the invariant holds after it', so a
+    fix that makes it illegal (a cell can no longer be marked twice) passes the scenario."""
+    from rulekit.tools.scenario import run_scenario
+
+    result = verify(_options(PLANTED / "ttt_double_mark", tmp_path, players=2))
+    example = result.counterexample
+    assert example is not None and example.key.startswith("invariant:")
+    scenario = next(p for p in example.files if p.suffix == ".yaml")
+    text = scenario.read_text(encoding="utf-8")
+    assert "may_reject: true" in text
+    assert run_scenario(scenario).failures, "the scenario reproduces the bug"
+    fixed = tmp_path / "fixed.yaml"
+    shipped = str(ROOT / "rulesets" / "tic_tac_toe")
+    fixed.write_text(text.replace(str(PLANTED / "ttt_double_mark"), shipped), encoding="utf-8")
+    assert shipped in fixed.read_text(encoding="utf-8")
+    assert run_scenario(fixed).failures == []
+    # written without may_reject, the last action would fail on the fixed rules for the wrong reason
+    strict = tmp_path / "strict.yaml"
+    strict.write_text(fixed.read_text(encoding="utf-8").replace("may_reject: true", "may_reject: false"))
+    assert run_scenario(strict).failures
+
+
+def test_the_summary_names_the_longest_game_that_ended() -> None:
+    result = verify(VerifyOptions("tic_tac_toe", examples=30, out=None))
+    assert 5 <= result.stats.longest <= 9  # a game of tic-tac-toe has five to nine marks
+    assert f"the longest game that ended took {result.stats.longest} actions" in result.stats.summary()
+
+
+def test_shrinking_drops_whole_turns_and_players(write_ruleset: Callable[..., Path]) -> None:
+    from rulekit.load import load_program
+    from rulekit.tools.verify.shrink import Shrinker, find_failure
+
+    directory = write_ruleset(COUNTER)
+    checker = Checker(load_program(str(directory)), Stats(), focus="invariant:never_broken")
+    # two players take turns (step, step, ...) and the second breaks the game on her fifth turn
+    texts = ["step"] * 9 + ["rare"]
+    failure = find_failure(checker, 2, 7, texts, "invariant:never_broken")
+    assert failure is not None and failure.players == 2 and len(failure.history) == 10
+    shrinker = Shrinker(checker, 30.0, 1)
+    best = shrinker.shrink(failure)
+    assert best.players == 1, "the same failure with one player fewer"
+    assert [text for _, text in best.history] == ["rare"]
+    assert shrinker.minimal

@@ -33,6 +33,14 @@ def _wait(browser: Any, condition: Callable[[Any], Any]) -> Any:
     return WebDriverWait(browser, TIMEOUT).until(condition)
 
 
+def _message_after(browser: Any, previous: str) -> str:
+    """The page's message once it says something else than ``previous`` (else "": keep waiting)."""
+    from selenium.webdriver.common.by import By
+
+    text = str(browser.find_element(By.ID, "message").text)
+    return text if text and previous not in text else ""
+
+
 def _texts(browser: Any, layer: str) -> list[str]:
     """The texts of a layer of the picture on the page."""
     script = "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.textContent)"
@@ -114,6 +122,10 @@ def test_the_replay_viewer_steps_through_a_game_with_keys_buttons_and_the_log(
     jump.send_keys("4", Keys.ENTER)
     _wait(browser, lambda b: body.get_attribute("data-step") == "4")
     assert _texts(browser, "marks") == _svg_texts(replay_to(str(log), 4), "marks")
+    # the chart's cursor stands at step 4 of `last` (the plot spans x 40 .. width - 12)
+    cursor = browser.find_element(By.ID, "cursor")
+    width = float(browser.find_element(By.ID, "chart").get_attribute("width")) - 52
+    assert float(cursor.get_attribute("x1")) == pytest.approx(40 + width * 4 / int(last))
     browser.save_screenshot(str(artifacts / "replay_tic_tac_toe.png"))
 
 
@@ -157,7 +169,8 @@ def test_a_served_tic_tac_toe_game_is_played_by_clicking_the_board(
     assert _texts(browser, "marks") == _svg_texts(session.state, "marks", 0) == ["O", "X"]
     assert not browser.find_elements(By.CSS_SELECTOR, '#board rect.clickable[data-ref="b2"]')
     browser.find_element(By.CSS_SELECTOR, '#board rect[data-ref="b2"]').click()
-    message = _wait(browser, lambda b: b.find_element(By.ID, "message").text)
+    # the message of the first click ("you played place(b2)") is still shown until the answer comes
+    message = _wait(browser, lambda b: _message_after(b, "you played place(b2)"))
     assert "b2 is not a possible 'cell' now" in message
     browser.find_element(By.CSS_SELECTOR, '#actions button[data-action="place(c3)"]').click()
     _wait(browser, lambda b: len(b.find_elements(By.CSS_SELECTOR, "#log li")) == 4)
@@ -179,6 +192,7 @@ def test_a_served_el_capitan_game_explains_a_rejected_action_with_its_citation(
     box.send_keys("take_loan(10)", Keys.ENTER)
     message = _wait(browser, lambda b: b.find_element(By.ID, "message").text)
     assert "no loans in the first round of the game [§4.5, R1]" in message
+    browser.save_screenshot(str(artifacts / "serve_el_capitan_rejected.png"))
     card = session.state.value("game", "route_display")[0]
     money = session.state.value(0, "money")
     browser.find_element(By.CSS_SELECTOR, f'#board rect[data-ref="{card}"]').click()
@@ -186,6 +200,21 @@ def test_a_served_el_capitan_game_explains_a_rejected_action_with_its_citation(
     _wait(browser, lambda b: b.find_element(By.ID, "message").text == f"you played buy_card({card})")
     assert session.state.value(0, "money") < money
     assert card in session.state.value(0, "hand")
+    _wait(browser, lambda b: _texts(b, "player_lines") == _svg_texts(session.state, "player_lines", 0))
+    # sail to the card's city from the list, then build by clicking site 1 of its U-track
+    browser.find_element(By.CSS_SELECTOR, f'#actions button[data-action="sail_to({card})"]').click()
+    _wait(browser, lambda b: b.find_element(By.ID, "message").text == f"you played sail_to({card})")
+    city = session.state.value(0, "ship")
+    assert city is not None
+    site = _wait(
+        browser, lambda b: b.find_element(By.CSS_SELECTOR, '#board rect.layer-tracks.clickable[data-ref="1"]')
+    )
+    assert (
+        len(browser.find_elements(By.CSS_SELECTOR, "#board rect.layer-tracks.clickable")) == 2
+    )  # sites 1, 2
+    site.click()
+    _wait(browser, lambda b: b.find_element(By.ID, "message").text == "you played build_warehouse(1)")
+    assert session.state.value(city, "sites")[0] is not None
     _wait(browser, lambda b: _texts(b, "player_lines") == _svg_texts(session.state, "player_lines", 0))
     browser.save_screenshot(str(artifacts / "serve_el_capitan.png"))
 
@@ -204,7 +233,11 @@ def test_a_served_el_caballero_game_shows_the_own_hand_and_plays_a_power_card(
 
     game = load_game("el_caballero", 3)
     session = Session(game, 1, {0}, [FirstLegalBot() for _ in range(3)], str(tmp_path / "b.jsonl"))
-    browser.get(serve(session))
+    url = serve(session)
+    browser.get(url + "?seat=P2")  # a bot's seat: its picture (its hand) is not shown
+    _wait(browser, lambda b: "P2 is played by a bot" in b.find_element(By.ID, "message").text)
+    assert browser.find_element(By.ID, "board").get_attribute("innerHTML").strip() == ""
+    browser.get(url)
     _wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, '#board rect.clickable[data-ref="7"]'))
     assert _hand(browser) == [str(v) for v in session.state.value(0, "hand")]
     browser.find_element(By.CSS_SELECTOR, '#board rect[data-ref="7"]').click()
@@ -218,16 +251,23 @@ def test_a_served_el_caballero_game_shows_the_own_hand_and_plays_a_power_card(
     browser.save_screenshot(str(artifacts / "serve_el_caballero.png"))
 
 
-@pytest.mark.parametrize("ruleset", ["el_capitan", "el_caballero"])
+@pytest.mark.parametrize(
+    ("shot", "ruleset", "options"),
+    [
+        ("render_el_capitan", "el_capitan", []),
+        ("render_el_capitan_modules", "el_capitan", ["--with", "porto,lisboa,islas_canarias"]),
+        ("render_el_caballero", "el_caballero", []),
+    ],
+)
 def test_a_picture_in_the_browser_has_the_size_the_view_declares(
-    browser: Any, tmp_path: Path, artifacts: Path, ruleset: str
+    browser: Any, tmp_path: Path, artifacts: Path, shot: str, ruleset: str, options: list[str]
 ) -> None:
     """The standalone SVG opens in the browser at its declared size (a screenshot for review)."""
     from selenium.webdriver.common.by import By
 
-    out = tmp_path / f"{ruleset}.svg"
-    assert main(["render", ruleset, "--players", "3", "--step", "30", "-o", str(out)]) == 0
+    out = tmp_path / f"{shot}.svg"
+    assert main(["render", ruleset, "--players", "3", "--step", "30", *options, "-o", str(out)]) == 0
     browser.get(out.as_uri())
     svg = browser.find_element(By.TAG_NAME, "svg")
     assert int(svg.get_attribute("width")) == svg.size["width"]
-    browser.save_screenshot(str(artifacts / f"render_{ruleset}.png"))
+    browser.save_screenshot(str(artifacts / f"{shot}.png"))

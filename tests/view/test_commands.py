@@ -7,6 +7,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -170,3 +171,74 @@ def test_render_of_a_log_played_with_a_ruleset_directory_takes_ruleset(run: Run,
     status, text, _ = run("render", str(log), "--ruleset", str(source), "-o", str(out))
     assert status == 0, text
     assert ET.parse(out).getroot().find(f".//{SVG}g[@id='layer-tiles']") is not None
+
+
+def test_replay_html_charts_each_players_score_at_every_step(run: Run, tmp_path: Path, ttt_log: Path) -> None:
+    """One line per player with a point per step; the winner's line ends higher (smaller y)."""
+    out = tmp_path / "game.html"
+    assert run("replay", str(ttt_log), "--html", str(out))[0] == 0
+    page = out.read_text(encoding="utf-8")
+    chart = ET.fromstring(re.search(r'<svg id="chart".*?</svg>', page, re.S).group(0))
+    lines = {p.get("data-player"): p.get("points", "").split() for p in chart.iter(f"{SVG}polyline")}
+    assert sorted(lines) == ["P1", "P2"]
+    assert all(len(points) == 6 for points in lines.values())  # set-up and five actions
+    ys = {player: [float(point.split(",")[1]) for point in points] for player, points in lines.items()}
+    assert ys["P1"][:5] == ys["P2"][:5]  # 0 to 0 until P1's winning move
+    assert ys["P1"][5] < ys["P2"][5]
+
+
+def test_render_writes_a_file_with_the_users_umask_like_any_other(run: Run, tmp_path: Path) -> None:
+    """The picture is written atomically, yet readable as a file the user creates (not 0600)."""
+    import os
+
+    out = tmp_path / "board.svg"
+    old = os.umask(0o022)
+    try:
+        assert run("render", "tic_tac_toe", "-o", str(out))[0] == 0
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["board.svg"]  # no temporary file left
+
+
+def test_render_to_a_place_it_cannot_write_names_that_place(run: Run, tmp_path: Path) -> None:
+    """Not the temporary file beside it: the path the user gave, and nothing is left behind."""
+    missing = tmp_path / "no" / "board.svg"
+    status, _, err = run("render", "tic_tac_toe", "-o", str(missing))
+    assert status == 1 and f"error: {missing}: No such file or directory" in err
+    status, _, err = run("render", "tic_tac_toe", "-o", str(tmp_path))
+    assert status == 1 and f"error: {tmp_path}: Is a directory" in err
+    assert list(tmp_path.iterdir()) == []
+    assert ".tmp" not in err
+
+
+def _page_data(page: Path) -> Any:
+    text = page.read_text(encoding="utf-8")
+    return json.loads(
+        re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S).group(1)
+    )
+
+
+def test_replay_html_for_a_seat_draws_what_that_seat_may_see_at_every_step(run: Run, tmp_path: Path) -> None:
+    """Royal Letter: with --seat P1 every frame is P1's picture (her card, the others' backs)."""
+    from rulekit.tools.svg import to_svg
+    from rulekit.tools.view import caption, draw
+    from rulekit.tools.view_cli import replay_to
+
+    log = tmp_path / "rl.jsonl"
+    assert run("play", "royal_letter", "--players", "3", "--seed", "4", "--quiet", "--log", str(log))[0] == 0
+    mine, spectator = tmp_path / "p1.html", tmp_path / "all.html"
+    assert run("replay", str(log), "--html", str(mine), "--seat", "P1")[0] == 0
+    assert run("replay", str(log), "--html", str(spectator))[0] == 0
+    assert "as seen by P1" in mine.read_text(encoding="utf-8").split("<script")[0]
+    data, other = _page_data(mine), _page_data(spectator)
+    assert data["seat"] == "P1" and other["seat"] is None
+    for step in range(len(data["steps"])):
+        state = replay_to(str(log), step)
+        frame = "\n".join(data["chunks"][k] for k in data["steps"][step]["frame"])
+        assert frame == to_svg(draw(state, 0), caption=caption(state, 0)).rstrip("\n"), step
+        seen = "\n".join(other["chunks"][k] for k in other["steps"][step]["frame"])
+        assert seen == to_svg(draw(state, None), caption=caption(state, None)).rstrip("\n"), step
+        assert frame != seen  # P1's own card is face up only in her pages
+    status, _, err = run("replay", str(log), "--seat", "P1")
+    assert status == 2 and "give --html FILE too" in err

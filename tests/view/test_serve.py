@@ -160,3 +160,60 @@ def test_the_web_app_refuses_moves_posted_by_other_sites(tmp_path: Path, serve: 
     request = urllib.request.Request(url, data=body, headers=local, method="POST")
     with urllib.request.urlopen(request, timeout=10) as response:
         assert json.loads(response.read()) == {"ok": True}
+
+
+def test_the_page_shows_only_the_seats_people_play(tmp_path: Path, serve: Callable[[Any], str]) -> None:
+    """A bot's seat sees its own hidden hand: asking for its picture is refused, acting for it too."""
+    session = _session(tmp_path, "royal_letter", 3)
+    url = serve(session)
+    assert _get(url + "api/state?seat=P1")["seat"] == "P1"
+    for seat in ("P2", "P3"):
+        try:
+            _get(url + f"api/state?seat={seat}")
+            raise AssertionError(f"the picture of {seat} (a bot) was shown")
+        except urllib.error.HTTPError as error:
+            assert error.code == 403
+            assert f"{seat} is played by a bot" in json.loads(error.read())["error"]
+    assert session.act(1, "discard") == {"ok": False, "error": "P2 is played by a bot, not by a person"}
+
+
+FRAGILE = """\
+ruleset: fragile
+players: {min: 2, max: 2}
+state:
+  game:
+    n: {type: int}
+    m: {type: int}
+actions:
+  go:
+    effect: |
+      game.n += 1
+      game.m = 10 // (2 - game.n)
+    ends_turn: true
+flow:
+  - repeat:
+      times: 5
+      steps:
+        - turn: player_at(1)
+        - turn: player_at(2)
+view:
+  width: 50
+  height: 20
+  layers:
+    - text: {x: 1, y: 15, text: game.n}
+"""
+
+
+def test_a_bots_action_that_breaks_a_rule_is_reported_not_a_server_error(
+    tmp_path: Path, write_ruleset: Callable[..., Path]
+) -> None:
+    """The second 'go' divides by zero: the person is told, the log keeps what was played."""
+    game = load_game(str(write_ruleset(FRAGILE)), 2)
+    session = Session(game, 0, {0}, [FirstLegalBot(), FirstLegalBot()], str(tmp_path / "f.jsonl"))
+    result = session.act(0, "go")
+    assert result["ok"] is False
+    assert result["error"].startswith("your action was played, but a bot's failed: ")
+    assert "ZeroDivisionError" in result["error"]
+    assert session.state.moves() == 1 and session.snapshot()["moves"] == 1
+    saved = (tmp_path / "f.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line).get("action") for line in saved[1:2]] == ["go"]

@@ -7,6 +7,7 @@ and look at them (any browser opens an SVG) before committing.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,43 @@ def test_el_caballero_shows_the_own_hand_only_in_the_seats_picture() -> None:
     caballeros = mine.findall(f".//{SVG}rect[@class='layer-caballero_cards']")
     on_map = [r for r in state.value("game", "map").values() if r["kind"] == "caballero"]
     assert len(caballeros) == len(on_map)
+
+
+MARKUP = """\
+ruleset: markup
+title: "A <b>bold</b> & \\"quoted\\" title"
+players: {min: 2, max: 2}
+state:
+  game:
+    n: {type: int}
+actions:
+  go: {effect: game.n += 1, ends_turn: true}
+flow:
+  - turn: player_at(1)
+view:
+  width: 100
+  height: 50
+  layers:
+    - name: words
+      text: {x: 1, y: 20, text: "'<script>alert(1)</script> & \\"q\\"'", title: "'a </title> title'"}
+    - name: box
+      rect: {x: 1, y: 30, w: 9, h: 9, ref: "'\\"><img src=x>'", label: "'<&>'"}
+"""
+
+
+def test_text_from_the_rules_is_escaped_in_the_svg(write_ruleset: Callable[..., Path]) -> None:
+    """Markup in titles, texts, labels and refs stays text: the SVG parses and shows it as written."""
+    state = load_game(str(write_ruleset(MARKUP)), 2).new_initial_state(0)
+    text = to_svg(draw(state), caption="<caption> & more")
+    root = ET.fromstring(text)
+    assert root.find(f"{SVG}script") is None and "<script>" not in text and "<img" not in text
+    words = root.find(f".//{SVG}text[@class='layer-words']")
+    assert words is not None
+    assert "".join(words.itertext()).endswith('<script>alert(1)</script> & "q"')
+    assert words.find(f"{SVG}title") is not None and words.find(f"{SVG}title").text == "a </title> title"
+    box = root.find(f".//{SVG}rect[@class='layer-box']")
+    assert box is not None and "><img src=x>" in (box.get("data-ref") or "")  # an attribute value
+    assert (
+        root.find(f"{SVG}title") is not None
+        and root.find(f"{SVG}title").text == 'A <b>bold</b> & "quoted" title'
+    )

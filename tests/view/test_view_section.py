@@ -129,3 +129,16 @@ def test_a_shape_may_name_only_actions_of_the_ruleset(write_ruleset: Writer) -> 
     text = _errors(path)
     assert "'action' names unknown action 'goo'" in text
     assert "did you mean 'go'?" in text
+
+
+def test_a_bad_colour_is_named_at_its_position(write_ruleset: Writer) -> None:
+    """A misspelt #colour is not read as an expression (# starts a comment); a player colour
+    that is a number is reported at the players list."""
+    view = HEAD.replace("  layers:\n", "  players: [red, 7]\n  layers:\n")
+    path = write_ruleset(BASE + view + '    - rect: {x: 1, y: 1, w: 2, h: 2, fill: "#zzz"}\n')
+    text = _errors(path)
+    assert "ruleset.yaml:13:12: error: a player colour must be #rgb, #rrggbb or a CSS name, not 7" in text
+    assert (
+        "ruleset.yaml:15:44: error: 'fill' must be a colour #rgb or #rrggbb (or an expression), not '#zzz'"
+        in text
+    )

@@ -16,6 +16,7 @@ from rulekit.dsl.types import (
     list_of,
 )
 from rulekit.runtime.builtins.signatures import (
+    element_fits,
     entry_fits,
     first_element,
     key_fits,
@@ -114,6 +115,7 @@ def _drop(items: Sequence[Any], n: int) -> tuple[Any, ...]:
     same_as_first,
     "A new list with item added at the end.",
     example="append(me.hand, card)",
+    check=element_fits(1),
 )
 def _append(items: Sequence[Any], item: Any) -> tuple[Any, ...]:
     return (*items, item)
@@ -125,6 +127,7 @@ def _append(items: Sequence[Any], item: Any) -> tuple[Any, ...]:
     same_as_first,
     "A new list with item added at the front.",
     example="prepend(track, piece)",
+    check=element_fits(1),
 )
 def _prepend(items: Sequence[Any], item: Any) -> tuple[Any, ...]:
     return (item, *items)
@@ -136,6 +139,7 @@ def _prepend(items: Sequence[Any], item: Any) -> tuple[Any, ...]:
     same_as_first,
     "A new list with the first occurrence of item removed (unchanged if absent).",
     example="without(game.display, card)",
+    check=element_fits(1),
 )
 def _without(items: Sequence[Any], item: Any) -> tuple[Any, ...]:
     seq = tuple(items)
@@ -151,6 +155,7 @@ def _without(items: Sequence[Any], item: Any) -> tuple[Any, ...]:
     same_as_first,
     "A new list with the element at index (0-based) replaced by item.",
     example="replace_at(track, 3, me)",
+    check=element_fits(2),
 )
 def _replace_at(items: Sequence[Any], index: int, item: Any) -> tuple[Any, ...]:
     seq = tuple(items)
@@ -186,11 +191,19 @@ def _count_of(items: Sequence[Any], item: Any) -> int:
     "unique",
     [("items", ANY_LIST)],
     same_as_first,
-    "The list without repeated elements, first occurrences kept in order.",
-    example="unique([w.owner for w in pieces])",
+    "The list without repeated elements (numbers, text, players, records...), first occurrences kept "
+    "in order.",
+    example="unique([{n: 1}, {n: 2}, {n: 1}]) == [{n: 1}, {n: 2}]",
 )
 def _unique(items: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple(dict.fromkeys(items))
+    try:
+        return tuple(dict.fromkeys(items))
+    except TypeError:  # records (maps) are not hashable: compared one by one
+        kept: list[Any] = []
+        for item in items:
+            if item not in kept:
+                kept.append(item)
+        return tuple(kept)
 
 
 @_register(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rulekit.dsl.types import (
     ANY,
@@ -51,6 +51,20 @@ def entry_fits(args: Sequence[Type]) -> tuple[int, str] | None:
     if table.is_map and not compatible(map_value(table), value):
         return 2, f"a value of {table} must be {map_value(table)}, not {value}"
     return None
+
+
+def element_fits(position: int) -> Callable[[Sequence[Type]], tuple[int, str] | None]:
+    """The argument at ``position`` can be an element of the list (argument 1): ``append``,
+    ``replace_at``... on a ``list[card]`` take a card, not a player."""
+
+    def check(args: Sequence[Type]) -> tuple[int, str] | None:
+        if len(args) > position and args[0].is_list:
+            element = element_type(args[0])
+            if not compatible(element, args[position]):
+                return position, f"an element of {args[0]} must be {element}, not {args[position]}"
+        return None
+
+    return check
 
 
 def keys_of(args: Sequence[Type]) -> Type:

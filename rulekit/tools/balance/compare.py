@@ -164,7 +164,7 @@ def run_balance(
     address: str | None = None,
     db: ResultsDB | None = None,
     resume: bool = False,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
 ) -> Balance:
     """Play both sides batch by batch on the same seeds until the sequential test stops."""
     players = games[0].num_players
@@ -179,13 +179,14 @@ def run_balance(
         alpha,
         margin,
     )
-    done = 0
+    done = resumed = 0
 
-    def step(_: GameRecord) -> None:
-        nonlocal done
+    def step(_: GameRecord, stored: bool) -> None:
+        nonlocal done, resumed
         done += 1
+        resumed += stored
         if progress is not None:
-            progress(done, 2 * planned)
+            progress(done, 2 * planned, resumed)
 
     for start in range(seed, seed + planned, batch):
         seeds = range(start, min(start + batch, seed + planned))

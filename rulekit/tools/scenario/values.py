@@ -124,6 +124,18 @@ def convert(run: ScenarioRun, value: Any, type_: Type, where: Span, *, optional:
             or f"{type_.kind} ids: {', '.join(ids[:8])}" + (", ..." if len(ids) > 8 else ""),
         )
         return None
+    if name == "enum":
+        members = type_.members or ()
+        if isinstance(value, str) and value in members:
+            return str(value)
+        run.bag.error(
+            f"{_shown(value)} is not a {type_.kind}",
+            where,
+            hint=did_you_mean(str(value), members) or _some(f"{type_.kind} values", members),
+        )
+        return None
+    if type_.is_record:
+        return _record(run, value, type_, where)
     if type_.is_list or type_ == t.TUPLE:
         if not isinstance(value, list):
             run.bag.error(f"expected a list for {type_}, not {_shown(value)}", where)
@@ -134,6 +146,29 @@ def convert(run: ScenarioRun, value: Any, type_: Type, where: Span, *, optional:
         run.bag.error(f"expected a mapping for map, not {_shown(value)}", where)
         return {}
     return plain(run, value, where)
+
+
+def _record(run: ScenarioRun, value: Any, type_: Type, where: Span) -> Any:
+    """A record written as a mapping with exactly its fields, each converted to its type."""
+    fields = dict(type_.fields or ())
+    if not isinstance(value, dict):
+        example = ", ".join(f"{f}: ..." for f in fields)
+        run.bag.error(f"expected a record {type_}, not {_shown(value)}", where, hint=f"write {{{example}}}")
+        return None
+    spans = value.key_spans if isinstance(value, LocDict) else {}
+    extra = [key for key in value if str(key) not in fields]
+    for key in extra:
+        run.bag.error(
+            f"the record {type_} has no field '{key}'",
+            spans.get(key) or where,
+            hint=did_you_mean(str(key), fields) or _some("its fields", tuple(fields)),
+        )
+    missing = [f for f in fields if f not in value]
+    if missing:
+        run.bag.error(f"the record {type_} needs a value for {', '.join(missing)}", where)
+    if extra or missing:
+        return None
+    return {str(k): convert(run, v, fields[str(k)], span_of(v) or where) for k, v in value.items()}
 
 
 def plain(run: ScenarioRun, value: Any, where: Span) -> Any:

@@ -65,6 +65,8 @@ class Simulation:
     winning_scores: list[int] = field(factory=list)
     shared_first: int = 0
     seconds: float = 0.0
+    #: games read back from the results file (--resume), not played in this run
+    resumed: int = 0
     records: list[GameRecord] = field(factory=list)
 
     @property
@@ -73,7 +75,9 @@ class Simulation:
 
     @property
     def games_per_second(self) -> float:
-        return self.games / self.seconds if self.seconds > 0 else 0.0
+        """The speed of this run: the games it played (not those read back) per second."""
+        played = self.games - self.resumed
+        return played / self.seconds if self.seconds > 0 else 0.0
 
     def seat_results(self) -> list[SeatResult]:
         """Per seat: wins (shared wins as 1/k), win rate with its Wilson interval, mean score."""
@@ -134,7 +138,11 @@ class Simulation:
             "balance": None if balance is None else balance[0],
             "largest_gap": None if balance is None else 1.0 - balance[0],
             "largest_gap_seats": None if balance is None else [f"P{balance[1] + 1}", f"P{balance[2] + 1}"],
-            "timing": {"seconds": self.seconds, "games_per_second": self.games_per_second},
+            "timing": {
+                "seconds": self.seconds,
+                "games_per_second": self.games_per_second,
+                "resumed": self.resumed,
+            },
         }
 
 
@@ -145,7 +153,7 @@ def simulate(
     seed: int = 0,
     bot: str = "random",
     max_actions: int = 10_000,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
     *,
     workers: int = 1,
     executor: str = "local",
@@ -157,7 +165,8 @@ def simulate(
     (``bot`` is a ``--bots`` value).
 
     A game that has not ended after ``max_actions`` actions is cut off and left out of the
-    wins, scores and lengths.  ``progress(done, games)`` is called after each game.  The
+    wins, scores and lengths.  ``progress(done, games, resumed)`` is called after each game
+    (``resumed``: how many of those were read back from ``db``, not played).  The
     games run as :func:`rulekit.tools.runner.play_all` says (``workers`` processes, or
     Ray; stored in ``db``, resumed with ``resume``); the figures do not depend on how.
     """
@@ -167,13 +176,14 @@ def simulate(
         GameTask(config.ruleset, tuple(config.modules), tuple(config.variants), n, s, bot, max_actions)
         for s in seeds
     ]
-    done = 0
+    done = resumed = 0
 
-    def step(_: GameRecord) -> None:
-        nonlocal done
+    def step(_: GameRecord, stored: bool) -> None:
+        nonlocal done, resumed
         done += 1
+        resumed += stored
         if progress is not None:
-            progress(done, games)
+            progress(done, games, resumed)
 
     start = time.perf_counter()
     records = play_all(
@@ -188,6 +198,7 @@ def simulate(
     )
     result = summarize(config, game.program.fingerprint, n, seeds, bot, max_actions, records)
     result.seconds = time.perf_counter() - start
+    result.resumed = resumed
     return result
 
 

@@ -157,8 +157,17 @@ def _timing(sims: Sequence[Simulation], labels: Sequence[str]) -> str:
     parts = []
     for label, sim in zip(labels, sims, strict=True):
         name = f"{label}: " if label else ""
-        parts.append(f"{name}{sim.games_per_second:,.1f} games/s ({sim.seconds:.2f}s)")
+        stored = f", {sim.resumed} read back from --db" if sim.resumed else ""
+        parts.append(f"{name}{rate(sim.games_per_second)} games/s ({sim.seconds:.2f}s{stored})")
     return "speed: " + ", ".join(parts)
+
+
+def rate(per_second: float) -> str:
+    """A speed readable at any scale: ``5,217.0``, ``3.5``, ``0.019`` (never a bare 0.0 for
+    games that take minutes each)."""
+    if per_second >= 1 or per_second == 0:
+        return f"{per_second:,.1f}"
+    return f"{per_second:.2g}"
 
 
 def _table(rows: list[list[str]]) -> list[str]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from rulekit.compiler.program import CompiledInvariant, Program
@@ -78,7 +79,8 @@ class Checker(EngineChecks):
         if self.focus_properties:
             pass
         elif self.focus:
-            self.check_invariants(state, self.focus)
+            with coverage_off(state):
+                self.check_invariants(state, self.focus)
         else:
             self.check_state(state)
         return state
@@ -109,7 +111,8 @@ class Checker(EngineChecks):
             self.check_invariants(state, self.focus)
             return
         heavy = self.full or (len(self.history) + 1) % HEAVY_EVERY == 0
-        self.check_rejections(state)
+        with coverage_off(state):
+            self.check_rejections(state)
         before = snapshot(state.fields, deep=heavy)
         legal_before = list(state.legal_actions())
         twin = state.clone()
@@ -132,14 +135,16 @@ class Checker(EngineChecks):
             self.check_clone_reverse(state)
         self.check_state(state, heavy=heavy)
         if before_fields is not None:
-            self.check_properties(before_fields, state, action, player)
+            with coverage_off(state):
+                self.check_properties(before_fields, state, action, player)
 
     def finish(self, state: State) -> None:
         """Checks at the end of a game (or where it stopped at the action limit)."""
         if not self.full and not self.focus:
-            self.check_heavy(state)
-            if self.history:
-                self.check_replay(state)
+            with coverage_off(state):
+                self.check_heavy(state)
+                if self.history:
+                    self.check_replay(state)
 
     # -- the checks
     def check_state(self, state: State, *, heavy: bool = True) -> None:
@@ -147,12 +152,13 @@ class Checker(EngineChecks):
         (exact JSON round trip, value types, whole views) every HEAVY_EVERY actions and
         at the end of each game; the replay at the end of each game; all of them after
         every action in ``full`` mode."""
-        self.check_invariants(state)
-        self.check_views(state, whole=False)
-        if heavy:
-            self.check_heavy(state)
+        with coverage_off(state):
+            self.check_invariants(state)
+            self.check_views(state, whole=False)
+            if heavy:
+                self.check_heavy(state)
         if state.is_terminal():
-            self.check_terminal(state)
+            self.check_terminal(state)  # the scores are the game's rules: their coverage counts
 
     def check_heavy(self, state: State) -> None:
         self.check_values(state)
@@ -246,3 +252,16 @@ class Checker(EngineChecks):
             f"the game has not ended after {limit} actions (round and phase counters, end conditions?)",
             state=state,
         )
+
+
+@contextmanager
+def coverage_off(state: State) -> Iterator[None]:
+    """While invariants, properties, views, rejections and replays are checked (and bots think
+    ahead), the rules they run do not count as coverage: it is of the game's own play."""
+    runtime = state.game.runtime
+    branch, fired = runtime.branch, runtime.fired
+    runtime.branch = runtime.fired = None
+    try:
+        yield
+    finally:
+        runtime.branch, runtime.fired = branch, fired

@@ -321,6 +321,9 @@ def _run_one(options: VerifyOptions, say: Callable[[str], None]) -> int:
         )
     print(f"  {result.stats.summary()}")
     if result.coverage is not None:
+        if result.counterexample is not None:
+            games = result.stats.games
+            print(f"(coverage of the {games} game{'' if games == 1 else 's'} played until the violation)")
         print(result.coverage.report())
     return 0 if result.ok else 1
 

@@ -10,14 +10,14 @@ or changed:
   ``scoring.end_when``: each is wrapped so that its outcomes are counted, and
   the report lists those that were never evaluated, never true or never false.
 
-* ``if`` statements in effects (actions, triggers, the set-up and the flow's
-  ``do`` steps): the generated code reports each branch taken to the runtime's
-  ``branch`` hook, which only verify sets (None otherwise: one test per branch);
+* ``if`` statements in effects (actions, triggers, the set-up, the flow's ``do``
+  steps and procedures) and conditional expressions (``a if c else b``) wherever
+  the game's rules use them (functions, requirements, costs, parameters, scoring):
+  the generated code reports each branch taken to the runtime's ``branch`` hook,
+  which only verify sets (None otherwise: one test per branch or conditional);
   the report lists the branches never taken (the implicit "none taken" of an
-  ``if`` without ``else`` included).
-
-Conditional expressions (``a if c else b``, e.g. in function bodies) are not
-covered.
+  ``if`` without ``else`` included). Invariants, properties, bot weights and views
+  are not the game's rules: their conditionals are not counted.
 """
 
 from __future__ import annotations
@@ -59,12 +59,21 @@ class Coverage:
     #: How many things (an action or trigger firing, a condition being true or false) happened
     #: for the first time; the exploration watches it to keep games that reached something new.
     novel: int = 0
-    #: ``if`` statements of the effects, by span: how often each branch was taken.
+    #: ``if`` statements and conditional expressions of the rules, by span: how often each
+    #: branch was taken (a conditional has two: its condition true, false).
     branches: dict[Span, list[int]] = field(factory=dict)
+    #: The spans of the conditional expressions among ``branches``.
+    conditionals: set[Span] = field(factory=set)
+    #: For conditions never true: how close a game came, ``(distance, text)`` (closeness.py).
+    closest: dict[str, tuple[int, str]] = field(factory=dict)
 
     def __attrs_post_init__(self) -> None:
-        for node in if_statements(self.program):
-            self.branches.setdefault(node.span, [0] * (len(node.branches) + 1))
+        for node in branching_nodes(self.program):
+            if isinstance(node, ast.If):
+                self.branches.setdefault(node.span, [0] * (len(node.branches) + 1))
+            else:
+                self.branches.setdefault(node.span, [0, 0])
+                self.conditionals.add(node.span)
 
     # ---------------------------------------------------------- instrument
     def instrument(self) -> Program:
@@ -86,7 +95,8 @@ class Coverage:
                 )
                 for i, req in enumerate(action.requires)
             )
-            actions[name] = attrs.evolve(action, requires=requires)
+            # listed through the wrapped requirements: the planned enumerator checks them inline
+            actions[name] = attrs.evolve(action, requires=requires, enumerate=None)
         triggers = []
         for trigger in program.triggers:
             condition = trigger.condition
@@ -145,22 +155,26 @@ class Coverage:
         self.fired[what] = count + 1
 
     def branch(self, span: Span, index: int) -> None:
-        """The runtime's ``branch`` hook: branch ``index`` of the ``if`` at ``span`` was taken."""
-        counts = self.branches.setdefault(span, [])
-        while len(counts) <= index:
-            counts.append(0)
+        """The runtime's ``branch`` hook: branch ``index`` of the ``if`` statement or conditional
+        expression at ``span`` was taken (those of invariants, properties, views: ignored)."""
+        counts = self.branches.get(span)
+        if counts is None or index >= len(counts):
+            return
         if not counts[index]:
             self.novel += 1
         counts[index] += 1
 
     def never_taken(self) -> list[tuple[str, Span | None]]:
-        """``if`` branches never taken (of the statements that were reached or not)."""
+        """Branches of ``if`` statements and conditional expressions never taken (reached or not)."""
         result: list[tuple[str, Span | None]] = []
         for span, counts in self.branches.items():
             last = len(counts) - 1
             for index, count in enumerate(counts):
                 if not count:
-                    if index == last:
+                    if span in self.conditionals:
+                        part = "'if' value (its condition true)" if index == 0 else "'else' value"
+                        name = f"conditional expression 'a if c else b': its {part} was never taken"
+                    elif index == last:
                         name = "'if' statement: its else (without one: no branch) was never taken"
                     else:
                         kind = "if" if index == 0 else "elif"
@@ -187,15 +201,20 @@ class Coverage:
         fired_actions = sum(1 for name in self.program.actions if f"action:{name}" in self.fired)
         fired_triggers = sum(1 for t in self.program.triggers if f"trigger:{t.decl.name}" in self.fired)
         never_evaluated = [c for c in self.conditions.values() if c.true == 0 and c.false == 0]
-        never_true = [c for c in self.conditions.values() if c.true == 0 and c.false > 0]
+        never_true = [(k, c) for k, c in self.conditions.items() if c.true == 0 and c.false > 0]
         never_false = [c for c in self.conditions.values() if c.false == 0 and c.true > 0]
         both = len(self.conditions) - len(never_evaluated) - len(never_true) - len(never_false)
+
+        def closest(key: str) -> str:
+            found = self.closest.get(key)
+            return f"; closest: {found[1]}" if found else ""
+
         branches = sum(len(c) for c in self.branches.values())
         taken = sum(1 for c in self.branches.values() for n in c if n)
         lines = [
             f"coverage: {fired_actions}/{actions} actions and {fired_triggers}/{triggers} triggers fired; "
             f"{both}/{len(self.conditions)} conditions were both true and false; "
-            f"{taken}/{branches} if branches taken"
+            f"{taken}/{branches} branches taken"
         ]
 
         def section(title: str, items: list[tuple[str, Span | None]]) -> None:
@@ -207,39 +226,61 @@ class Coverage:
 
         section("never fired", self.never_fired())
         section("never evaluated", [(c.what, c.span) for c in never_evaluated])
-        section("never true", [(f"{c.what} (false {c.false}x)", c.span) for c in never_true])
+        section("never true", [(f"{c.what} (false {c.false}x{closest(k)})", c.span) for k, c in never_true])
         section("never false", [(f"{c.what} (true {c.true}x)", c.span) for c in never_false])
-        section("if branches never taken", self.never_taken())
+        section("branches never taken", self.never_taken())
         if len(lines) == 1:
             lines.append("  every action, trigger and condition was reached both ways")
         return "\n".join(lines)
 
 
-def if_statements(program: Program) -> list[ast.If]:
-    """The ``if`` statements of the code games run: actions, triggers, set-up and flow."""
+def branching_nodes(program: Program) -> list[ast.If | ast.Conditional]:
+    """The ``if`` statements and conditional expressions of the code games run: actions (not
+    their ``ensures``), triggers, set-up, flow, procedures, scoring, and the functions these
+    call, directly or through other functions (not those only views, invariants or bot
+    weights call)."""
     rules = program.rules
-    found: list[ast.If] = []
-    roots: list[Any] = [*rules.actions.values(), *rules.triggers.values(), rules.setup, *rules.flow]
+    roots: list[Any] = [
+        *(attrs.evolve(action, ensures=()) for action in rules.actions.values()),
+        *rules.triggers.values(),
+        rules.setup,
+        *rules.flow,
+        *rules.procedures.values(),
+        rules.scoring,
+    ]
+    nodes = _nodes(roots)
+    called = [node.function for node in nodes if isinstance(node, ast.Call)]
+    seen: set[str] = set()
+    while called:
+        name = called.pop()
+        function = rules.functions.get(name)
+        if function is None or name in seen:
+            continue
+        seen.add(name)
+        found = _nodes(function)
+        nodes.extend(found)
+        called.extend(node.function for node in found if isinstance(node, ast.Call))
+    return [node for node in nodes if isinstance(node, (ast.If, ast.Conditional))]
+
+
+def _nodes(root: Any) -> list[Any]:
+    """The AST nodes below ``root`` (each object once)."""
+    found: list[Any] = []
     seen: set[int] = set()
-
-    def walk(value: Any) -> None:
+    stack = [root]
+    while stack:
+        value = stack.pop()
         if isinstance(value, (str, int, float, bool)) or value is None or id(value) in seen:
-            return
+            continue
         seen.add(id(value))
-        if isinstance(value, ast.If):
-            found.append(value)
         if isinstance(value, (tuple, list)):
-            for item in value:
-                walk(item)
+            stack.extend(value)
         elif isinstance(value, dict):
-            for item in value.values():
-                walk(item)
+            stack.extend(value.values())
         elif attrs.has(type(value)):
-            for a in attrs.fields(type(value)):
-                walk(getattr(value, a.name))
-
-    for root in roots:
-        walk(root)
+            if type(value).__module__ == ast.__name__:
+                found.append(value)
+            stack.extend(getattr(value, a.name) for a in attrs.fields(type(value)))
     return found
 
 

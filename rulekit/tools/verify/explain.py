@@ -28,7 +28,7 @@ import attrs
 from rulekit.compiler.program import CompiledInvariant, Program
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
-from rulekit.dsl.printer import print_expr
+from rulekit.dsl.printer import loop_names, print_expr
 from rulekit.dsl.types import Type
 from rulekit.engine.game import State
 from rulekit.engine.values import format_value, to_json
@@ -212,7 +212,7 @@ def _explain(
         return
     if isinstance(expr, ast.Aggregate) and expr.function == "all":
         comp = expr.comprehension
-        loop_vars = [name for name, _ in comp.loops]
+        loop_vars = [name for var, _ in comp.loops for name in loop_names(var)]
         negated: ast.Expr = ast.Unary("not", comp.element)
         if comp.condition is not None:
             negated = ast.Binary("and", comp.condition, negated)

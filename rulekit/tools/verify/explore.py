@@ -5,11 +5,18 @@ reproducible and its games can be split over worker processes. At every
 decision one legal action is drawn; how likely each one is depends on
 
 * the game's *plan* (swarm testing): most games disable a random subset of
-  action kinds (they become rare, never impossible) and some follow the
-  ruleset's ``bots.weights``, so games differ in kind, not only in luck;
+  action kinds (they become rare, never impossible), some follow the
+  ruleset's ``bots.weights``, and half draw an action *kind* before an instance
+  (so ending the turn is not crowded out by twenty-five ways to move a piece),
+  and half prefer *aliasing* actions, whose arguments all equal values the acting
+  player's or the turn's fields hold (a piece moved onto the very space the player
+  started her turn on, a ship sailed back to where it began: the coincidences that
+  rules forget), so games differ in kind, not only in luck;
 * coverage: an action kind that fired less often so far is preferred, and so is one seen
   writing a field that a requirement or trigger condition never true so far reads (it may
-  make that condition true);
+  make that condition true); a game that came closer than any before to making such a
+  condition true (closeness.py: the distance of its comparisons) is kept like one that
+  reached something new;
 * a floor: every legal action keeps at least ``FLOOR / len(legal)`` of the
   probability, whatever its weight (a weight of 0 only makes it rare).
 
@@ -33,7 +40,8 @@ from rulekit.engine.game import Action, State
 from rulekit.errors import RulesetError, UsageError
 from rulekit.load import load_program
 from rulekit.tools.bots import Bot, make_bot
-from rulekit.tools.verify.checker import Checker
+from rulekit.tools.verify.checker import Checker, coverage_off
+from rulekit.tools.verify.closeness import Closeness
 from rulekit.tools.verify.coverage import Coverage
 from rulekit.tools.verify.failures import PropertyFailure
 from rulekit.tools.verify.options import MAX_SEED, VerifyOptions
@@ -55,6 +63,11 @@ BOT_SHARE = 1 / 3
 FEEDS = 3.0
 #: The fields each action kind writes are sampled every this many actions.
 WRITES_EVERY = 4
+#: Share of games that draw an action kind first, then one of its instances.
+BY_KIND = 0.5
+#: Share of games that prefer aliasing actions, and how much likelier those are.
+ALIASING = 0.5
+ALIAS = 4.0
 
 
 @define
@@ -64,6 +77,10 @@ class Plan:
     weighted: bool = False
     disabled: frozenset[str] = frozenset()
     bot: Any = None  # a tools/bots.py bot choosing this game's actions (with the floor kept)
+    #: Draw a kind first: each action's weight is shared among the legal actions of its kind.
+    by_kind: bool = False
+    #: Prefer actions whose arguments all equal values of the actor's or the turn's fields.
+    aliasing: bool = False
 
 
 @define
@@ -91,6 +108,11 @@ class Explorer:
     #: Action kinds that write what a condition never true so far reads (recomputed per game).
     feeders: frozenset[str] = frozenset()
     _reads: dict[int, frozenset[str]] = field(factory=dict)
+    closeness: Closeness | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.coverage is not None:
+            self.closeness = Closeness(self.coverage.program, self.coverage)
 
     def run(self, games: range, stop: Callable[[], bool] = lambda: False) -> PropertyFailure | None:
         """Play ``games`` (their numbers); the first failure, or ``None``."""
@@ -138,7 +160,8 @@ class Explorer:
             else:
                 prefix = []
                 action = legal[0] if len(legal) == 1 else self.choose(rng, state, legal, plan)
-            if self.coverage is not None and index % WRITES_EVERY == 0:
+            sample = self.coverage is not None and index % WRITES_EVERY == 0
+            if sample:
                 before = dict(state.fields)
                 checker.step(state, action)
                 self._note_writes(action.name, before, state.fields)
@@ -147,12 +170,16 @@ class Explorer:
             played.append(action)
             if self.coverage is not None and self.coverage.novel != novel:
                 novel, novel_at = self.coverage.novel, len(played)
+            if sample and self.closeness is not None and self.closeness.sample(state):
+                novel_at = len(played)  # closer to a condition never true: resume from here
             self.progress()
         else:
             if not state.is_terminal() and self.options.must_end:
                 checker.finish(state)
                 raise checker.unfinished(state, self.options.max_actions)
         checker.finish(state)
+        if state.is_terminal():
+            self.checker.stats.longest = max(self.checker.stats.longest, len(played))
         self.progress()
         if novel_at:
             self.corpus.append(Entry(players, game_seed, played[:novel_at]))
@@ -161,16 +188,30 @@ class Explorer:
     def choose(self, rng: random.Random, state: State, legal: list[Action], plan: Plan) -> Action:
         """Draw one of several legal actions (see the module's docstring)."""
         if plan.bot is not None and rng.random() >= FLOOR:
-            return plan.bot.choose(state)
+            with coverage_off(state):
+                return plan.bot.choose(state)
         fired = self.coverage.fired if self.coverage is not None else {}
+        kinds: dict[str, int] = {}
+        if plan.by_kind:
+            for action in legal:
+                kinds[action.name] = kinds.get(action.name, 0) + 1
+        held = held_values(state) if plan.aliasing else frozenset()
         weights = []
         for action in legal:
-            weight = float(state.action_weight(action)) if plan.weighted else 1.0
+            if plan.weighted:
+                with coverage_off(state):
+                    weight = float(state.action_weight(action))
+            else:
+                weight = 1.0
+            if held and action.args and all(is_held(arg, held) for arg in action.args):
+                weight *= ALIAS
             if action.name in plan.disabled:
                 weight *= DISABLED
             weight *= 1.0 + NOVELTY / (1 + fired.get(f"action:{action.name}", 0))
             if action.name in self.feeders:
                 weight *= FEEDS
+            if plan.by_kind:
+                weight /= kinds[action.name]
             weights.append(weight)
         total = sum(weights)
         share = FLOOR / len(legal)
@@ -203,6 +244,27 @@ class Explorer:
         return frozenset(name for name, written in self.writes.items() if written & reads)
 
 
+def held_values(state: State) -> frozenset[Any]:
+    """The values the deciding player's fields and the turn's fields hold now (not ``none``,
+    booleans or 0, which every record is full of)."""
+    me = state.current_player()
+    found = set()
+    for (owner, _), value in state.fields.items():
+        if (owner == me or owner == "turn") and is_held(value, None):
+            found.add(value)
+    return frozenset(found)
+
+
+def is_held(value: Any, held: frozenset[Any] | None) -> bool:
+    """``value`` could alias a field (``held`` None), or is among ``held``."""
+    if value is None or isinstance(value, bool) or value == 0:
+        return False
+    try:
+        return held is None or value in held
+    except TypeError:  # unhashable: not a value to alias
+        return False
+
+
 def make_explorer_bot(spec: str, seed: int) -> Bot:
     """A bot from one seat of a ``--bots`` specification (heuristic and MCTS bots with their
     settings, or a random kind), seeded."""
@@ -211,14 +273,20 @@ def make_explorer_bot(spec: str, seed: int) -> Bot:
 
 def _plan(rng: random.Random, program: Program, *, weighted: bool) -> Plan:
     """A game's plan: with the ruleset's bot weights in half the games (always with
-    ``weighted``), and in two thirds of the games with each action kind disabled with
-    probability one half (swarm testing)."""
+    ``weighted``), in two thirds of the games with each action kind disabled with
+    probability one half (swarm testing), in half of them drawing a kind first and in
+    half preferring aliasing actions."""
     has_weights = bool(program.rules.bot_weights)
     use_weights = has_weights and (weighted or rng.random() < 0.5)
     disabled: frozenset[str] = frozenset()
     if rng.random() < 2 / 3:
         disabled = frozenset(name for name in sorted(program.actions) if rng.random() < 0.5)
-    return Plan(weighted=use_weights, disabled=disabled)
+    return Plan(
+        weighted=use_weights,
+        disabled=disabled,
+        by_kind=rng.random() < BY_KIND,
+        aliasing=rng.random() < ALIASING,
+    )
 
 
 def player_counts(options: VerifyOptions) -> tuple[Program, list[int]]:

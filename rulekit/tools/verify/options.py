@@ -58,6 +58,9 @@ class Stats:
     found_after_games: int | None = None
     found_after_seconds: float = 0.0
     shrink_seconds: float = 0.0
+    #: Actions of the longest game that ended (a game running much longer than the others
+    #: shows a phase or round that does not end, even below ``max_actions``).
+    longest: int = 0
 
     def per_minute(self, count: int) -> float:
         return count * 60.0 / self.seconds if self.seconds > 0 else 0.0
@@ -69,6 +72,8 @@ class Stats:
             f"({self.per_minute(self.games):,.0f} games/min, "
             f"{self.per_minute(self.actions):,.0f} actions/min)"
         )
+        if self.longest:
+            text += f"; the longest game that ended took {self.longest} actions"
         if self.found_after_games is not None:
             text += (
                 f"; the first violation came in game {self.found_after_games} after "

@@ -10,7 +10,9 @@ somewhere in between. New games are played instead, cut off before the best leng
   are made rare (each game draws a kind first, a relevant one several times as likely, then
   an instance, so a kind with many instances does not crowd out the others);
 * fewer players are preferred, and in some games the actions that end a turn (a hurried game
-  reaches later rounds and phases, a payday, in fewer actions);
+  reaches later rounds and phases, a payday, in fewer actions); half the games prefer, among
+  the instances of a kind, those whose arguments all alias values of the actor's or the
+  turn's fields (the pirate moved onto the very space the player started from);
 * *value guidance*: a game prefix that takes a field the check reads to a new extreme (the
   smallest or largest value of a number, or length of a list, seen so far -- or the same
   extreme in fewer actions) is kept, and later games replay it and go on from there. So the
@@ -30,6 +32,7 @@ from typing import Any
 from attrs import define, field
 
 from rulekit.engine.game import Action, State
+from rulekit.tools.verify.explore import ALIAS, held_values, is_held
 from rulekit.tools.verify.failures import PropertyFailure
 from rulekit.tools.verify.options import MAX_SEED
 from rulekit.tools.verify.relevance import measure
@@ -108,6 +111,7 @@ class TargetedSearch:
             seed = rng.randrange(MAX_SEED)
         weight = rng.choice(RELEVANCE_WEIGHTS) if self.relevant else 1.0
         hurry = rng.choice(HURRY)
+        aliasing = rng.random() < 0.5
         checker = self.checker
         played: list[Action] = []
         try:
@@ -121,7 +125,8 @@ class TargetedSearch:
                     action = prefix[index]
                 else:
                     prefix = []
-                    action = pick(rng, legal, self.relevant, weight, self.away, self._ends_turn, hurry)
+                    held = held_values(state) if aliasing else frozenset()
+                    action = pick(rng, legal, self.relevant, weight, self.away, self._ends_turn, hurry, held)
                 checker.step(state, action)
                 played.append(action)
                 if watched and self._new_extreme(state, watched, len(played)):
@@ -164,10 +169,12 @@ def pick(
     away: frozenset[str] = frozenset(),
     ends_turn: frozenset[str] = frozenset(),
     hurry: float = 1.0,
+    held: frozenset[Any] = frozenset(),
 ) -> Action:
     """One of ``legal``: an action kind first (a relevant kind up to ``weight`` times as
     likely, in proportion to its share in ``relevant``; one leading ``away`` from the failure
-    ``AWAY`` times; another that ends the turn ``hurry`` times), then one of its instances."""
+    ``AWAY`` times; another that ends the turn ``hurry`` times), then one of its instances
+    (one whose arguments are all among ``held`` ``ALIAS`` times as likely)."""
     if len(legal) == 1:
         return legal[0]
     kinds: dict[str, list[Action]] = {}
@@ -185,4 +192,7 @@ def pick(
         for name in names
     ]
     chosen = kinds[rng.choices(names, weights)[0]]
+    if held and len(chosen) > 1:
+        aliased = [ALIAS if a.args and all(is_held(x, held) for x in a.args) else 1.0 for a in chosen]
+        return rng.choices(chosen, aliased)[0]
     return chosen[rng.randrange(len(chosen))]

@@ -48,10 +48,11 @@ def _share(options: VerifyOptions, index: int, workers: int) -> dict[str, Any]:
             _STOP.set()
         found = (failure.key, failure.players, failure.seed, [text for _, text in failure.history])
     return {
-        "stats": (stats.games, stats.actions, stats.invariant_checks, stats.property_checks),
+        "stats": (stats.games, stats.actions, stats.invariant_checks, stats.property_checks, stats.longest),
         "fired": dict(coverage.fired) if coverage else {},
         "conditions": {k: (c.true, c.false) for k, c in coverage.conditions.items()} if coverage else {},
         "branches": list(coverage.branches.items()) if coverage else [],
+        "closest": dict(coverage.closest) if coverage else {},
         "failure": found,
     }
 
@@ -68,7 +69,8 @@ def explore_in_workers(
         results = [share.result() for share in shares]
     found = None
     for result in results:
-        games, actions, invariant_checks, property_checks = result["stats"]
+        games, actions, invariant_checks, property_checks, longest = result["stats"]
+        stats.longest = max(stats.longest, longest)
         stats.games += games
         stats.actions += actions
         stats.invariant_checks += invariant_checks
@@ -81,6 +83,10 @@ def explore_in_workers(
                 if condition is not None:
                     condition.true += true
                     condition.false += false
+            for key, found in result["closest"].items():
+                best = coverage.closest.get(key)
+                if best is None or found[0] < best[0]:
+                    coverage.closest[key] = found
             for span, counts in result["branches"]:
                 for index, count in enumerate(counts):
                     if count:

@@ -20,6 +20,9 @@ _EXPECTED = {
 
 _COMPILED: dict[int, tuple[Program, CompiledView | None]] = {}
 
+#: Names every view expression sees besides the rules' own, passed first by the drawer.
+VIEW_NAMES: tuple[tuple[str, Type], ...] = (("game_over", t.BOOL),)
+
 
 def compile_view(program: Program) -> CompiledView | None:
     """Check and compile the ruleset's view (cached per program); None if it has none.
@@ -51,7 +54,7 @@ def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
         source = a.source
         origin = source.origin if isinstance(source, LocStr) else None
         try:
-            fn, type_ = program.compile_expression(str(source), origin, params=params)
+            fn, type_ = program.compile_expression(str(source), origin, params=[*VIEW_NAMES, *params])
         except RulekitError as error:
             bag.extend(error.diagnostics)
             return None

@@ -49,6 +49,7 @@ class _Drawer:
         self.F = masked_fields(state, seat)
         self.R = state.game.runtime
         self.me = seat
+        self.over = state.is_terminal()  # the view's name game_over (compilation.VIEW_NAMES)
         self.shapes: list[Shape] = []
         self.errors: list[str] = []
         decl = view.decl
@@ -61,7 +62,7 @@ class _Drawer:
             return default
         if attr.fn is None:
             return attr.constant
-        return attr.fn(self.F, self.R, self.me, *args)
+        return attr.fn(self.F, self.R, self.me, self.over, *args)
 
     def colour_text(self, text: str) -> str:
         return self.palette.get(text, text)
