@@ -202,3 +202,18 @@ def test_ctrl_c_at_the_human_prompt_keeps_the_log_of_the_actions_so_far(run: Run
     status, out, err = run("replay", str(log))
     assert status == 0, err
     assert "replayed 2 actions" in out
+
+
+def test_a_log_header_with_a_player_count_the_rules_do_not_allow_is_refused_at_its_line(
+    run: Run, tmp_path: Path
+) -> None:
+    """Found by the fuzz campaign: ``"players": 21`` in a tic-tac-toe log was an error without a position."""
+    log = tmp_path / "game.jsonl"
+    run("play", "tic_tac_toe", "--quiet", "--log", str(log))
+    lines = log.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["players"] = 21
+    log.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    status, _, err = run("replay", str(log))
+    assert_refused(status, err)
+    assert f"{log}:1:1: error: Tic-tac-toe is for 2-2 players, not 21" in err

@@ -70,6 +70,13 @@ def load_game_for(
         )
 
     program = load_program(where, modules, variants, players=players, before_compile=same_rules)
+    rules = program.rules
+    if not rules.min_players <= players <= rules.max_players:  # at the header, like its other fields
+        raise ReplayError(
+            Diagnostic(
+                f"{rules.title} is for {rules.min_players}-{rules.max_players} players, not {players}", head
+            )
+        )
     return Game(program, players)
 
 
