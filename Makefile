@@ -25,7 +25,7 @@ test: $(STAMP)
 
 ## test-slow: the long runs (verify sweeps, fuzzing, all combinations); CI runs them as a second step
 test-slow: $(STAMP)
-	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m slow
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m slow -n auto
 
 lint: $(STAMP)
 	$(BIN)/ruff check rulekit tests

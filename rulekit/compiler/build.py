@@ -278,12 +278,6 @@ class _Compiler(FlowBuilder):
                     what=f"the initial value of {scope}.{name}",
                 )
                 field_inits.append((scope, name, fname))
-        if rules.money is not None and rules.money not in rules.fields["player"]:
-            self.bag.error(
-                f"money field '{rules.money}' is not a player field",
-                None,
-                hint=did_you_mean(rules.money, rules.fields["player"]),
-            )
         self._action_param_types: dict[str, list[tuple[str, Type]]] = {}
         action_parts = {}
         for name, decl in rules.actions.items():

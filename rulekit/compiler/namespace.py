@@ -79,7 +79,8 @@ def compiled_code(source: str, filename: str, rules: m.RulesModel) -> Any:
 
 
 def marked_span(lines: list[str], lineno: int, spans: list[Span | None]) -> Span | None:
-    """The span named by the marker on generated line ``lineno`` or the closest line above."""
+    """The span named by the marker on generated line ``lineno`` or the closest line above; on a
+    function's entry (the step charge before its first statement), its first marked line below."""
     pattern = re.compile("  " + re.escape(SPAN_MARK) + r"(\d+)$")
     for index in range(min(lineno, len(lines)) - 1, -1, -1):
         text = lines[index]
@@ -87,5 +88,11 @@ def marked_span(lines: list[str], lineno: int, spans: list[Span | None]) -> Span
         if match:
             return spans[int(match.group(1))]
         if text.startswith("def "):
+            break
+    for text in lines[lineno : lineno + 50]:
+        if text.startswith("def "):
             return None
+        match = pattern.search(text)
+        if match:
+            return spans[int(match.group(1))]
     return None

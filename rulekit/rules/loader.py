@@ -97,6 +97,14 @@ class _Builder:
         self.item_values(kinds)
         actions = self.actions()
         display = root.get("display")
+        fields = self.state(kinds)
+        money = root.get("money")
+        if money is not None and money not in fields["player"]:
+            self.bag.error(
+                f"money field '{money}' is not a player field",
+                root.where("money"),
+                hint=did_you_mean(str(money), fields["player"]) or "name an int field of state.player",
+            )
         return m.RulesModel(
             name=str(root.get("ruleset") or "ruleset"),
             title=str(root.get("title") or root.get("ruleset") or "ruleset"),
@@ -105,7 +113,7 @@ class _Builder:
             max_players=high,
             constants=self.constants(),
             kinds=kinds,
-            fields=self.state(kinds),
+            fields=fields,
             functions=self.functions(),
             procedures=self.procedures(),
             records=self.records(kinds),
@@ -117,7 +125,7 @@ class _Builder:
             setup=root.get("setup"),
             flow=self.steps(root.get("flow", [])),
             scoring=self.scoring(),
-            money=root.get("money"),
+            money=money,
             display=dict(display) if isinstance(display, dict) else {},
             bot_weights=self.bot_weights(actions),
             properties=self.properties(),

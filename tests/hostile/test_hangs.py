@@ -265,3 +265,16 @@ def test_a_flow_that_never_asks_anyone_is_a_located_error(run: Run, ruleset: Cal
     status, _, err = run("play", str(rules), "--quiet")
     assert_refused(status, err)
     assert "ruleset.yaml:15:11: error: the flow runs without ever asking a player to decide" in err
+
+
+def test_a_flow_step_that_runs_out_of_the_budget_before_the_first_turn_points_at_the_step(
+    run: Run, ruleset: Callable[[str], Path]
+) -> None:
+    """Flow ``do:`` steps looping before anyone decides stop at the step budget; the error names
+    the ``do:`` (the budget is charged on entering its block, before its first statement)."""
+    rules = ruleset("")
+    _replace(rules, "        - turn: player_at(1)\n", "        - do: game.n += 1\n")
+    _replace(rules, "times: 3", "times: 1000000000")
+    status, _, err = run("--limit", "max_steps=1000", "play", str(rules), "--quiet")
+    assert_refused(status, err)
+    assert "ruleset.yaml:14:15: error: setup failed: the rules ran more than 1000 steps" in err, err

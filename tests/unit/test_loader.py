@@ -71,6 +71,7 @@ def test_minimal_ruleset_loads(write_ruleset: Callable[..., Path]) -> None:
             "spaces.bound must be a whole number from 0 to 1000 (got -1)",
         ),
         (("flow:", "spaces: {bonud: 3}\nflow:"), 8, "unknown spaces key 'bonud'"),
+        (("flow:", "money: me\nflow:"), 8, "money field 'me' is not a player field"),
         (
             ("go: {ends_turn: true}", "go: {require: [{else: never}]}"),
             7,
