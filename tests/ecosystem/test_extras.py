@@ -40,7 +40,7 @@ def test_ci_installs_both_extras_and_runs_their_slow_tests_with_ci_set() -> None
     assert re.search(r"^make test$", run, re.MULTILINE) and re.search(r"^make test-slow$", run, re.MULTILINE)
     makefile = (root / "Makefile").read_text(encoding="utf-8")
     assert "pip install --quiet -e '.[dev,test]'" in makefile
-    assert re.search(r"^test-slow:.*\n\t.*pytest -q -m slow$", makefile, re.MULTILINE)
+    assert re.search(r"^test-slow:.*\n\t.*pytest -q -m slow( -n auto)?$", makefile, re.MULTILINE)
     extras = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     test_extra = " ".join(extras["optional-dependencies"]["test"])
     assert re.search(r"rulekit\[[^\]]*\bopenspiel\b", test_extra)
