@@ -12,7 +12,7 @@ somewhere in between. New games are played instead, cut off before the best leng
 * fewer players are preferred, and in some games the actions that end a turn (a hurried game
   reaches later rounds and phases, a payday, in fewer actions); half the games prefer, among
   the instances of a kind, those whose arguments all alias values of the actor's or the
-  turn's fields (the pirate moved onto the very space the player started from);
+  turn's fields (a piece moved onto the very space the player started from);
 * *value guidance*: a game prefix that takes a field the check reads to a new extreme (the
   smallest or largest value of a number, or length of a list, seen so far -- or the same
   extreme in fewer actions) is kept, and later games replay it and go on from there. So the
