@@ -227,7 +227,7 @@ def _merge_into(base: LocDict, extra: LocDict, bag: DiagnosticBag, *, allow_over
     """Add the named sections of ``extra`` to ``base``; duplicates are errors."""
     for section, value in extra.items():
         if section in NAMED_SECTIONS:
-            add_entries(base, section, value, bag)
+            add_entries(base, section, value, bag, extra.key_spans.get(section))
         elif section in SINGLE_SECTIONS:
             if section in base and not allow_override:
                 bag.error(
@@ -243,7 +243,7 @@ def apply_module(base: LocDict, module: ModuleSource, bag: DiagnosticBag) -> Non
     data = module.data
     for section in NAMED_SECTIONS:
         if section in data:
-            add_entries(base, section, data[section], bag)
+            add_entries(base, section, data[section], bag, data.key_spans.get(section))
     override = data.get("override")
     if override is not None:
         if not isinstance(override, LocDict):
@@ -252,7 +252,7 @@ def apply_module(base: LocDict, module: ModuleSource, bag: DiagnosticBag) -> Non
             for section, entries in override.items():
                 if not known_section(section, override, bag):
                     continue
-                override_entries(base, section, entries, bag)
+                override_entries(base, section, entries, bag, override.key_spans.get(section))
     extend = data.get("extend")
     if extend is not None:
         extend_entries(base, extend, bag)

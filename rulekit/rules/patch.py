@@ -56,16 +56,19 @@ def _section(base: LocDict, section: str, like: Any) -> LocDict:
     return current
 
 
-def add_entries(base: LocDict, section: str, entries: Any, bag: DiagnosticBag) -> None:
+def add_entries(
+    base: LocDict, section: str, entries: Any, bag: DiagnosticBag, where: Span | None = None
+) -> None:
     """Add new named entries to a section; an existing name is a conflict.
 
     ``components`` and ``state`` are two-level: adding items to an existing
-    component kind or fields to an existing state scope is allowed.
+    component kind or fields to an existing state scope is allowed.  ``where`` (the
+    section's key) locates a value that has no position of its own (a number, a flag).
     """
     if entries is None:
         return
     if not isinstance(entries, LocDict):
-        bag.error(f"section '{section}' must be a mapping of names", span_of(entries))
+        bag.error(f"section '{section}' must be a mapping of names", span_of(entries) or where)
         return
     target = _section(base, section, entries)
     if not isinstance(target, LocDict):  # the ruleset's own section is not a mapping
@@ -132,19 +135,23 @@ def _extend_component(existing: LocDict, entry: LocDict, bag: DiagnosticBag) -> 
             )
 
 
-def override_entries(base: LocDict, section: str, entries: Any, bag: DiagnosticBag) -> None:
-    """Replace existing entries by name; a name that does not exist is an error."""
+def override_entries(
+    base: LocDict, section: str, entries: Any, bag: DiagnosticBag, where: Span | None = None
+) -> None:
+    """Replace existing entries by name; a name that does not exist is an error.  ``where``
+    (the section's key) locates a value that has no position of its own."""
+    at = span_of(entries) or where
     if section in SINGLE_SECTIONS:
         if section not in base:
-            bag.error(f"cannot override '{section}': the ruleset has none", span_of(entries))
+            bag.error(f"cannot override '{section}': the ruleset has none", at)
         base[section] = wrap_scoring(base.get(section), entries) if section == "scoring" else entries
         return
     if not isinstance(entries, LocDict):
-        bag.error(f"override of '{section}' must be a mapping of names", span_of(entries))
+        bag.error(f"override of '{section}' must be a mapping of names", at)
         return
     target = base.get(section)
     if not isinstance(target, LocDict):
-        bag.error(f"cannot override '{section}': the ruleset has none", span_of(entries))
+        bag.error(f"cannot override '{section}': the ruleset has none", at)
         return
     for name, entry in entries.items():
         if name not in target:

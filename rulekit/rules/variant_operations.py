@@ -102,7 +102,7 @@ def _apply_replace(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) 
                 hint=f"use 'add' for new entries; '{section}' can only be replaced",
             )
             continue
-        override_entries(data, str(section), entries, bag)
+        override_entries(data, str(section), entries, bag, ops.key_spans.get(section))
         if section in SINGLE_SECTIONS:
             data.key_spans[section] = ops.key_spans.get(section)  # type: ignore[assignment]
 
@@ -156,4 +156,4 @@ def _apply_add(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) -> N
                 expected=NAMED_SECTIONS,
             )
             continue
-        add_entries(data, str(section), entries, bag)
+        add_entries(data, str(section), entries, bag, ops.key_spans.get(section))

@@ -85,7 +85,10 @@ def main(argv: list[str] | None = None) -> int:
             for outcome in outcomes:
                 commands += 1
                 statuses[outcome.status] += 1
-                unlocated += not outcome.located
+                if not outcome.located:
+                    unlocated += 1
+                    first = (outcome.err.strip().splitlines() or [""])[0][:200]
+                    print(f"without a position: {kind} seed {number // len(kinds)}: {first}", flush=True)
                 if outcome.internal:
                     print(f"internal error: {kind} seed {number // len(kinds)}", flush=True)
                     problems.append(

@@ -238,3 +238,21 @@ def test_an_end_expectation_of_the_wrong_shape_is_a_located_failure(
     assert status == 1, out + err
     assert "Traceback" not in out + err
     assert f"{scenario}:4:" in out, out
+
+
+@pytest.mark.parametrize("operation", ["replace", "add"])
+@pytest.mark.parametrize("value", ["3", "true", "[a, b]"])
+def test_a_section_that_is_not_a_mapping_is_located_at_its_key(
+    run: Run, tmp_path: Path, operation: str, value: str
+) -> None:
+    """A variant's (or module's) section given a number, a flag or a list: the error points at the
+    list, or at the section's key for a number or a flag, which carry no position of their own
+    (found by the fuzz campaign: an error without a position)."""
+    variant = tmp_path / "v.yaml"
+    variant.write_text(
+        f"variant: v\nruleset: tic_tac_toe\n{operation}:\n  invariants: {value}\n", encoding="utf-8"
+    )
+    status, _, err = run("check", "tic_tac_toe", "--variant", str(variant))
+    assert_refused(status, err)
+    column = 15 if value.startswith("[") else 3
+    assert f"v.yaml:4:{column}: error:" in err and "'invariants' must be a mapping of names" in err
