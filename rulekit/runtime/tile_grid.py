@@ -76,7 +76,7 @@ class Derived:
     those changes cannot affect (see :func:`_inherit`).
     """
 
-    __slots__ = ("edges", "facing", "fits", "frontier", "grid", "kind", "needs", "placements", "regions")
+    __slots__ = ("edges", "facing", "frontier", "grid", "kind", "masks", "needs", "placements", "regions")
 
     def __init__(self, grid: dict[Any, Any], kind: Any) -> None:
         self.grid = grid
@@ -85,8 +85,8 @@ class Derived:
         self.frontier: tuple[Cell, ...] | None = None
         self.regions: dict[Any, list[tuple[tuple[Cell, int], ...]]] = {}
         self.needs: dict[Any, tuple[Any, Any, Any, Any, bool] | None] = {}
-        #: Answers of tile_fits by cell, then by (edges, rotation, adjacent).
-        self.fits: dict[Any, dict[Any, bool]] = {}
+        #: Where a tile fits, by cell, then by printed edges: see :meth:`mask_at`.
+        self.masks: dict[Any, dict[Any, int]] = {}
         #: Answers of tile_facing by cell, then by label.
         self.facing: dict[Any, dict[Any, tuple[int, ...]]] = {}
         self.placements: dict[Any, tuple[tuple[Cell, int], ...]] = {}
@@ -127,6 +127,30 @@ class Derived:
         self.needs[cell] = found
         return found
 
+    def mask_at(self, cell: Cell, edges: Sequence[Any]) -> int:
+        """Where a tile printed with ``edges`` fits on ``cell``, as bits: bit ``r`` (0-3) set
+        when, turned ``r`` quarter turns, every edge it shares with a tile of ``kind`` matches
+        and the cell is empty; :data:`TOUCHING` set when such a tile touches the cell.
+        Raises :class:`RuleFailure` for edges that are not four labels, empty cell or not."""
+        rotations = [placed_edges(edges, r) for r in range(4)]
+        needs = self.needs_at(cell)
+        if needs is None:
+            return 0
+        north, east, south, west, touching = needs
+        mask = TOUCHING if touching else 0
+        for r, placed in enumerate(rotations):
+            if (
+                (north is ANYTHING or north == placed[0])
+                and (east is ANYTHING or east == placed[1])
+                and (south is ANYTHING or south == placed[2])
+                and (west is ANYTHING or west == placed[3])
+            ):
+                mask |= 1 << r
+        return mask
+
+
+#: The bit of :meth:`Derived.mask_at` telling that a tile of the kind touches the cell.
+TOUCHING = 16
 
 _DERIVED: dict[tuple[int, Any], Derived] = {}
 _DERIVED_LIMIT = 256
@@ -171,13 +195,21 @@ def _lookup(grid: dict[Any, Any], kind: Any) -> Derived:
 
 
 def _inherit(entry: Derived, parent: Derived) -> None:
-    """Give ``entry`` the per-cell answers of ``parent`` that still hold for its grid.
+    """Give ``entry`` the answers of ``parent`` that still hold for its grid.
 
-    A cell's placed edges depend on its own record; what a tile must show there (needs,
-    fits) and which neighbours face it (facing) on its own record and its four neighbours'.
     Records are compared by identity (grids are immutable values: an unchanged cell keeps
-    its record object; an equal but new record just counts as changed).  The per-cell
-    dictionaries are shared, not copied: an answer added later holds for both grids.
+    its record object; an equal but new record just counts as changed).  A changed cell
+    is one of three sorts:
+
+    * a tile of ``kind`` was or is there: its placed edges change, and with them what a
+      tile must show on its neighbours (needs, where tiles fit), which tiles face them
+      (facing), the frontier around it, the regions and the placements;
+    * it was emptied or filled by something else: only that cell's needs and fits, its
+      place in the frontier and the placements change;
+    * one record of another kind replaced another: nothing derived changes.
+
+    Answers that still hold are shared, not copied: an answer added later holds for both
+    grids.
     """
     grid, old = entry.grid, parent.grid
     changed = [cell for cell, record in grid.items() if old.get(cell, _GONE) is not record]
@@ -187,29 +219,50 @@ def _inherit(entry: Derived, parent: Derived) -> None:
         changed.extend(cell for cell in old if cell not in grid)
         if len(changed) > _INHERIT_LIMIT:
             return
+    kind = entry.kind
+    tiles: list[Any] = []
+    moved: list[Any] = []
+    for cell in changed:
+        before, after = old.get(cell, _GONE), grid.get(cell, _GONE)
+        if is_tile(before, kind) or is_tile(after, kind):
+            tiles.append(cell)
+        elif (before is _GONE) is not (after is _GONE):
+            moved.append(cell)
+    if not tiles:
+        entry.edges = parent.edges
+        entry.facing = parent.facing
+        entry.regions = parent.regions
+        if not moved:
+            entry.needs = parent.needs
+            entry.masks = parent.masks
+            entry.frontier = parent.frontier
+            entry.placements = parent.placements
+            return
     try:
-        near = set(changed)
-        for x, y in changed:
+        near = set(moved)
+        near.update(tiles)
+        for x, y in tiles:
             near.update(((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)))
+        if parent.frontier is not None:  # the frontier changes only among the cells near a change
+            frontier = set(parent.frontier)
+            frontier.difference_update(near)
+            for x, y in near:
+                if (x, y) not in grid and (
+                    is_tile(grid.get((x, y - 1)), kind)
+                    or is_tile(grid.get((x + 1, y)), kind)
+                    or is_tile(grid.get((x, y + 1)), kind)
+                    or is_tile(grid.get((x - 1, y)), kind)
+                ):
+                    frontier.add((x, y))
+            entry.frontier = tuple(sorted(frontier))
     except (TypeError, ValueError):  # cells that are not (x, y) pairs: nothing is inherited
+        entry.edges, entry.facing, entry.regions, entry.frontier = {}, {}, {}, None
         return
-    entry.edges = _without(parent.edges, changed)
+    if tiles:
+        entry.edges = _without(parent.edges, tiles)
+        entry.facing = _without(parent.facing, near)
     entry.needs = _without(parent.needs, near)
-    entry.fits = _without(parent.fits, near)
-    entry.facing = _without(parent.facing, near)
-    if parent.frontier is not None:  # the frontier changes only among the cells near a change
-        kind = entry.kind
-        frontier = set(parent.frontier)
-        frontier.difference_update(near)
-        for x, y in near:
-            if (x, y) not in grid and (
-                is_tile(grid.get((x, y - 1)), kind)
-                or is_tile(grid.get((x + 1, y)), kind)
-                or is_tile(grid.get((x, y + 1)), kind)
-                or is_tile(grid.get((x - 1, y)), kind)
-            ):
-                frontier.add((x, y))
-        entry.frontier = tuple(sorted(frontier))
+    entry.masks = _without(parent.masks, near)
 
 
 def _without(answers: dict[Any, _V], cells: Iterable[Any]) -> dict[Any, _V]:

@@ -34,9 +34,9 @@ from rulekit.dsl.types import ANY, ANY_LIST, BOOL, INT, MAP, TUPLE, list_of
 from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.registry import register
 from rulekit.runtime.tile_grid import (
-    ANYTHING,
     LAST,
     STEPS,
+    TOUCHING,
     Cell,
     Derived,
     Part,
@@ -124,20 +124,6 @@ def _tile_part_at(tile: dict[Any, Any], side: int) -> int:
 # ------------------------------------------------------------- placement
 
 
-def _fits(grid: dict[Any, Any], cell: Cell, placed: tuple[Any, ...], kind: Any, adjacent: bool) -> bool:
-    needs = derived_for(grid, kind).needs_at(cell)
-    if needs is None:
-        return False
-    north, east, south, west, touching = needs
-    return (
-        (north is ANYTHING or north == placed[0])
-        and (east is ANYTHING or east == placed[1])
-        and (south is ANYTHING or south == placed[2])
-        and (west is ANYTHING or west == placed[3])
-        and (touching or not adjacent)
-    )
-
-
 @register(
     "tile_fits",
     [
@@ -167,19 +153,16 @@ def _tile_fits(
     derived = LAST[0]
     if derived is None or derived.grid is not grid or derived.kind != kind:
         derived = derived_for(grid, kind)
-    key = (edges, rotation, adjacent)
     try:
-        answers = derived.fits.get(cell)
+        answers = derived.masks.get(cell)
         if answers is None:
-            answers = derived.fits[cell] = {}
-        found = answers.get(key)
-        if found is None:
-            found = answers[key] = _fits(
-                grid, (cell[0], cell[1]), placed_edges(edges, rotation), kind, adjacent
-            )
-        return found
+            answers = derived.masks[cell] = {}
+        mask = answers.get(edges)
+        if mask is None:
+            mask = answers[edges] = derived.mask_at((cell[0], cell[1]), edges)
     except TypeError:  # unhashable arguments: no caching
-        return _fits(grid, (cell[0], cell[1]), placed_edges(edges, rotation), kind, adjacent)
+        mask = derived.mask_at((cell[0], cell[1]), edges)
+    return bool(mask & (1 << (rotation % 4))) and (not adjacent or mask >= TOUCHING)
 
 
 def _frontier(grid: dict[Any, Any], kind: Any) -> tuple[Cell, ...]:
@@ -239,13 +222,30 @@ def _tile_placements(
 def _compute_placements(
     grid: dict[Any, Any], edges: Sequence[Any], kind: Any
 ) -> tuple[tuple[Cell, int], ...]:
-    rotations = [placed_edges(edges, r) for r in range(4)]
+    derived = derived_for(grid, kind)
+    placed_edges(edges, 0)  # four labels, or a RuleFailure even on a full grid
     result = []
     for cell in _frontier(grid, kind):
-        for r, placed in enumerate(rotations):
-            if _fits(grid, cell, placed, kind, True):
-                result.append((cell, r))
+        mask = _mask(derived, cell, edges)
+        if mask >= TOUCHING:
+            for r in range(4):
+                if mask & (1 << r):
+                    result.append((cell, r))
     return tuple(result)
+
+
+def _mask(derived: Derived, cell: Cell, edges: Sequence[Any]) -> int:
+    """``derived.mask_at(cell, edges)``, kept per cell and edges when they are hashable."""
+    try:
+        answers = derived.masks.get(cell)
+        if answers is None:
+            answers = derived.masks[cell] = {}
+        mask = answers.get(edges)
+        if mask is None:
+            mask = answers[edges] = derived.mask_at(cell, edges)
+        return mask
+    except TypeError:  # unhashable edges: no caching
+        return derived.mask_at(cell, edges)
 
 
 # -------------------------------------------------------------- adjacency

@@ -248,11 +248,13 @@ def _uncached_fits(
 
 
 #: A change to a grid: a tile placed (or replaced) with some edges and rotation, a piece of
-#: another kind put on a cell ("token"), or a cell emptied ("remove").
+#: another kind put on a cell ("token", replacing what is there) or changed in place
+#: ("retoken": a new record on a cell holding a piece, nothing if it holds none), or a cell
+#: emptied ("remove").
 _CHANGES = st.tuples(
     st.integers(-2, 2),
     st.integers(-2, 2),
-    st.sampled_from([CAPE, CORNER, BRIDGE, BAY, LAND, WATER, CAPE, BRIDGE, "token", "remove"]),
+    st.sampled_from([CAPE, CORNER, BRIDGE, BAY, LAND, WATER, CAPE, BRIDGE, "token", "retoken", "remove"]),
     st.integers(0, 3),
 )
 
@@ -268,6 +270,12 @@ def test_cached_results_follow_each_new_grid(changes: list[tuple[int, int, Any, 
             grid = {cell: record for cell, record in grid.items() if cell != (x, y)}
         elif edges == "token":
             grid = {**grid, (x, y): {"kind": "token", "owner": rotation}}
+        elif edges == "retoken":
+            pieces = [cell for cell, record in grid.items() if record["kind"] == "token"]
+            if pieces:
+                grid = {**grid, pieces[0]: {**grid[pieces[0]], "owner": rotation}}
+            else:
+                grid = dict(grid)  # a new map object equal to the previous one
         else:
             grid = {**grid, (x, y): tile(edges, rotation)}
         areas = {cell for cell, record in grid.items() if record["kind"] == "area"}
@@ -292,6 +300,17 @@ def test_cached_results_follow_each_new_grid(changes: list[tuple[int, int, Any, 
             facing = _uncached_facing(grid, cell, L)
             assert call("tile_facing", grid, cell, "area", L) == facing
             assert call("tile_facing", grid, cell, "area", L) == facing
+        for label in (L, W):  # regions are kept while only pieces of another kind change
+            regions = call("tile_regions", grid, "area", label)
+            assert regions == _uncached_regions(grid, label)
+            assert call("tile_regions", grid, "area", label) == regions
+
+
+def _uncached_regions(grid: dict[Any, Any], label: str) -> tuple[tuple[Any, ...], ...]:
+    """tile_regions of a copy of grid: a new map object, with nothing cached for it (a
+    grid with every record copied differs from any cached grid in every cell)."""
+    fresh = {cell: dict(record) for cell, record in grid.items()}
+    return call("tile_regions", fresh, "area", label)
 
 
 def _uncached_facing(grid: dict[Any, Any], cell: tuple[int, int], label: str) -> tuple[int, ...]:
