@@ -18,6 +18,8 @@ from rulekit.runtime.errors import RuleFailure
 Cell = tuple[int, int]
 _V = TypeVar("_V")
 Part = tuple[Any, tuple[int, ...]]
+#: For each rotation 0-3, whether a tile fits.
+Fits = tuple[bool, bool, bool, bool]
 
 STEPS = ((0, -1), (1, 0), (0, 1), (-1, 0))
 
@@ -85,8 +87,9 @@ class Derived:
         self.frontier: tuple[Cell, ...] | None = None
         self.regions: dict[Any, list[tuple[tuple[Cell, int], ...]]] = {}
         self.needs: dict[Any, tuple[Any, Any, Any, Any, bool] | None] = {}
-        #: Where a tile fits, by cell, then by printed edges: see :meth:`mask_at`.
-        self.masks: dict[Any, dict[Any, int]] = {}
+        #: Where a tile fits, by cell, then by printed edges (``(edges, False)`` for fits
+        #: that need not touch a tile): see :meth:`fits_at`.
+        self.masks: dict[Any, dict[Any, Fits]] = {}
         #: Answers of tile_facing by cell, then by label.
         self.facing: dict[Any, dict[Any, tuple[int, ...]]] = {}
         self.placements: dict[Any, tuple[tuple[Cell, int], ...]] = {}
@@ -127,30 +130,29 @@ class Derived:
         self.needs[cell] = found
         return found
 
-    def mask_at(self, cell: Cell, edges: Sequence[Any]) -> int:
-        """Where a tile printed with ``edges`` fits on ``cell``, as bits: bit ``r`` (0-3) set
-        when, turned ``r`` quarter turns, every edge it shares with a tile of ``kind`` matches
-        and the cell is empty; :data:`TOUCHING` set when such a tile touches the cell.
-        Raises :class:`RuleFailure` for edges that are not four labels, empty cell or not."""
+    def fits_at(self, cell: Cell, edges: Sequence[Any], adjacent: bool = True) -> Fits:
+        """For each rotation 0-3, whether a tile printed with ``edges`` fits on ``cell``: the
+        cell is empty, every edge it shares with a tile of ``kind`` matches and (if
+        ``adjacent``) such a tile touches it.  Raises :class:`RuleFailure` for edges that are
+        not four labels, whatever the cell."""
         rotations = [placed_edges(edges, r) for r in range(4)]
         needs = self.needs_at(cell)
         if needs is None:
-            return 0
+            return NOWHERE
         north, east, south, west, touching = needs
-        mask = TOUCHING if touching else 0
-        for r, placed in enumerate(rotations):
-            if (
-                (north is ANYTHING or north == placed[0])
-                and (east is ANYTHING or east == placed[1])
-                and (south is ANYTHING or south == placed[2])
-                and (west is ANYTHING or west == placed[3])
-            ):
-                mask |= 1 << r
-        return mask
+        if adjacent and not touching:
+            return NOWHERE
+        return tuple(  # type: ignore[return-value]
+            (north is ANYTHING or north == placed[0])
+            and (east is ANYTHING or east == placed[1])
+            and (south is ANYTHING or south == placed[2])
+            and (west is ANYTHING or west == placed[3])
+            for placed in rotations
+        )
 
 
-#: The bit of :meth:`Derived.mask_at` telling that a tile of the kind touches the cell.
-TOUCHING = 16
+#: Fits nowhere: every rotation refused.
+NOWHERE: Fits = (False, False, False, False)
 
 _DERIVED: dict[tuple[int, Any], Derived] = {}
 _DERIVED_LIMIT = 256

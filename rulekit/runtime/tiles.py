@@ -35,10 +35,11 @@ from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.registry import register
 from rulekit.runtime.tile_grid import (
     LAST,
+    NOWHERE,
     STEPS,
-    TOUCHING,
     Cell,
     Derived,
+    Fits,
     Part,
     default_parts,
     derived_for,
@@ -157,12 +158,13 @@ def _tile_fits(
         answers = derived.masks.get(cell)
         if answers is None:
             answers = derived.masks[cell] = {}
-        mask = answers.get(edges)
-        if mask is None:
-            mask = answers[edges] = derived.mask_at((cell[0], cell[1]), edges)
+        key = edges if adjacent else (edges, False)
+        found = answers.get(key)
+        if found is None:
+            found = answers[key] = derived.fits_at((cell[0], cell[1]), edges, adjacent)
     except TypeError:  # unhashable arguments: no caching
-        mask = derived.mask_at((cell[0], cell[1]), edges)
-    return bool(mask & (1 << (rotation % 4))) and (not adjacent or mask >= TOUCHING)
+        found = derived.fits_at((cell[0], cell[1]), edges, adjacent)
+    return found[rotation % 4]
 
 
 def _frontier(grid: dict[Any, Any], kind: Any) -> tuple[Cell, ...]:
@@ -224,28 +226,26 @@ def _compute_placements(
 ) -> tuple[tuple[Cell, int], ...]:
     derived = derived_for(grid, kind)
     placed_edges(edges, 0)  # four labels, or a RuleFailure even on a full grid
-    result = []
+    result: list[tuple[Cell, int]] = []
     for cell in _frontier(grid, kind):
-        mask = _mask(derived, cell, edges)
-        if mask >= TOUCHING:
-            for r in range(4):
-                if mask & (1 << r):
-                    result.append((cell, r))
+        fits = _fits(derived, cell, edges)
+        if fits is not NOWHERE:
+            result.extend((cell, r) for r in range(4) if fits[r])
     return tuple(result)
 
 
-def _mask(derived: Derived, cell: Cell, edges: Sequence[Any]) -> int:
-    """``derived.mask_at(cell, edges)``, kept per cell and edges when they are hashable."""
+def _fits(derived: Derived, cell: Cell, edges: Sequence[Any]) -> Fits:
+    """``derived.fits_at(cell, edges)``, kept per cell and edges when they are hashable."""
     try:
         answers = derived.masks.get(cell)
         if answers is None:
             answers = derived.masks[cell] = {}
-        mask = answers.get(edges)
-        if mask is None:
-            mask = answers[edges] = derived.mask_at(cell, edges)
-        return mask
+        found = answers.get(edges)
+        if found is None:
+            found = answers[edges] = derived.fits_at(cell, edges)
+        return found
     except TypeError:  # unhashable edges: no caching
-        return derived.mask_at(cell, edges)
+        return derived.fits_at(cell, edges)
 
 
 # -------------------------------------------------------------- adjacency
