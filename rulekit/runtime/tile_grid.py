@@ -275,8 +275,27 @@ def _without(answers: dict[Any, _V], cells: Iterable[Any]) -> dict[Any, _V]:
     return kept
 
 
+_PARTS: dict[tuple[Any, Any], tuple[Part, ...]] = {}
+
+
 def default_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part, ...]:
-    """Parts as printed: one part for all sides of a joined label, cyclic runs otherwise."""
+    """Parts as printed: one part for all sides of a joined label, cyclic runs otherwise
+    (kept by edges and joined labels: a deck has a few dozen kinds of tile)."""
+    try:
+        return _PARTS[(edges, joined)]
+    except (KeyError, TypeError):  # not seen yet, or unhashable labels
+        pass
+    parts = _default_parts(edges, joined)
+    try:
+        if len(_PARTS) > 4096:
+            _PARTS.clear()
+        _PARTS[(edges, joined)] = parts
+    except TypeError:
+        pass
+    return parts
+
+
+def _default_parts(edges: Sequence[Any], joined: Sequence[Any]) -> tuple[Part, ...]:
     seq = _check_edges(edges)
     parts: list[Part] = []
     done: set[Any] = set()

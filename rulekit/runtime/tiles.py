@@ -122,6 +122,24 @@ def _tile_part_at(tile: dict[Any, Any], side: int) -> int:
     return part_by_side(tile)[side % 4]
 
 
+@register(
+    "cells_of_kind",
+    [("grid", MAP), ("kind", ANY)],
+    list_of(TUPLE),
+    "The cells of grid holding a record of kind (its 'kind' entry; none: records without "
+    "one), sorted: sort([c for c in keys(grid) if grid[c].kind == kind]) in one call.",
+    example='cells_of_kind(record((0, 0), record("kind", "pawn")), "pawn") == [(0, 0)]',
+)
+def _cells_of_kind(grid: dict[Any, Any], kind: Any) -> tuple[Any, ...]:
+    return tuple(
+        sorted(
+            cell
+            for cell, record in grid.items()
+            if (record.get("kind") if isinstance(record, dict) else None) == kind
+        )
+    )
+
+
 # ------------------------------------------------------------- placement
 
 

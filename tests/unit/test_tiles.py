@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from rulekit.runtime.builtins import BUILTINS
 from rulekit.runtime.errors import RuleFailure
+from rulekit.runtime.tile_grid import _default_parts
 
 
 def call(name: str, *args: Any) -> Any:
@@ -324,3 +325,31 @@ def _uncached_facing(grid: dict[Any, Any], cell: tuple[int, int], label: str) ->
         ):
             found.append(side)
     return tuple(found)
+
+
+@given(
+    st.dictionaries(
+        st.tuples(st.integers(-3, 3), st.integers(-3, 3)),
+        st.one_of(
+            st.fixed_dictionaries({"kind": st.sampled_from(["area", "piece"])}),
+            st.fixed_dictionaries({"owner": st.integers(0, 2)}),  # no kind
+        ),
+        max_size=12,
+    ),
+    st.sampled_from(["area", "piece", None]),
+)
+def test_cells_of_kind_are_the_sorted_cells_whose_record_has_that_kind(
+    grid: dict[Any, Any], kind: str | None
+) -> None:
+    assert call("cells_of_kind", grid, kind) == tuple(sorted(c for c in grid if grid[c].get("kind") == kind))
+
+
+@pytest.mark.parametrize("edges", [CAPE, CORNER, BRIDGE, BAY, LAND, WATER, (W, L, L, W)])
+@pytest.mark.parametrize("joined", [(), JOINED, (W,)])
+def test_parts_asked_again_are_the_parts_computed_afresh(
+    edges: tuple[str, ...], joined: tuple[str, ...]
+) -> None:
+    fresh = _default_parts(edges, joined)
+    assert call("tile_parts", edges, joined) == fresh
+    assert call("tile_parts", edges, joined) == fresh
+    assert call("tile_parts", list(edges), list(joined)) == fresh  # unhashable: not kept, same answer
