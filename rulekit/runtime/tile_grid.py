@@ -10,6 +10,7 @@ of re-rotating every neighbour's edges each time.  The built-ins that read it ar
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -246,8 +247,7 @@ def _inherit(entry: Derived, parent: Derived) -> None:
         for x, y in tiles:
             near.update(((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)))
         if parent.frontier is not None:  # the frontier changes only among the cells near a change
-            frontier = set(parent.frontier)
-            frontier.difference_update(near)
+            frontier = [cell for cell in parent.frontier if cell not in near]
             for x, y in near:
                 if (x, y) not in grid and (
                     is_tile(grid.get((x, y - 1)), kind)
@@ -255,8 +255,8 @@ def _inherit(entry: Derived, parent: Derived) -> None:
                     or is_tile(grid.get((x, y + 1)), kind)
                     or is_tile(grid.get((x - 1, y)), kind)
                 ):
-                    frontier.add((x, y))
-            entry.frontier = tuple(sorted(frontier))
+                    insort(frontier, (x, y))
+            entry.frontier = tuple(frontier)
     except (TypeError, ValueError):  # cells that are not (x, y) pairs: nothing is inherited
         entry.edges, entry.facing, entry.regions, entry.frontier = {}, {}, {}, None
         return

@@ -131,13 +131,23 @@ def _tile_part_at(tile: dict[Any, Any], side: int) -> int:
     example='cells_of_kind(record((0, 0), record("kind", "pawn")), "pawn") == [(0, 0)]',
 )
 def _cells_of_kind(grid: dict[Any, Any], kind: Any) -> tuple[Any, ...]:
-    return tuple(
+    last = _LAST_CELLS[0]
+    if last is not None and last[0] is grid and last[1] == kind and type(last[1]) is type(kind):
+        return last[2]
+    found = tuple(
         sorted(
             cell
             for cell, record in grid.items()
             if (record.get("kind") if isinstance(record, dict) else None) == kind
         )
     )
+    _LAST_CELLS[0] = (grid, kind, found)  # holds the grid: its id cannot be reused meanwhile
+    return found
+
+
+#: The last answer of cells_of_kind: (grid, kind, cells).  Grids never change in place, and
+#: in play the same map is asked about at every listing until it changes.
+_LAST_CELLS: list[tuple[dict[Any, Any], Any, tuple[Any, ...]] | None] = [None]
 
 
 # ------------------------------------------------------------- placement

@@ -341,7 +341,11 @@ def _uncached_facing(grid: dict[Any, Any], cell: tuple[int, int], label: str) ->
 def test_cells_of_kind_are_the_sorted_cells_whose_record_has_that_kind(
     grid: dict[Any, Any], kind: str | None
 ) -> None:
-    assert call("cells_of_kind", grid, kind) == tuple(sorted(c for c in grid if grid[c].get("kind") == kind))
+    expected = tuple(sorted(c for c in grid if grid[c].get("kind") == kind))
+    assert call("cells_of_kind", grid, kind) == expected
+    assert call("cells_of_kind", grid, kind) == expected  # the kept answer
+    changed = {**grid, (9, 9): {"kind": kind}}  # a new map: asked afresh
+    assert call("cells_of_kind", changed, kind) == tuple(sorted((*expected, (9, 9))))
 
 
 @pytest.mark.parametrize("edges", [CAPE, CORNER, BRIDGE, BAY, LAND, WATER, (W, L, L, W)])
