@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Iterable, Sequence
+from itertools import compress
+from operator import is_not
 from typing import Any, TypeVar
 
 from rulekit.runtime.errors import RuleFailure
@@ -156,7 +158,11 @@ class Derived:
 NOWHERE: Fits = (False, False, False, False)
 
 _DERIVED: dict[tuple[int, Any], Derived] = {}
-_DERIVED_LIMIT = 256
+#: Entries kept (then all forgotten at once).  Play asks about the current map only, so a few
+#: dozen cover searches that come back to recent maps; more entries live long enough to be
+#: traversed by the garbage collector's older generations: with 256, El Caballero's random
+#: playouts spent ~9% of their time in the collector, with 64 ~2% (see docs/performance.md).
+_DERIVED_LIMIT = 64
 #: The entry made last for each kind: a new grid inherits from it (in play, a new grid is
 #: usually the previous one with a cell or two changed).
 _PARENT: dict[Any, Derived] = {}
@@ -215,13 +221,9 @@ def _inherit(entry: Derived, parent: Derived) -> None:
     grids.
     """
     grid, old = entry.grid, parent.grid
-    changed = [cell for cell, record in grid.items() if old.get(cell, _GONE) is not record]
-    if len(changed) > _INHERIT_LIMIT:
+    changed = _changed_cells(grid, old)
+    if changed is None:
         return
-    if len(grid) - len(changed) != len(old):  # some cells were removed
-        changed.extend(cell for cell in old if cell not in grid)
-        if len(changed) > _INHERIT_LIMIT:
-            return
     kind = entry.kind
     tiles: list[Any] = []
     moved: list[Any] = []
@@ -265,6 +267,28 @@ def _inherit(entry: Derived, parent: Derived) -> None:
         entry.facing = _without(parent.facing, near)
     entry.needs = _without(parent.needs, near)
     entry.masks = _without(parent.masks, near)
+
+
+def _changed_cells(grid: dict[Any, Any], old: dict[Any, Any]) -> list[Any] | None:
+    """The cells whose record differs (by identity) between ``old`` and ``grid``, or None
+    if there are more than :data:`_INHERIT_LIMIT`."""
+    size = len(old)
+    if len(grid) >= size:
+        cells = list(grid)
+        if cells[:size] == list(old):
+            # the same cells in the same order (a map changed by put keeps its order),
+            # perhaps with new ones at the end: compare the records pairwise, in C
+            changed = list(compress(cells, map(is_not, grid.values(), old.values())))
+            changed.extend(cells[size:])
+            return changed if len(changed) <= _INHERIT_LIMIT else None
+    changed = [cell for cell, record in grid.items() if old.get(cell, _GONE) is not record]
+    if len(changed) > _INHERIT_LIMIT:
+        return None
+    if len(grid) - len(changed) != size:  # some cells were removed
+        changed.extend(cell for cell in old if cell not in grid)
+        if len(changed) > _INHERIT_LIMIT:
+            return None
+    return changed
 
 
 def _without(answers: dict[Any, _V], cells: Iterable[Any]) -> dict[Any, _V]:

@@ -250,12 +250,14 @@ def _uncached_fits(
 
 #: A change to a grid: a tile placed (or replaced) with some edges and rotation, a piece of
 #: another kind put on a cell ("token", replacing what is there) or changed in place
-#: ("retoken": a new record on a cell holding a piece, nothing if it holds none), or a cell
-#: emptied ("remove").
+#: ("retoken": a new record on a cell holding a piece, nothing if it holds none), a cell
+#: emptied ("remove"), or the same records in another order ("reorder").
 _CHANGES = st.tuples(
     st.integers(-2, 2),
     st.integers(-2, 2),
-    st.sampled_from([CAPE, CORNER, BRIDGE, BAY, LAND, WATER, CAPE, BRIDGE, "token", "retoken", "remove"]),
+    st.sampled_from(
+        [CAPE, CORNER, BRIDGE, BAY, LAND, WATER, CAPE, BRIDGE, "token", "retoken", "remove", "reorder"]
+    ),
     st.integers(0, 3),
 )
 
@@ -271,6 +273,8 @@ def test_cached_results_follow_each_new_grid(changes: list[tuple[int, int, Any, 
             grid = {cell: record for cell, record in grid.items() if cell != (x, y)}
         elif edges == "token":
             grid = {**grid, (x, y): {"kind": "token", "owner": rotation}}
+        elif edges == "reorder":
+            grid = dict(reversed(grid.items()))
         elif edges == "retoken":
             pieces = [cell for cell, record in grid.items() if record["kind"] == "token"]
             if pieces:
