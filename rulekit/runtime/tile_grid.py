@@ -10,6 +10,7 @@ of re-rotating every neighbour's edges each time.  The built-ins that read it ar
 
 from __future__ import annotations
 
+import sys
 from bisect import insort
 from collections.abc import Iterable, Sequence
 from itertools import compress
@@ -158,11 +159,18 @@ class Derived:
 NOWHERE: Fits = (False, False, False, False)
 
 _DERIVED: dict[tuple[int, Any], Derived] = {}
-#: Entries kept (then all forgotten at once).  Play asks about the current map only, so a few
-#: dozen cover searches that come back to recent maps; more entries live long enough to be
-#: traversed by the garbage collector's older generations: with 256, El Caballero's random
-#: playouts spent ~9% of their time in the collector, with 64 ~2% (see docs/performance.md).
+#: Entries at which the cache is swept (see :func:`_forget`).  Play asks about the current map
+#: only; entries of past maps kept longer live long enough to be traversed by the garbage
+#: collector's older generations: forgetting 256 at once, El Caballero's random playouts
+#: spent ~5% of their time in the collector, sweeping at 64 ~2% (see docs/performance.md).
 _DERIVED_LIMIT = 64
+#: Grids still held elsewhere are kept through a sweep while there are fewer than this.
+_KEPT_LIMIT = 256
+_SWEEP_AT = [_DERIVED_LIMIT]
+#: ``sys.getrefcount`` (CPython): a grid whose count is this (the entry's reference and the
+#: call's argument) is held by nothing but the cache.
+_refcount = getattr(sys, "getrefcount", None)
+_ONLY_HERE = 2
 #: The entry made last for each kind: a new grid inherits from it (in play, a new grid is
 #: usually the previous one with a cell or two changed).
 _PARENT: dict[Any, Derived] = {}
@@ -193,14 +201,30 @@ def _lookup(grid: dict[Any, Any], kind: Any) -> Derived:
         return Derived(grid, kind)
     if entry is not None and entry.grid is grid:
         return entry
-    if len(_DERIVED) >= _DERIVED_LIMIT:
-        _DERIVED.clear()
+    if len(_DERIVED) >= _SWEEP_AT[0]:
+        _forget()
     entry = _DERIVED[key] = Derived(grid, kind)
     parent = _PARENT.get(kind)
     if parent is not None:
         _inherit(entry, parent)
     _PARENT[kind] = entry
     return entry
+
+
+def _forget() -> None:
+    """Make room: forget the grids that nothing but this cache holds any more (in play, the
+    maps of past states), keep those still held elsewhere (states kept by a search, a tool,
+    a benchmark) while there are fewer than :data:`_KEPT_LIMIT`, else forget everything.
+    The next sweep comes when the cache has doubled (at least :data:`_DERIVED_LIMIT`)."""
+    if _refcount is not None:
+        for key, entry in list(_DERIVED.items()):
+            if _refcount(entry.grid) <= _ONLY_HERE:
+                del _DERIVED[key]
+        if len(_DERIVED) < _KEPT_LIMIT:
+            _SWEEP_AT[0] = max(_DERIVED_LIMIT, 2 * len(_DERIVED))
+            return
+    _DERIVED.clear()
+    _SWEEP_AT[0] = _DERIVED_LIMIT
 
 
 def _inherit(entry: Derived, parent: Derived) -> None:

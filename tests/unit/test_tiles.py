@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rulekit.runtime import tile_grid
 from rulekit.runtime.builtins import BUILTINS
 from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.tile_grid import _default_parts
@@ -361,3 +362,21 @@ def test_parts_asked_again_are_the_parts_computed_afresh(
     assert call("tile_parts", edges, joined) == fresh
     assert call("tile_parts", edges, joined) == fresh
     assert call("tile_parts", list(edges), list(joined)) == fresh  # unhashable: not kept, same answer
+
+
+def test_a_sweep_forgets_the_grids_nothing_else_holds_and_keeps_the_others() -> None:
+    """The cache makes room by forgetting the grids only it holds (past maps in play); a grid
+    still held elsewhere (a state kept by a search or a benchmark) keeps its entry, and the
+    answers stay those of a fresh computation."""
+    tile_grid._DERIVED.clear()
+    tile_grid._SWEEP_AT[0] = tile_grid._DERIVED_LIMIT
+    kept = [{(0, 0): tile(CAPE, r % 4), (i, 5): {"kind": "token"}} for r, i in enumerate(range(10))]
+    for grid in kept:
+        call("tile_frontier", grid, "area")
+    for i in range(3 * tile_grid._DERIVED_LIMIT):  # grids dropped as soon as asked about
+        call("tile_frontier", {(0, 0): tile(BRIDGE), (i, 9): {"kind": "token"}}, "area")
+    cached = {id(entry.grid) for entry in tile_grid._DERIVED.values()}
+    assert all(id(grid) in cached for grid in kept)
+    assert len(tile_grid._DERIVED) <= tile_grid._DERIVED_LIMIT
+    for grid in kept:
+        assert call("tile_fits", grid, (1, 0), CAPE, 3, "area") == _uncached_fits(grid, (1, 0), CAPE, 3)
