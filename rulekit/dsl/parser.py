@@ -166,7 +166,9 @@ def skip_unit_reductions(parser: Lark) -> Lark:
     callbacks = parser.parser.parser.parser.callbacks
     for rule in list(callbacks):
         options = rule.options
-        if options.expand1 and not options.keep_all_tokens and rule.alias is None and len(rule.expansion) == 1:
+        if not options.expand1 or options.keep_all_tokens or rule.alias is not None:
+            continue
+        if len(rule.expansion) == 1:
             symbol = rule.expansion[0]
             if not (symbol.is_term and symbol.filter_out) and not symbol.name.startswith("_"):
                 callbacks[rule] = _FIRST

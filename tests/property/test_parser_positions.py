@@ -96,7 +96,9 @@ def _snippets(ruleset: str, modules: list[str]) -> list[tuple[str, str]]:
     ("ruleset", "modules"),
     [("el_capitan", ["porto", "lisboa", "islas_canarias"]), ("el_caballero", []), ("tic_tac_toe", [])],
 )
-def test_every_bundled_snippet_gets_the_spans_of_lark_s_own_callbacks(ruleset: str, modules: list[str]) -> None:
+def test_every_bundled_snippet_gets_the_spans_of_lark_s_own_callbacks(
+    ruleset: str, modules: list[str]
+) -> None:
     snippets = _snippets(ruleset, modules)
     assert len(snippets) > 10
     for text, start in snippets:
