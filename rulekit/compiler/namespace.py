@@ -13,6 +13,7 @@ from typing import Any
 
 from rulekit.compiler import emit, planner
 from rulekit.compiler.codegen import SPAN_MARK
+from rulekit.dsl.names import is_name
 from rulekit.errors import Diagnostic, RulesetError, Span
 from rulekit.rules import model as m
 from rulekit.runtime.builtins import BUILTINS
@@ -43,6 +44,7 @@ def runtime_namespace(
     ns["RuleFailure"] = RuleFailure
     ns["SPANS"] = spans
     ns["A"] = item_attributes(rules)
+    ns.update(attribute_tables(rules))
     ns["_key0"] = itemgetter(0)
     for kind in rules.kinds.values():
         ns[f"C_{kind.name}"] = tuple(i.id for i in kind.items)
@@ -60,6 +62,18 @@ def item_attributes(rules: m.RulesModel) -> dict[tuple[str, str], Any]:
         for item in kind.items
         for attr, value in item.values.items()
     }
+
+
+def attribute_tables(rules: m.RulesModel) -> dict[str, dict[str, Any]]:
+    """``A_attr``: every item's value of the attribute ``attr``, by the item's id (what the
+    generated code reads for ``item.attr``)."""
+    tables: dict[str, dict[str, Any]] = {}
+    for kind in rules.kinds.values():
+        for item in kind.items:
+            for attr, value in item.values.items():
+                if is_name(attr):
+                    tables.setdefault(emit.name("A_", attr), {})[item.id] = value
+    return tables
 
 
 def compiled_code(source: str, filename: str, rules: m.RulesModel) -> Any:
