@@ -325,7 +325,11 @@ class NameGen(CodeGenBase):
         key_type = t.ANY
         with ctx.nested():
             for var, iterable in comp.loops:
-                code, type_ = self.expr(iterable, ctx)
+                self.in_iterable += 1  # Python refuses ':=' in a comprehension's iterable
+                try:
+                    code, type_ = self.expr(iterable, ctx)
+                finally:
+                    self.in_iterable -= 1
                 if not (type_.is_list or type_.is_map or type_ in (t.ANY, t.TUPLE)):
                     self.error(f"cannot loop over {article(type_)}", iterable)
                 if isinstance(var, str):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast as ast_module
 import re
+from collections.abc import Iterable
 from operator import itemgetter
 from typing import Any
 
@@ -45,7 +46,7 @@ def runtime_namespace(
     ns["SPANS"] = spans
     ns["A"] = item_attributes(rules)
     ns.update(attribute_tables(rules))
-    ns["_key0"] = itemgetter(0)
+    ns["_sorted_values"] = sorted_values
     for kind in rules.kinds.values():
         ns[f"C_{kind.name}"] = tuple(i.id for i in kind.items)
     ns.update(constants)
@@ -53,6 +54,16 @@ def runtime_namespace(
         planner.collection_tables([(k.name, tuple(i.id for i in k.items)) for k in rules.kinds.values()])
     )
     return ns
+
+
+def sorted_values(pairs: Iterable[tuple[Any, Any]], reverse: bool = False) -> tuple[Any, ...]:
+    """The values of ``(key, value)`` pairs sorted by key (stable): ``sorted``/``rank``/``by``.
+    (A helper rather than generated code: the generated pairs may hold ':=', which Python
+    refuses in a comprehension's iterable.)"""
+    return tuple([value for _, value in sorted(pairs, key=_first, reverse=reverse)])
+
+
+_first = itemgetter(0)
 
 
 def item_attributes(rules: m.RulesModel) -> dict[tuple[str, str], Any]:

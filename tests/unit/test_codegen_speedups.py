@@ -37,3 +37,36 @@ def test_an_items_attribute_is_read_from_a_table_per_attribute() -> None:
         fn, _ = game.program.compile_expression(f"cards.{card}.cost + len(cards.{card}.kind)")
         expected = attributes[(card, "cost")] + len(attributes[(card, "kind")])
         assert fn(state.fields, game.runtime, 0) == expected
+
+
+def _value(text: str) -> object:
+    game = load_game("tic_tac_toe", 2)
+    fn, _ = game.program.compile_expression(text)
+    return fn(game.new_initial_state(0).fields, game.runtime, 0)
+
+
+def test_where_and_let_bind_a_local_of_the_function_not_a_lambda() -> None:
+    """``where`` and ``let ... in`` assign the value to a local (``:=``) instead of calling a
+    lambda per evaluation."""
+    source = _capitan().program.source
+    body = _function(source, "fn_majority_income")
+    assert ":= fn_colour_ranking(F, R, me, v_city)" in body
+    assert "lambda" not in body
+
+
+def test_an_inner_binding_of_the_same_name_leaves_the_outer_one_alone() -> None:
+    """Each binding has its own local: the inner ``x`` is gone once its body is done."""
+    assert _value("((x where x = 2) + x) where x = 1") == 3
+    assert _value("let x = 1 in (let x = 2 in x) * 10 + x") == 21
+    assert _value("[(y * 10 where y = x + 1) + x for x in [1, 2]]") == (21, 32)
+
+
+def test_a_binding_inside_a_loops_collection_or_sort_key_still_compiles() -> None:
+    """Python refuses ``:=`` in a comprehension's iterable: there the binding stays a lambda,
+    and sorts and text conversions take generated code as an argument, not as an iterable."""
+    assert _value("[y for y in (xs where xs = [3, 1])]") == (3, 1)
+    assert _value("sorted(x for x in [3, 1, 2] by (k where k = 0 - x))") == (3, 2, 1)
+    assert _value("rank(x for x in [3, 1, 2] by (k where k = x))") == (3, 2, 1)
+    assert _value("[x for x in [2, 1] by (k where k = x)]") == (1, 2)
+    assert _value("str([p for p in players] where n = 1)") == _value("str([p for p in players])")
+    assert _value("any(x > n for x in [1, 5]) where n = 4") is True
