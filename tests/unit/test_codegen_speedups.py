@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from rulekit.compiler import planner
+from rulekit.compiler.planner_reads import hoist_reads
 from rulekit.engine.game import Game
 from rulekit.load import load_game
 
@@ -18,8 +20,9 @@ def _capitan() -> Game:
 
 
 def _function(source: str, name: str) -> str:
-    """The generated source of the function ``name`` (up to the next top-level line)."""
-    match = re.search(rf"^def {re.escape(name)}\b.*?(?=^\S)", source + "\nEND", re.S | re.M)
+    """The generated source of the function ``name`` (``_n<k>`` may follow: up to the next
+    top-level line)."""
+    match = re.search(rf"^def {re.escape(name)}(_n[0-9]+)?\(.*?(?=^\S)", source + "\nEND", re.S | re.M)
     assert match, name
     return match.group(0)
 
@@ -70,3 +73,72 @@ def test_a_binding_inside_a_loops_collection_or_sort_key_still_compiles() -> Non
     assert _value("[x for x in [2, 1] by (k where k = x)]") == (1, 2)
     assert _value("str([p for p in players] where n = 1)") == _value("str([p for p in players])")
     assert _value("any(x > n for x in [1, 5]) where n = 4") is True
+
+
+# ------------------------------------------------------------------ field reads in enumerators
+
+
+def _stable(owner: str | None, field: str) -> bool:
+    return field != "maybe"
+
+
+def test_a_read_in_a_loop_is_made_once_before_the_loop_with_its_rules_marker() -> None:
+    lines = [
+        "def enum_a(F, R, me, mk, out):",
+        "    if not (F[('turn', 'done')]):  #@1",
+        "        return",
+        "    for v_c in R.steps(F[(me, 'hand')]):  #@2",
+        "        if not (A_city[v_c] != F[(me, 'ship')]):  #@3",
+        "            continue",
+    ]
+    assert hoist_reads(lines, _stable) == [
+        "def enum_a(F, R, me, mk, out):",
+        "    if not (F[('turn', 'done')]):  #@1",
+        "        return",
+        "    L0 = F[(me, 'ship')]  #@2",
+        "    for v_c in R.steps(F[(me, 'hand')]):  #@2",
+        "        if not (A_city[v_c] != L0):  #@3",
+        "            continue",
+    ]
+
+
+def test_reads_that_may_fail_or_only_spell_a_read_stay_in_place() -> None:
+    """A computed owner (none, or another kind's item, would fail), a field some states lack,
+    the text of a string: nothing is moved.  Columns count characters, not UTF-8 bytes."""
+    lines = [
+        "def enum_a(F, R, me, mk, out):",
+        "    for v_p in R.steps(R.players):  #@1",
+        "        if not (F[(v_p, 'ship')] == F[('game', 'maybe')]):  #@2",
+        "            continue",
+        "        if not ('F[(me, \\'ship\\')]' != 'é' + str(F[('game', 'n')])):  #@3",
+        "            continue",
+    ]
+    hoisted = hoist_reads(lines, _stable)
+    assert hoisted[1] == "    L0 = F[('game', 'n')]  #@1"
+    assert hoisted[2:5] == lines[1:4]
+    assert hoisted[5] == "        if not ('F[(me, \\'ship\\')]' != 'é' + str(L0)):  #@3"
+
+
+def test_the_membership_test_a_domain_was_built_from_is_not_repeated() -> None:
+    """``card in E or card in G`` holds for every card of the loop over E and G; it is tested
+    again only when E or G may charge the step budget (a rules function), so the budget
+    counts as before."""
+    source = _capitan().program.source
+    buy = _function(source, "enum_buy_card")
+    assert "(v_card in" not in buy
+    plan = planner.ActionPlan(
+        name="a",
+        params=("v_x",),
+        domains=(("C_tile", "", frozenset()),),
+        checks=(planner.Check("(v_x in fn_e(F, R, me))", 1, "  #@1", ("fn_e(F, R, me)",)),),
+        cost=None,
+        money=None,
+    )
+    assert "if not ((v_x in fn_e(F, R, me))):  #@1" in planner.generate(plan, "enum_a")
+
+
+def test_an_enumerator_reads_the_acting_players_fields_once() -> None:
+    sail = _function(_capitan().program.source, "enum_sail_route")
+    assert sail.count("F[(me, 'ship')]") == 1
+    loop = sail.index("for v_target")
+    assert "F[" not in sail[loop:]
