@@ -208,10 +208,19 @@ class _Compiler(FlowBuilder):
                 )
                 for d, p in zip(domains, decl.params, strict=True)
             ),
+            stable=self.stable_field,
         )
         fname = self.fresh(f"enum_{decl.name}")
         self.lines.append(planner.generate(plan, fname))
         return fname
+
+    def stable_field(self, owner: str | None, field: str) -> bool:
+        """Whether every state holds the field (owner None: the acting player's)."""
+        fields = self.rules.fields
+        if owner is None:
+            return field in fields.get("player", {})
+        scope = owner if owner in ("game", "turn") else self.gen.item_kind.get(owner)
+        return scope is not None and field in fields.get(scope, {})
 
     def member_codes(self, exprs: list[ast.Expr], params: list[tuple[str, Type]]) -> tuple[str, ...]:
         """The code of each ``E`` of ``p in E``, when every one is a list (else nothing)."""
