@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from rulekit.compiler.program import FlowNode
 from rulekit.engine.defaults import field_default
+from rulekit.engine.listing import list_legal
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, RuleEvaluationError
 from rulekit.runtime.errors import RuleFailure
@@ -47,17 +48,20 @@ Step = Callable[["State", dict[Any, Any], Any, list[Any], tuple[Any, ...]], bool
 Enter = Callable[["State", dict[Any, Any], Any, list[Any]], None]
 
 
-def advance(state: State) -> None:
-    """Run the flow until a player must decide or the game is over."""
+def advance(state: State, ends_turn: bool | None = None) -> None:
+    """Run the flow until a player must decide or the game is over; after an action,
+    ``ends_turn`` is the action's own flag (see :func:`_after_action`), else None."""
     F = state.fields
     game = state.game
     R = game.runtime
-    steps_of = (game.flow_fns or compiled_flow(game))[0]
+    steps_of, _, turn_ends = game.flow_fns or compiled_flow(game)
     # The frames live in a list while the flow runs (a step replaces, pushes or pops the top
     # frame in place) and go back into the state as a tuple when it stops, however it stops.
     stack = list(F[_FLOW])
     steps = 0
     try:
+        if ends_turn is not None:
+            _after_action(F, R, game, stack, turn_ends, ends_turn)
         while True:
             steps += 1
             if steps > MAX_FLOW_STEPS:
@@ -222,8 +226,9 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[Fl
                 F[_TURN] = None
                 return ended
             F[_DECISION] = (player, actions)
-            state._legal = None
-            if state.legal_actions():
+            R.reset_steps()  # (what state.legal_actions() does, without its call)
+            state._legal = legal = list_legal(state)
+            if legal:
                 return True
             stack[-1] = (node_id, player, True)
             return None
@@ -280,7 +285,8 @@ def _make_enter(node_id: int, node: FlowNode, game: Game) -> Enter:
             player = player_fn(F, R, -1)
             if type(player) is not int or not 0 <= player < R.num_players:
                 raise RuleFailure(f"the turn's player is {format_value(player)}, not a player", span)
-            reset(F, R)
+            if reset is not None:
+                reset(F, R)
             F[_TURN] = player
             stack.append((node_id, player, False))
             if on_start is not None:
@@ -297,14 +303,17 @@ def _make_enter(node_id: int, node: FlowNode, game: Game) -> Enter:
     return if_
 
 
-def _turn_reset(game: Game) -> Callable[[dict[Any, Any], Any], None]:
-    """Set every turn field to its default, then run the turn fields' initial values."""
+def _turn_reset(game: Game) -> Callable[[dict[Any, Any], Any], None] | None:
+    """Set every turn field to its default, then run the turn fields' initial values (None:
+    the ruleset declares no turn field)."""
     program = game.program
     defaults = tuple(
         (("turn", name), field_default(program.field_types["turn"][name], decl.declared.optional))
         for name, decl in program.rules.fields["turn"].items()
     )
     inits = tuple((("turn", name), fn) for scope, name, fn in program.field_inits if scope == "turn")
+    if not defaults and not inits:
+        return None
 
     def reset(F: dict[Any, Any], R: Any) -> None:
         for key, value in defaults:
@@ -315,25 +324,22 @@ def _turn_reset(game: Game) -> Callable[[dict[Any, Any], Any], None]:
     return reset
 
 
-def after_action(state: State, ends_turn: bool) -> None:
-    """Bookkeeping after an action (``ends_turn``: the action's own flag): answer the ask,
-    or maybe end the turn; end checks."""
-    F = state.fields
-    game = state.game
-    R = game.runtime
+def _after_action(
+    F: dict[Any, Any], R: Any, game: Game, stack: list[Any], turn_ends: list[TurnEnd], ends_turn: bool
+) -> None:
+    """Bookkeeping after an action: answer the ask, or maybe end the turn (the action ends
+    it, the turn is one action long, or its ``until`` holds); then the game's end check."""
     if F.get(_ASKED):
         F[_ASKS] = F[_ASKS][1:]
         F[_ASKED] = False
-    else:
-        frames = F[_FLOW]
-        if frames:
-            frame = frames[-1]
-            turn_end = (game.flow_fns or compiled_flow(game))[2][frame[0]]
-            if turn_end is not None and not frame[2]:
-                until, once = turn_end
-                ended = until is not None and until(F, R, frame[1])
-                if ends_turn or once or ended:
-                    F[_FLOW] = (*frames[:-1], (frame[0], frame[1], True))
+    elif stack:
+        frame = stack[-1]
+        turn_end = turn_ends[frame[0]]
+        if turn_end is not None and not frame[2]:
+            until, once = turn_end
+            ended = until is not None and until(F, R, frame[1])
+            if ends_turn or once or ended:
+                stack[-1] = (frame[0], frame[1], True)
     end_when = game.program.end_when
     if end_when is not None and end_when(F, R, -1):
         F[_OVER] = True

@@ -58,6 +58,7 @@ class Game:
         #: The flow's step and enter functions, built by :mod:`rulekit.engine.flow` on first use.
         self.flow_fns: Any = None
         self._template: dict[Any, Any] | None = None
+        self._inits: tuple[tuple[Any, Callable[..., Any], tuple[Any, ...]], ...] = ()
         self._apply_plans: dict[str, ApplyPlan] = {}
         self._listings: dict[Any, tuple[tuple[CompiledAction, Callable[..., Any]], ...] | None] = {}
         for trigger in program.triggers:
@@ -99,21 +100,14 @@ class Game:
         template = self._template
         if template is None:
             template = self._template = self._initial_fields()
+            self._inits = self._initial_values()
         F = dict(template)
         F[(_ENGINE, "rng")] = seed_state(seed)
         runtime = self.runtime
         runtime.reset_steps()
         try:
-            for scope, name, fn in program.field_inits:
-                if scope == "turn":
-                    continue
-                for owner in self.owners(scope):
-                    if scope == "player":
-                        F[(owner, name)] = fn(F, runtime, owner)
-                    elif scope == "game":
-                        F[(owner, name)] = fn(F, runtime, -1)
-                    else:
-                        F[(owner, name)] = fn(F, runtime, -1, owner)
+            for key, fn, args in self._inits:
+                F[key] = fn(F, runtime, *args)
             if before_setup is not None:
                 before_setup(F)
             if program.setup is not None:
@@ -149,6 +143,23 @@ class Game:
                 for owner in owners:
                     F[(owner, name)] = default
         return F
+
+    def _initial_values(self) -> tuple[tuple[Any, Callable[..., Any], tuple[Any, ...]], ...]:
+        """The fields with an initial value (turn fields aside: each turn sets them), in
+        order, each with its function and the arguments after ``(F, R)``: ``me`` is the
+        player for a player's field, else -1; a component's field also gets the component."""
+        found: list[tuple[Any, Callable[..., Any], tuple[Any, ...]]] = []
+        for scope, name, fn in self.program.field_inits:
+            if scope == "turn":
+                continue
+            for owner in self.owners(scope):
+                if scope == "player":
+                    found.append(((owner, name), fn, (owner,)))
+                elif scope == "game":
+                    found.append(((owner, name), fn, (-1,)))
+                else:
+                    found.append(((owner, name), fn, (-1, owner)))
+        return tuple(found)
 
     def apply_plan(self, name: str) -> ApplyPlan:
         """What applying action ``name`` needs, built once: its compiled form, the triggers
@@ -504,8 +515,7 @@ class State:
         if after:
             fire(F, R, me, after, args)
         F[_MOVES] += 1
-        flow.after_action(self, ends_turn)
-        flow.advance(self)
+        flow.advance(self, ends_turn)
 
     def _advance(self) -> None:
         flow.advance(self)
