@@ -64,6 +64,8 @@ class _Compiler(FlowBuilder):
             self.gen.function_types[name] = type_
             if name not in BUILTINS and planner.cheap(decl.body, self.cheap_call):
                 cheap.add(name)
+                if "me" not in callgraph.names_read(decl.body) and calls[name] <= set(self.gen.inline):
+                    self.gen.inline[name] = decl  # written out where it is called (codegen_inline)
             fn_name = emit.name("fn_", name)
             reads[fn_name] = planner.field_reads(code, reads)
             mine[fn_name] = planner.reads_me(code, mine)
@@ -200,8 +202,9 @@ class _Compiler(FlowBuilder):
             cost=cost_check,
             money=self.rules.money,
             kept=tuple(  # kept across listings: a domain that asks memoized rules functions
-                (None, True)
+                (None, True)  # (a domain that is one such call: the function keeps its results)
                 if not (callgraph.calls(p.domain) & set(self.rules.functions)) - self.fn_cheap
+                or (isinstance(p.domain, ast.Call) and p.domain.function in self.rules.functions)
                 else (
                     planner.field_reads(self.codes[d][0], self.fn_reads),
                     planner.reads_me(self.codes[d][0], self.fn_mine),

@@ -34,6 +34,10 @@ class CodeGenBase:
         #: names bound by ``where`` and ``let ... in`` (see CodeGen.bound_value).
         self.in_iterable = 0
         self.bindings = 0
+        #: Rules functions written out where they are called (rulekit.compiler.codegen_inline),
+        #: and how deep such bodies are nested now.
+        self.inline: dict[str, Any] = {}
+        self.inlining = 0
         self.too_deep = False
         self.text_plus: set[int] = set()  # '+' nodes inside another '+' (text errors: once per chain)
         self.constants: dict[str, Any] = {}

@@ -7,6 +7,7 @@ from typing import Any
 
 from rulekit.compiler import emit
 from rulekit.compiler.codegen_base import CodeGenBase
+from rulekit.compiler.codegen_inline import inline_call
 from rulekit.compiler.codegen_support import (
     AGGREGATES,
     TEXT_BUILTINS,
@@ -208,6 +209,10 @@ class NameGen(CodeGenBase):
                 code, type_ = self.expr(arg, ctx)
                 self.expect(pdeclared.type, type_, arg, f"argument '{pname}' of {name}")
                 args.append(code)
+            if name in self.inline:
+                inlined = inline_call(self, self.inline[name], args, ctx)
+                if inlined is not None:
+                    return inlined, self.function_types.get(name, t.ANY)
             me = "me" if ctx.me else "-1"
             return (
                 f"{emit.name('fn_', name)}(F, R, {me}{''.join(', ' + a for a in args)})",

@@ -44,7 +44,7 @@ class ExpressionGen(NameGen):
             return self.distinct(comp, ctx)
         gen, etype, _ = self.generator(comp, ctx)
         if name == "count":
-            return f"sum(1 for _ in ({gen}))", t.INT
+            return f"_count({gen})", t.INT  # (a helper: gen may hold ':=', refused in an iterable)
         if name == "sum":
             self.expect(t.INT, etype, comp.element, "what sum adds up")
             return f"sum({gen})", t.INT

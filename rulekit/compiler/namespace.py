@@ -47,6 +47,7 @@ def runtime_namespace(
     ns["A"] = item_attributes(rules)
     ns.update(attribute_tables(rules))
     ns["_sorted_values"] = sorted_values
+    ns["_count"] = count_items
     for kind in rules.kinds.values():
         ns[f"C_{kind.name}"] = tuple(i.id for i in kind.items)
     ns.update(constants)
@@ -64,6 +65,14 @@ def sorted_values(pairs: Iterable[tuple[Any, Any]], reverse: bool = False) -> tu
 
 
 _first = itemgetter(0)
+
+
+def count_items(items: Iterable[Any]) -> int:
+    """How many items ``items`` yields: ``count(...)``."""
+    n = 0
+    for _ in items:
+        n += 1
+    return n
 
 
 def item_attributes(rules: m.RulesModel) -> dict[tuple[str, str], Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import Any
 
 from rulekit.compiler import planner
 from rulekit.compiler.planner_reads import hoist_reads
@@ -73,6 +74,7 @@ def test_a_binding_inside_a_loops_collection_or_sort_key_still_compiles() -> Non
     assert _value("[x for x in [2, 1] by (k where k = x)]") == (1, 2)
     assert _value("str([p for p in players] where n = 1)") == _value("str([p for p in players])")
     assert _value("any(x > n for x in [1, 5]) where n = 4") is True
+    assert _value("count(x for x in [1, 5, 7] if (y > 4 where y = x))") == 2
 
 
 # ------------------------------------------------------------------ field reads in enumerators
@@ -142,3 +144,66 @@ def test_an_enumerator_reads_the_acting_players_fields_once() -> None:
     assert sail.count("F[(me, 'ship')]") == 1
     loop = sail.index("for v_target")
     assert "F[" not in sail[loop:]
+
+
+# ------------------------------------------------------------------ small functions inlined
+
+INLINE_RULESET = """\
+ruleset: inl
+players: {min: 2, max: 2}
+money: coins
+components:
+  tile:
+    attributes: {size: int}
+    items: [{id: t1, size: 1}, {id: t2, size: 2}, {id: t3, size: 4}]
+state:
+  player:
+    coins: {type: int}
+functions:
+  double: {params: {x: int}, body: "x + x"}
+  total: {body: "sum(t.size for t in tiles)"}
+  twice_total: {body: "double(total())"}
+  mine: {body: "me.coins + 1"}
+  size_of: {params: {t: tile}, body: "t.size"}
+actions:
+  act:
+    params: {t: tiles}
+    require:
+      - {if: "size_of(t) < double(1) + mine()", else: never}
+    ends_turn: true
+flow:
+  - turn: player_at(1)
+"""
+
+
+def test_a_small_function_is_written_out_where_it_is_called() -> None:
+    """``sea_steps`` (one built-in call on attributes) is its body at the call, not a call;
+    its function stays for anything else that names it."""
+    source = _capitan().program.source
+    paid = _function(source, "enum_move_pirate_paid")
+    assert "B_manhattan(" in paid
+    assert "fn_sea_steps(" not in paid
+    assert "def fn_sea_steps(" in source
+
+
+def test_an_inlined_call_evaluates_each_argument_once_before_its_body(write_ruleset: Any) -> None:
+    """``double(total())`` in a rules function costs the steps of ``total()`` once: the
+    argument is evaluated once (into a local), not once per use of ``x``, and no step is
+    charged for entering ``double``.  A function that reads ``me`` stays a call.  (Extra
+    expressions tools compile, as here, call the functions.)"""
+    game = load_game(str(write_ruleset(INLINE_RULESET)), 2)
+    program, R = game.program, game.runtime
+    F = game.new_initial_state(0).fields
+
+    def run(text: str) -> tuple[Any, int]:
+        fn, _ = program.compile_expression(text)
+        R.reset_steps()
+        value = fn(F, R, 0)
+        return value, R.max_steps - R.left
+
+    once, steps = run("total()")
+    assert run("twice_total()") == (2 * once, steps + 1)
+    assert "fn_double(" not in _function(program.source, "fn_twice_total")
+    assert "fn_size_of(" not in _function(program.source, "enum_act")
+    assert "fn_mine(F, R, me)" in program.source
+    assert [a.args[0] for a in game.new_initial_state(0).legal_actions()] == ["t1", "t2"]
