@@ -155,6 +155,10 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[Fl
         count = len(children)
         # what the step returns after entering each child: False if effects may have run
         entered = tuple(False if _runs_effects(nodes[child]) else None for child in children)
+        # a do child's effect, called here rather than through its enter function
+        effects = tuple(
+            nodes[child].fns["effect"] if nodes[child].kind == "do" else None for child in children
+        )
 
         def seq(
             state: State, F: dict[Any, Any], R: Any, stack: list[Any], frame: tuple[Any, ...]
@@ -164,6 +168,10 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[Fl
                 stack.pop()
                 return None
             stack[-1] = (node_id, index + 1)
+            effect = effects[index]
+            if effect is not None:
+                effect(F, R, -1)
+                return False
             enters[children[index]](state, F, R, stack)
             return entered[index]
 

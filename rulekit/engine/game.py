@@ -27,6 +27,7 @@ from rulekit.engine.slots import MOVES as _MOVES
 from rulekit.engine.triggers import fire
 from rulekit.engine.values import NotationError, coerce, format_value, parse_action_text
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, Span
+from rulekit.limits import LIMITS
 from rulekit.runtime.context import BANK, Runtime, Trigger, seed_state
 from rulekit.runtime.errors import RuleFailure, StepBudgetExceeded
 
@@ -59,6 +60,9 @@ class Game:
         self.flow_fns: Any = None
         self._template: dict[Any, Any] | None = None
         self._inits: tuple[tuple[Any, Callable[..., Any], tuple[Any, ...]], ...] = ()
+        #: The first game's start (see :meth:`new_initial_state`): the settings it was made
+        #: under, its fields and legal actions (None: the setup draws random numbers).
+        self._start: tuple[tuple[Any, ...], dict[Any, Any] | None, tuple[Action, ...] | None] | None = None
         self._apply_plans: dict[str, ApplyPlan] = {}
         self._listings: dict[Any, tuple[tuple[CompiledAction, Callable[..., Any]], ...] | None] = {}
         for trigger in program.triggers:
@@ -97,13 +101,31 @@ class Game:
             RuleEvaluationError: the setup rules failed.
         """
         program = self.program
+        runtime = self.runtime
+        seeded = seed_state(seed)
+        # Without hooks or fields set from outside, a setup that draws no random number (the
+        # generator's state is as seeded when the first decision is reached) gives the same
+        # state for every seed but that generator state: later games copy the first.
+        plain = (
+            before_setup is None
+            and runtime.chance is None
+            and runtime.fired is None
+            and runtime.branch is None
+        )
+        if plain and self._start is not None and self._start[0] == _start_key(runtime):
+            _, fields, listed = self._start
+            if fields is not None:
+                F = dict(fields)
+                F[_RNG] = seeded
+                state = State(self, F)
+                state._legal = None if listed is None else list(listed)
+                return state
         template = self._template
         if template is None:
             template = self._template = self._initial_fields()
             self._inits = self._initial_values()
         F = dict(template)
-        F[(_ENGINE, "rng")] = seed_state(seed)
-        runtime = self.runtime
+        F[_RNG] = seeded
         runtime.reset_steps()
         try:
             for key, fn, args in self._inits:
@@ -117,6 +139,14 @@ class Game:
         except Exception as error:
             span = program.rules.setup.span if program.rules.setup is not None else None
             raise _rule_error(program, error, "setup", span) from None
+        if plain:
+            drew = F[_RNG] != seeded
+            legal = state._legal
+            self._start = (
+                _start_key(runtime),
+                None if drew else dict(F),
+                None if drew or legal is None else tuple(legal),
+            )
         return state
 
     def _initial_fields(self) -> dict[Any, Any]:
@@ -245,6 +275,19 @@ class Game:
 
 
 _T = TypeVar("_T")
+_RNG = (_ENGINE, "rng")
+
+
+def _start_key(runtime: Runtime) -> tuple[Any, ...]:
+    """What a setup's outcome depends on besides the rules and the random numbers: the
+    runtime's shuffle setting and the limits an evaluation reads."""
+    return (
+        runtime.keep_order,
+        LIMITS.max_steps,
+        LIMITS.max_candidates,
+        LIMITS.max_int_bits,
+        LIMITS.max_text_chars,
+    )
 
 
 def _whole(value: Any, what: str) -> int:

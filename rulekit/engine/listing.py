@@ -32,10 +32,17 @@ def list_legal(state: State) -> list[Action]:
     game = state.game
     R = game.runtime
     reference = game.reference_enumeration
-    planned = None if reference else game.planned_listing(names)
+    if reference:
+        planned = None
+    else:
+        try:
+            planned = game._listings[names]
+        except (KeyError, TypeError):
+            planned = game.planned_listing(names)
     found: list[Action] = []
     compiled = None
-    R.memo = R.off.copy()
+    off = R.off
+    R.memo = off.copy() if off else {}
     kept = R.persist
     if reference:  # the reference keeps nothing from earlier listings
         R.persist = None
