@@ -105,6 +105,24 @@ def test_check_starts_without_the_tools_it_does_not_use() -> None:
     assert done.stdout.splitlines()[-1] == "[]"
 
 
+def test_only_the_program_s_own_main_freezes_its_objects_for_the_collector_at_the_end(run: Run) -> None:
+    """Called with arguments (a caller that lives on), main leaves the collector alone."""
+    import gc
+
+    before = gc.get_freeze_count()
+    assert run("check", "tic_tac_toe")[0] == 0
+    assert gc.get_freeze_count() == before
+    code = (
+        "import gc, sys\n"
+        "from rulekit import cli\n"
+        "sys.argv = ['rulekit', 'check', 'tic_tac_toe']\n"
+        "assert cli.main() == 0\n"
+        "print(gc.get_freeze_count() > 1000)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.splitlines()[-1] == "True"
+
+
 def test_the_parser_has_the_plugin_commands_unless_told_not_to() -> None:
     assert {"simulate", "verify"} <= set(cli.build_parser()[1])
     assert cli.build_parser(plugins=False)[1] == {}
