@@ -66,6 +66,25 @@ def placed_edges(edges: Sequence[Any], rotation: int) -> tuple[Any, ...]:
     return placed
 
 
+_ALL_ROTATIONS: dict[Any, tuple[tuple[Any, ...], ...]] = {}
+
+
+def all_rotations(edges: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
+    """The placed edges of a tile printed with ``edges`` for rotations 0, 1, 2 and 3."""
+    try:
+        return _ALL_ROTATIONS[edges]
+    except (KeyError, TypeError):  # not seen yet, or unhashable edges
+        pass
+    found = tuple(placed_edges(edges, r) for r in range(4))
+    try:
+        if len(_ALL_ROTATIONS) > 4096:
+            _ALL_ROTATIONS.clear()
+        _ALL_ROTATIONS[edges] = found
+    except TypeError:
+        pass
+    return found
+
+
 def tile_edges(tile: dict[Any, Any]) -> tuple[Any, ...]:
     return placed_edges(tile["edges"], int(tile.get("rotation") or 0))
 
@@ -139,19 +158,22 @@ class Derived:
         cell is empty, every edge it shares with a tile of ``kind`` matches and (if
         ``adjacent``) such a tile touches it.  Raises :class:`RuleFailure` for edges that are
         not four labels, whatever the cell."""
-        rotations = [placed_edges(edges, r) for r in range(4)]
+        rotations = all_rotations(edges)
         needs = self.needs_at(cell)
         if needs is None:
             return NOWHERE
         north, east, south, west, touching = needs
         if adjacent and not touching:
             return NOWHERE
+        any_ = ANYTHING
         return tuple(  # type: ignore[return-value]
-            (north is ANYTHING or north == placed[0])
-            and (east is ANYTHING or east == placed[1])
-            and (south is ANYTHING or south == placed[2])
-            and (west is ANYTHING or west == placed[3])
-            for placed in rotations
+            [
+                (north is any_ or north == placed[0])
+                and (east is any_ or east == placed[1])
+                and (south is any_ or south == placed[2])
+                and (west is any_ or west == placed[3])
+                for placed in rotations
+            ]
         )
 
 

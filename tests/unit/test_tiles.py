@@ -380,3 +380,12 @@ def test_a_sweep_forgets_the_grids_nothing_else_holds_and_keeps_the_others() -> 
     assert len(tile_grid._DERIVED) <= tile_grid._DERIVED_LIMIT
     for grid in kept:
         assert call("tile_fits", grid, (1, 0), CAPE, 3, "area") == _uncached_fits(grid, (1, 0), CAPE, 3)
+
+
+def test_fitting_a_tile_without_four_edges_is_a_rule_failure_even_where_nothing_could_fit() -> None:
+    grid = {(0, 0): tile(CAPE), (1, 0): {"kind": "token"}}
+    for cell in ((0, -1), (1, 0), (5, 5)):  # next to a tile, occupied, far away
+        with pytest.raises(RuleFailure):
+            call("tile_fits", grid, cell, (L, W, W), 0, "area")
+    with pytest.raises(RuleFailure):
+        call("tile_placements", grid, (L, W, W, W, L), "area")
