@@ -64,6 +64,8 @@ class _Compiler(FlowBuilder):
             self.gen.function_types[name] = type_
             if name not in BUILTINS and planner.cheap(decl.body, self.cheap_call):
                 cheap.add(name)
+                if "me" not in callgraph.names_read(decl.body) and calls[name] <= set(self.gen.inline):
+                    self.gen.inline[name] = decl  # written out where it is called (codegen_inline)
             fn_name = emit.name("fn_", name)
             reads[fn_name] = planner.field_reads(code, reads)
             mine[fn_name] = planner.reads_me(code, mine)
@@ -200,18 +202,28 @@ class _Compiler(FlowBuilder):
             cost=cost_check,
             money=self.rules.money,
             kept=tuple(  # kept across listings: a domain that asks memoized rules functions
-                (None, True)
+                (None, True)  # (a domain that is one such call: the function keeps its results)
                 if not (callgraph.calls(p.domain) & set(self.rules.functions)) - self.fn_cheap
+                or (isinstance(p.domain, ast.Call) and p.domain.function in self.rules.functions)
                 else (
                     planner.field_reads(self.codes[d][0], self.fn_reads),
                     planner.reads_me(self.codes[d][0], self.fn_mine),
                 )
                 for d, p in zip(domains, decl.params, strict=True)
             ),
+            stable=self.stable_field,
         )
         fname = self.fresh(f"enum_{decl.name}")
         self.lines.append(planner.generate(plan, fname))
         return fname
+
+    def stable_field(self, owner: str | None, field: str) -> bool:
+        """Whether every state holds the field (owner None: the acting player's)."""
+        fields = self.rules.fields
+        if owner is None:
+            return field in fields.get("player", {})
+        scope = owner if owner in ("game", "turn") else self.gen.item_kind.get(owner)
+        return scope is not None and field in fields.get(scope, {})
 
     def member_codes(self, exprs: list[ast.Expr], params: list[tuple[str, Type]]) -> tuple[str, ...]:
         """The code of each ``E`` of ``p in E``, when every one is a list (else nothing)."""

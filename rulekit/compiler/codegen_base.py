@@ -30,6 +30,14 @@ class CodeGenBase:
         self.bag = bag
         self.spans: list[Span | None] = []
         self.depth = 0
+        #: Inside a comprehension's iterable (where Python refuses ':='), and the count of the
+        #: names bound by ``where`` and ``let ... in`` (see CodeGen.bound_value).
+        self.in_iterable = 0
+        self.bindings = 0
+        #: Rules functions written out where they are called (rulekit.compiler.codegen_inline),
+        #: and how deep such bodies are nested now.
+        self.inline: dict[str, Any] = {}
+        self.inlining = 0
         self.too_deep = False
         self.text_plus: set[int] = set()  # '+' nodes inside another '+' (text errors: once per chain)
         self.constants: dict[str, Any] = {}

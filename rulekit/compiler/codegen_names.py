@@ -7,6 +7,7 @@ from typing import Any
 
 from rulekit.compiler import emit
 from rulekit.compiler.codegen_base import CodeGenBase
+from rulekit.compiler.codegen_inline import inline_call
 from rulekit.compiler.codegen_support import (
     AGGREGATES,
     TEXT_BUILTINS,
@@ -16,6 +17,7 @@ from rulekit.compiler.codegen_support import (
 from rulekit.compiler.scope import Context
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
+from rulekit.dsl.names import is_name
 from rulekit.dsl.printer import loop_target
 from rulekit.dsl.types import Type
 from rulekit.errors import did_you_mean
@@ -150,7 +152,11 @@ class NameGen(CodeGenBase):
             if name == "id":
                 return subject_code, t.STR, None
             if name in self.attr_types.get(kind, {}):
-                return f"A[({subject_code}, {emit.literal(name)})]", self.attr_types[kind][name], None
+                # one table per attribute (namespace.attribute_tables): a look-up by the item's id,
+                # whose hash the string keeps, instead of hashing a new (id, name) tuple
+                table = emit.name("A_", name) if is_name(name) else None
+                code = f"{table}[{subject_code}]" if table else f"A[({subject_code}, {emit.literal(name)})]"
+                return code, self.attr_types[kind][name], None
             if name in self.field_types.get(kind, {}):
                 key = f"({subject_code}, {emit.literal(name)})"
                 return f"F[{key}]", self.field_types[kind][name], key
@@ -203,6 +209,10 @@ class NameGen(CodeGenBase):
                 code, type_ = self.expr(arg, ctx)
                 self.expect(pdeclared.type, type_, arg, f"argument '{pname}' of {name}")
                 args.append(code)
+            if name in self.inline:
+                inlined = inline_call(self, self.inline[name], args, ctx)
+                if inlined is not None:
+                    return inlined, self.function_types.get(name, t.ANY)
             me = "me" if ctx.me else "-1"
             return (
                 f"{emit.name('fn_', name)}(F, R, {me}{''.join(', ' + a for a in args)})",
@@ -320,7 +330,11 @@ class NameGen(CodeGenBase):
         key_type = t.ANY
         with ctx.nested():
             for var, iterable in comp.loops:
-                code, type_ = self.expr(iterable, ctx)
+                self.in_iterable += 1  # Python refuses ':=' in a comprehension's iterable
+                try:
+                    code, type_ = self.expr(iterable, ctx)
+                finally:
+                    self.in_iterable -= 1
                 if not (type_.is_list or type_.is_map or type_ in (t.ANY, t.TUPLE)):
                     self.error(f"cannot loop over {article(type_)}", iterable)
                 if isinstance(var, str):

@@ -38,13 +38,13 @@ class ExpressionGen(NameGen):
             if comp.key is None:
                 self.error(f"{name}(...) needs a key: {name}(x for x in xs by key)", node)
             gen, etype, _ = self.generator(comp, ctx, with_key=True)
-            reverse = ", reverse=True" if name == "rank" else ""
-            return f"tuple(_e for _k, _e in sorted(({gen}), key=_key0{reverse}))", t.list_of(etype)
+            reverse = ", True" if name == "rank" else ""
+            return f"_sorted_values(({gen}){reverse})", t.list_of(etype)
         if name == "distinct":
             return self.distinct(comp, ctx)
         gen, etype, _ = self.generator(comp, ctx)
         if name == "count":
-            return f"sum(1 for _ in ({gen}))", t.INT
+            return f"_count({gen})", t.INT  # (a helper: gen may hold ':=', refused in an iterable)
         if name == "sum":
             self.expect(t.INT, etype, comp.element, "what sum adds up")
             return f"sum({gen})", t.INT
@@ -90,7 +90,7 @@ class ExpressionGen(NameGen):
         comp = node.comprehension
         if comp.key is not None:
             gen, etype, _ = self.generator(comp, ctx, with_key=True)
-            return f"tuple(_e for _k, _e in sorted(({gen}), key=_key0))", t.list_of(etype)
+            return f"_sorted_values(({gen}))", t.list_of(etype)
         gen, etype, _ = self.generator(comp, ctx)
         return f"tuple([{gen}])", t.list_of(etype)  # a list comprehension: faster than a generator
 
@@ -177,10 +177,26 @@ class ExpressionGen(NameGen):
 
     def _expr_Where(self, node: ast.Where, ctx: Context) -> tuple[str, Type]:
         value, vtype = self.expr(node.value, ctx)
+        return self.bound_value(node.name, vtype, value, node.body, ctx)
+
+    def bound_value(
+        self, name: str, vtype: Type, value: str, body: ast.Expr, ctx: Context
+    ) -> tuple[str, Type]:
+        """``body`` with ``name`` bound to the value of the code ``value``: a local of the
+        generated function, assigned (``:=``) before ``body`` runs, under a name used
+        nowhere else (``w<n>_name``: an inner binding of the same name cannot overwrite it
+        while the outer body still reads it).  In a comprehension's iterable, where Python
+        refuses ``:=``, a call of a lambda instead (~4 times slower)."""
         with ctx.nested():
-            py = ctx.bind(node.name, vtype)
-            body, btype = self.expr(node.body, ctx)
-        return f"(lambda {py}: {body})({value})", btype
+            if self.in_iterable:
+                py = ctx.bind(name, vtype)
+                code, btype = self.expr(body, ctx)
+                return f"(lambda {py}: {code})({value})", btype
+            self.bindings += 1
+            py = emit.name(f"w{self.bindings}_", name)
+            ctx.scopes[-1][name] = Symbol("local", vtype, py)
+            code, btype = self.expr(body, ctx)
+        return f"({code} if (({py} := {value}) is {py}) else None)", btype
 
     def _expr_LetIn(self, node: ast.LetIn, ctx: Context) -> tuple[str, Type]:
         value, vtype = self.expr(node.value, ctx)
@@ -196,9 +212,7 @@ class ExpressionGen(NameGen):
                 # groups bind their parameters this way, mostly to `me` or a parameter)
                 ctx.scopes[-1][node.name] = Symbol("local", vtype, value)
                 return self.expr(node.body, ctx)
-            py = ctx.bind(node.name, vtype)
-            body, btype = self.expr(node.body, ctx)
-        return f"(lambda {py}: {body})({value})", btype
+        return self.bound_value(node.name, vtype, value, node.body, ctx)
 
     def _expr_Record(self, node: ast.Record, ctx: Context) -> tuple[str, Type]:
         parts, types = [], {}

@@ -56,13 +56,16 @@ def as_text(code: str, type_: Type, depth: int = 0) -> str:
     if type_ in (t.PLAYER, t.OWNER):
         return f"B_player_name({code})"
     var = f"_p{depth}"
+    # (``code`` is passed to a lambda, not looped over: it may hold ':=', which Python
+    # refuses in a comprehension's iterable)
     if type_.is_list:
-        return f"tuple({as_text(var, t.element_type(type_), depth + 1)} for {var} in {code})"
+        each = as_text(var, t.element_type(type_), depth + 1)
+        return f"(lambda {var}: tuple({each} for {var} in {var}))({code})"
     if type_.is_map:
         key, value = f"_k{depth}", f"_v{depth}"
         key_text = as_text(key, t.map_key(type_), depth + 1)
         value_text = as_text(value, t.map_value(type_), depth + 1)
-        return f"{{{key_text}: {value_text} for {key}, {value} in {code}.items()}}"
+        return f"(lambda {var}: {{{key_text}: {value_text} for {key}, {value} in {var}.items()}})({code})"
     assert type_.is_record
     fields = dict(type_.fields or ())
     converted = ", ".join(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast as pyast
 import math
+import re
 from collections import deque
 from typing import Any
 
@@ -86,7 +87,6 @@ _FORBIDDEN = (
     pyast.Await,
     pyast.Yield,
     pyast.YieldFrom,
-    pyast.NamedExpr,
     pyast.JoinedStr,
     pyast.Delete,
 )
@@ -96,9 +96,10 @@ def audit(source: str | pyast.Module) -> None:
     """Refuse generated source that does what the code generator never does.
 
     No imports, classes, ``global``, default arguments, decorators or annotations,
-    no name or keyword starting with ``__``, no attribute starting with ``_``, and only
-    plain constants.  ``source`` may be the module already parsed (the compiler parses
-    once, audits the tree and compiles it).
+    no name or keyword starting with ``__``, no attribute starting with ``_``, ``:=`` only
+    to the names ``where`` and ``let ... in`` bind (``w<n>_name``), and only plain
+    constants.  ``source`` may be the module already parsed (the compiler parses once,
+    audits the tree and compiles it).
 
     Raises:
         UnsafeCode: naming the first offending construct.
@@ -160,6 +161,12 @@ def _check_constant(node: Any) -> None:
         raise UnsafeCode(f"generated code has constant {value!r}")
 
 
+def _check_named_expr(node: Any) -> None:
+    # ':=' binds only the names of `where` and `let ... in` (codegen: w<n>_name)
+    if not (isinstance(node.target, pyast.Name) and _BINDING.fullmatch(node.target.id)):
+        raise UnsafeCode("generated code assigns with ':=' to a name the generator does not bind")
+
+
 def _check_name(text: str) -> None:
     # Emitted names carry a prefix (v_, fn_, ...), so none starts with "__"; a dunder inside
     # one (v_x__y) is harmless: only attribute access could reach Python's internals.
@@ -168,6 +175,7 @@ def _check_name(text: str) -> None:
 
 
 _FORBIDDEN_TYPES = frozenset(_FORBIDDEN)
+_BINDING = re.compile(r"w[0-9]+_[A-Za-z0-9_]+")
 #: What :func:`audit` checks on each kind of node (by exact type: ``ast.parse`` makes no
 #: subclasses of these).
 _CHECKS: dict[type, Any] = {
@@ -178,4 +186,5 @@ _CHECKS: dict[type, Any] = {
     pyast.Attribute: _check_attribute,
     pyast.keyword: _check_keyword,
     pyast.Constant: _check_constant,
+    pyast.NamedExpr: _check_named_expr,
 }

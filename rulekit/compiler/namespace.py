@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import ast as ast_module
 import re
+from collections.abc import Iterable
 from operator import itemgetter
 from typing import Any
 
 from rulekit.compiler import emit, planner
 from rulekit.compiler.codegen import SPAN_MARK
+from rulekit.dsl.names import is_name
 from rulekit.errors import Diagnostic, RulesetError, Span
 from rulekit.rules import model as m
 from rulekit.runtime.builtins import BUILTINS
@@ -43,7 +45,9 @@ def runtime_namespace(
     ns["RuleFailure"] = RuleFailure
     ns["SPANS"] = spans
     ns["A"] = item_attributes(rules)
-    ns["_key0"] = itemgetter(0)
+    ns.update(attribute_tables(rules))
+    ns["_sorted_values"] = sorted_values
+    ns["_count"] = count_items
     for kind in rules.kinds.values():
         ns[f"C_{kind.name}"] = tuple(i.id for i in kind.items)
     ns.update(constants)
@@ -53,6 +57,24 @@ def runtime_namespace(
     return ns
 
 
+def sorted_values(pairs: Iterable[tuple[Any, Any]], reverse: bool = False) -> tuple[Any, ...]:
+    """The values of ``(key, value)`` pairs sorted by key (stable): ``sorted``/``rank``/``by``.
+    (A helper rather than generated code: the generated pairs may hold ':=', which Python
+    refuses in a comprehension's iterable.)"""
+    return tuple([value for _, value in sorted(pairs, key=_first, reverse=reverse)])
+
+
+_first = itemgetter(0)
+
+
+def count_items(items: Iterable[Any]) -> int:
+    """How many items ``items`` yields: ``count(...)``."""
+    n = 0
+    for _ in items:
+        n += 1
+    return n
+
+
 def item_attributes(rules: m.RulesModel) -> dict[tuple[str, str], Any]:
     return {
         (item.id, attr): value
@@ -60,6 +82,18 @@ def item_attributes(rules: m.RulesModel) -> dict[tuple[str, str], Any]:
         for item in kind.items
         for attr, value in item.values.items()
     }
+
+
+def attribute_tables(rules: m.RulesModel) -> dict[str, dict[str, Any]]:
+    """``A_attr``: every item's value of the attribute ``attr``, by the item's id (what the
+    generated code reads for ``item.attr``)."""
+    tables: dict[str, dict[str, Any]] = {}
+    for kind in rules.kinds.values():
+        for item in kind.items:
+            for attr, value in item.values.items():
+                if is_name(attr):
+                    tables.setdefault(emit.name("A_", attr), {})[item.id] = value
+    return tables
 
 
 def compiled_code(source: str, filename: str, rules: m.RulesModel) -> Any:

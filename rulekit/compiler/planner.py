@@ -32,6 +32,7 @@ from typing import Any
 from attrs import frozen
 
 from rulekit.compiler import callgraph, emit
+from rulekit.compiler.planner_reads import Stable, hoist_reads
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
 from rulekit.limits import LIMITS
@@ -39,6 +40,8 @@ from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.registry import Builtin
 
 _COLLECTION = re.compile(r"C_(\w+)")
+#: Generated code that may charge the step budget (a rules function, a runtime service).
+_CHARGES = re.compile(r"\b(fn_\w+|R)\b")
 
 
 @frozen
@@ -67,6 +70,9 @@ class ActionPlan:
     #: all it depends on (:func:`field_reads`); then a domain that reads no parameter is
     #: kept across listings like a rules function's results (:func:`kept_value`).
     kept: tuple[tuple[Reads | None, bool], ...] = ()
+    #: Which fields every state holds (planner_reads.Stable): their reads are made once
+    #: into locals (:func:`planner_reads.hoist_reads`); None: every read stays in place.
+    stable: Stable | None = None
 
 
 def membership_sets(
@@ -106,8 +112,10 @@ def generate(plan: ActionPlan, fname: str) -> str:
         money = "P_money"
     lines.append("    add = out.append")
 
-    def tests(depth: int, indent: str, fail: str) -> None:
+    def tests(depth: int, indent: str, fail: str, skip: Check | None = None) -> None:
         for check in at_depth[depth]:
+            if check is skip:
+                continue
             lines.append(f"{indent}if not ({check.code}):{check.mark}")
             lines.append(f"{indent}    {fail}")
         if cost_depth == depth and plan.cost is not None:
@@ -121,11 +129,14 @@ def generate(plan: ActionPlan, fname: str) -> str:
         first = at_depth[i + 1][0] if at_depth[i + 1] else None
         collection = _COLLECTION.fullmatch(code)
         reads, mine = plan.kept[i] if plan.kept else (None, True)
+        skip = None
         if first is not None and first.member_of and collection is not None:
             kind = collection.group(1)
             members = " | ".join(f"P_set({e})" for e in first.member_of)
             source = emit.step_iter(f"(sorted(({members}) & S_{kind}, key=I_{kind}.get) if S_{kind} else ())")
             mark = first.mark
+            if not any(_CHARGES.search(e) for e in first.member_of):
+                skip = first  # `p in E or p in G` holds for every p of E and G: not tested again
         elif i in hoisted:
             lines.append(f"{indent}if D{i} is None:")
             lines.extend(_domain_lines(indent + "    ", i, code + mark, reads, mine, f"{fname}/{i}"))
@@ -137,12 +148,14 @@ def generate(plan: ActionPlan, fname: str) -> str:
             source = emit.step_iter(code)
         lines.append(f"{indent}for {param} in {source}:{mark}")
         indent += "    "
-        tests(i + 1, indent, "continue")
+        tests(i + 1, indent, "continue", skip)
     lines.append(f"{indent}add(mk(({emit.literal(plan.name)}, ({''.join(p + ', ' for p in plan.params)}))))")
     if n:  # a listing may not grow without bound (the limit max_candidates): checked after each
         # run of the innermost loop, whose length the step budget already bounds
         lines.append(f"{indent[:-4]}if len(out) > P_limits.max_candidates:")
         lines.append(f"{indent[:-4]}    P_too_many()")
+    if plan.stable is not None:
+        lines = hoist_reads(lines, plan.stable)
     return "\n".join(lines) + "\n"
 
 

@@ -204,10 +204,13 @@ def test_generated_code_of_the_shipped_rulesets_passes_the_audit(ruleset_name: s
         "def f(F, R, me):\n    return __import__\n",
         "def f(F, R, me):\n    return inf\n",
         "def f(F, R, me):\n    return 1e999\n",
+        "def f(F, R, me):\n    return (R := 1)\n",
+        "def f(F, R, me):\n    return (v_x := 1)\n",
     ],
 )
 def test_the_audit_refuses_code_the_generator_never_writes(source: str) -> None:
-    """Defaults, dunder attributes, imports, dunder names and non-finite numbers are refused."""
+    """Defaults, dunder attributes, imports, dunder names, non-finite numbers and ``:=`` to
+    anything but a name ``where``/``let`` bind are refused."""
     if "inf\n" in source:
         emit.audit(source)  # a bare name is allowed by the audit; the emitter never writes it
         return
@@ -424,3 +427,8 @@ def test_any_key_or_value_in_a_log_header_is_refused_at_its_line_or_replays(
     if status == 1:
         assert f"{bad}:1:" in err, err
     assert not marker.exists()
+
+
+def test_the_audit_accepts_the_bindings_of_where_and_let() -> None:
+    """``:=`` to ``w<n>_name``, the local a ``where`` or ``let ... in`` binds, passes."""
+    emit.audit("def f(F, R, me):\n    return (w3_x if ((w3_x := 1) is w3_x) else None)\n")
