@@ -164,7 +164,7 @@ def run_tasks(
 
 
 #: The most games one message to a worker carries (and a killed worker loses).
-MAX_BATCH = 16
+MAX_BATCH = 8
 
 
 def batches(tasks: Sequence[GameTask], workers: int) -> list[Sequence[GameTask]]:
