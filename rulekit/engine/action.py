@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import functools
+import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from rulekit.engine.values import format_value
 
@@ -12,9 +12,9 @@ from rulekit.engine.values import format_value
 class Action(tuple[str, tuple[Any, ...]]):
     """An action with its arguments, e.g. ``place(b2)``: an immutable ``(name, args)`` pair.
 
-    A tuple underneath, so that listing legal actions builds each one with a single C call
-    (:data:`make_action`) and comparing or hashing actions runs no Python code: a tile-laying game
-    lists dozens of actions per decision.
+    A tuple underneath, so that listing legal actions builds each one without running Python
+    code (:data:`make_action`) and comparing or hashing actions runs no Python code either: a
+    tile-laying game lists dozens of actions per decision.
     """
 
     __slots__ = ()
@@ -42,5 +42,7 @@ class Action(tuple[str, tuple[Any, ...]]):
 
 
 #: ``make_action((name, args))``: an :class:`Action` without running Python code (what the
-#: planned enumerators call for each legal candidate).
-make_action: Callable[[tuple[str, tuple[Any, ...]]], Action] = functools.partial(tuple.__new__, Action)
+#: planned enumerators call for each legal candidate): ``tuple.__new__`` bound to ``Action``.
+#: A bound method rather than ``functools.partial(tuple.__new__, Action)``: the same object
+#: for ~25 ns (~13%) less per action (see docs/performance.md, "Actions and applying them").
+make_action = cast("Callable[[tuple[str, tuple[Any, ...]]], Action]", types.MethodType(tuple.__new__, Action))
