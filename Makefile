@@ -18,8 +18,8 @@ demo: $(STAMP)
 
 ## test: install, then lint, type-check and run the whole test suite (CI runs this)
 test: $(STAMP)
-	$(BIN)/ruff check rulekit tests
-	$(BIN)/ruff format --check rulekit tests
+	$(BIN)/ruff check rulekit tests benchmarks
+	$(BIN)/ruff format --check rulekit tests benchmarks
 	$(BIN)/mypy
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m 'not slow' -n auto
 
@@ -28,8 +28,8 @@ test-slow: $(STAMP)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m slow -n auto
 
 lint: $(STAMP)
-	$(BIN)/ruff check rulekit tests
-	$(BIN)/ruff format --check rulekit tests
+	$(BIN)/ruff check rulekit tests benchmarks
+	$(BIN)/ruff format --check rulekit tests benchmarks
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -2,7 +2,8 @@
 source trees, in one command.  Usage (from the repository root):
 
     git archive <commit> rulekit rulesets | (mkdir -p /tmp/before && tar -x -C /tmp/before)
-    .venv/bin/python benchmarks/ab.py --rounds 3 /tmp/before . el_capitan --players 4 --with porto,lisboa,islas_canarias
+    .venv/bin/python benchmarks/ab.py --rounds 3 /tmp/before . \
+        el_capitan --players 4 --with porto,lisboa,islas_canarias
 
 Each round runs ``rulekit bench ... --json`` once per tree (order alternating) and the
 script prints, per figure, the after/before factor (> 1: after is better) with min/median/max.

@@ -11,7 +11,6 @@ import importlib
 import sys
 import traceback
 from collections.abc import Callable, Sequence
-from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 
@@ -21,13 +20,12 @@ from rulekit.limits import LIMITS
 from rulekit.load import load_program
 from rulekit.rules.compose import find_ruleset
 from rulekit.tools import bench as bench_tool
-from rulekit.tools.bots import describe_bots, make_bots, play_game
-from rulekit.tools.human import play_human
-from rulekit.tools.log import load_game_for, read_log, replay_actions
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names, parse_seat
 from rulekit.tools.render import compile_display, describe_rules, render_standings, render_state
-from rulekit.tools.scenario import run_paths
 from rulekit.tools.view import compile_view
+
+# The tools that only some commands use (bots, logs, scenarios, the plugins) are imported by
+# those commands: `rulekit check` starts without them (docs/performance.md, "Load").
 
 #: Subcommands written in their own modules: each has add_parser(subparsers) and run(args) -> int.
 PLUGIN_COMMANDS = (
@@ -41,7 +39,7 @@ PLUGIN_COMMANDS = (
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    parser, plugins = build_parser()
+    parser, plugins = build_parser(plugins=_needs_plugins(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
@@ -50,6 +48,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(args, plugins)
     finally:
         LIMITS.reset()  # --limit applies to this command only
+        if argv is None:
+            _ending()
+
+
+def _ending() -> None:
+    """The process ends with this command (``main()`` was called as the program): keep the
+    garbage collector off every object it made. Python's shutdown would otherwise walk them
+    all once more (~50 ms after loading a big ruleset) only to let the process exit."""
+    import gc
+
+    gc.freeze()
 
 
 def _run(args: argparse.Namespace, plugins: dict[str, ModuleType]) -> int:
@@ -91,19 +100,50 @@ def _run(args: argparse.Namespace, plugins: dict[str, ModuleType]) -> int:
 
 
 def _version() -> str:
+    from importlib import metadata  # here: importing it costs more than parsing the arguments
+
     try:
         return metadata.version("rulekit")
     except metadata.PackageNotFoundError:  # running from a source tree that is not installed
         return "(not installed)"
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
-    """The argument parser, and the plugin module of each plugin subcommand."""
+class _VersionAction(argparse._VersionAction):
+    """``--version``, asking the package metadata only when it is given."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        self.version = f"rulekit {_version()}"
+        super().__call__(parser, *args, **kwargs)  # type: ignore[arg-type]
+
+
+#: The subcommands :func:`build_parser` defines itself (the others come from PLUGIN_COMMANDS).
+BUILTIN_COMMANDS = frozenset({"check", "play", "replay", "scenario", "rules", "bench"})
+
+
+def _needs_plugins(argv: Sequence[str]) -> bool:
+    """Whether parsing ``argv`` needs the plugin subcommands: not when it names a built-in
+    command after nothing but ``--limit`` options (``rulekit --help``, an unknown or plugin
+    command, any other option first: yes)."""
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        if word == "--limit":
+            index += 2
+        elif word.startswith("--limit="):
+            index += 1
+        else:
+            return word not in BUILTIN_COMMANDS
+    return True
+
+
+def build_parser(*, plugins: bool = True) -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
+    """The argument parser, and the plugin module of each plugin subcommand (none when
+    ``plugins`` is false: the parser then knows only :data:`BUILTIN_COMMANDS`)."""
     parser = argparse.ArgumentParser(
         prog="rulekit",
         description="Board-game rules as data: check, play, replay and test rulesets.",
     )
-    parser.add_argument("--version", action="version", version=f"rulekit {_version()}")
+    parser.add_argument("--version", action=_VersionAction, version="rulekit")
     parser.add_argument(
         "--limit",
         action="append",
@@ -172,8 +212,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
     add_rules_options(p)
     p.set_defaults(handler=cmd_bench)
 
-    plugins: dict[str, ModuleType] = {}
-    for name in PLUGIN_COMMANDS:
+    found: dict[str, ModuleType] = {}
+    for name in PLUGIN_COMMANDS if plugins else ():
         try:
             module = importlib.import_module(name)
         except ImportError:
@@ -181,8 +221,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
         before = set(sub.choices)
         module.add_parser(sub)
         for command in set(sub.choices) - before:
-            plugins[command] = module
-    return parser, plugins
+            found[command] = module
+    return parser, found
 
 
 # ---------------------------------------------------------------- commands
@@ -239,12 +279,16 @@ def _seat(text: str, players: int) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    from rulekit.tools.bots import describe_bots, make_bots, play_game
+
     game = _load_game(args, args.players)
     compile_display(game.program)
     if args.max_actions < 0:
         raise UsageError(Diagnostic("--max-actions must not be negative"))
     source = _source_of(args.ruleset)
     if args.human is not None:
+        from rulekit.tools.human import play_human
+
         return play_human(
             game,
             _seat(args.human, game.num_players),
@@ -294,6 +338,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for line in forced.report():
             print(line)
         return 0 if forced.same else 1
+    from rulekit.tools.log import load_game_for, read_log, replay_actions
+
     log = read_log(args.log)
     state = replay_actions(load_game_for(log, args.ruleset, args.variants or None), log)
     if args.seat is not None:  # before any output: a seat the game does not have is a usage error
@@ -324,6 +370,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_scenario(args: argparse.Namespace) -> int:
+    from rulekit.tools.scenario import run_paths
+
     return run_paths(args.paths, variants=args.variants, modules=module_names(args.modules))
 
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from functools import cache
 from importlib.resources import files
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,10 @@ def _human(terminal: str) -> str:
 
 @cache
 def _parser(start: str = "block") -> Lark:
+    return skip_unit_reductions(_lark_parser(start))
+
+
+def _lark_parser(start: str) -> Lark:
     grammar = grammar_text()
     options: dict[str, Any] = {
         "parser": "lalr",
@@ -144,6 +149,33 @@ def _parser(start: str = "block") -> Lark:
         except Exception:  # an unreadable or stale cache file: build from the grammar
             cached.unlink(missing_ok=True)
     return Lark(grammar, **options)
+
+
+def skip_unit_reductions(parser: Lark) -> Lark:
+    """``parser`` with the reductions of inlined one-symbol rules made free.
+
+    Every operand climbs the whole precedence chain (``?expr: where_expr``, ``?where_expr:
+    cond_expr``, … ``?postfix: atom``): a dozen reductions per atom, each of which lark runs
+    through ``ExpandSingleChild`` and ``PropagatePositions`` only to return the child
+    unchanged (the positions it copies are the child's own).  Those callbacks take a third
+    of the parse; for exactly those rules (``?`` rules, no alias, one symbol that is kept,
+    so no child is filtered out and no position comes from a dropped token) the callback
+    becomes "the child".  Trees, positions and errors are lark's
+    (``tests/property/test_dsl_properties.py`` compares them with an unchanged parser).
+    """
+    callbacks = parser.parser.parser.parser.callbacks
+    for rule in list(callbacks):
+        options = rule.options
+        if not options.expand1 or options.keep_all_tokens or rule.alias is not None:
+            continue
+        if len(rule.expansion) == 1:
+            symbol = rule.expansion[0]
+            if not (symbol.is_term and symbol.filter_out) and not symbol.name.startswith("_"):
+                callbacks[rule] = _FIRST
+    return parser
+
+
+_FIRST = itemgetter(0)
 
 
 def _grammar_cache_file(grammar: str, start: str) -> Path | None:

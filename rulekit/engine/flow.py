@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from rulekit.compiler.program import FlowNode
 from rulekit.engine.defaults import field_default
+from rulekit.engine.listing import list_legal
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, RuleEvaluationError
 from rulekit.runtime.errors import RuleFailure
 
 if TYPE_CHECKING:
-    from rulekit.compiler.program import CompiledAction
     from rulekit.engine.game import Game, State
 
 _E = "_"
@@ -39,63 +39,71 @@ _FLOW = (_E, "flow")
 _DECISION = (_E, "decision")
 _TURN = (_E, "turn")
 
-#: A step of the flow: ``step(state, F, R, frames, frame)`` works on the top frame and
-#: returns True when a player must now decide, False when it ran effects (which may end the
-#: game or ask a player), None when it ran none (the next step follows at once).
-Step = Callable[["State", dict[Any, Any], Any, tuple[Any, ...], tuple[Any, ...]], bool | None]
-#: Entering a node: ``enter(state, F, R, frames)`` pushes its frame (or runs it).
-Enter = Callable[["State", dict[Any, Any], Any, tuple[Any, ...]], None]
+#: A step of the flow: ``step(state, F, R, stack, frame)`` works on the top frame of ``stack``
+#: (the flow's frames as a list while the flow runs; stored back as a tuple when it stops)
+#: and returns True when a player must now decide, False when it ran effects (which may end
+#: the game or ask a player), None when it ran none (the next step follows at once).
+Step = Callable[["State", dict[Any, Any], Any, list[Any], tuple[Any, ...]], bool | None]
+#: Entering a node: ``enter(state, F, R, stack)`` pushes its frame, or runs it (``do``).
+Enter = Callable[["State", dict[Any, Any], Any, list[Any]], None]
 
 
-def advance(state: State) -> None:
-    """Run the flow until a player must decide or the game is over."""
+def advance(state: State, ends_turn: bool | None = None) -> None:
+    """Run the flow until a player must decide or the game is over; after an action,
+    ``ends_turn`` is the action's own flag (see :func:`_after_action`), else None."""
     F = state.fields
     game = state.game
     R = game.runtime
-    steps_of = (game.flow_fns or compiled_flow(game))[0]
+    steps_of, _, turn_ends = game.flow_fns or compiled_flow(game)
+    # The frames live in a list while the flow runs (a step replaces, pushes or pops the top
+    # frame in place) and go back into the state as a tuple when it stops, however it stops.
+    stack = list(F[_FLOW])
     steps = 0
-    while True:
-        steps += 1
-        if steps > MAX_FLOW_STEPS:
-            raise _spinning(state)
-        if F[_OVER]:
-            _finish(state)
-            return
-        asks = F[_ASKS]
-        if asks:
-            player, names = asks[0]
-            F[_DECISION] = (player, tuple(names))
-            F[_ASKED] = True
-            state._legal = None
-            if state.legal_actions():
-                return
-            F[_ASKS] = asks[1:]
-            continue
-        if F.get(_ASKED) is not False:
-            F[_ASKED] = False
-        while True:  # steps that run no effect cannot end the game or ask: no checks between them
-            frames = F[_FLOW]
-            if not frames:
-                F[_OVER] = True
-                done: bool | None = False
-                break
-            frame = frames[-1]
-            done = steps_of[frame[0]](state, F, R, frames, frame)
-            if done is not None:
-                break
+    try:
+        if ends_turn is not None:
+            _after_action(F, R, game, stack, turn_ends, ends_turn)
+        while True:
             steps += 1
             if steps > MAX_FLOW_STEPS:
-                raise _spinning(state)
-        if done:
-            return
+                raise _spinning(state, stack)
+            if F[_OVER]:
+                _finish(state)
+                return
+            asks = F[_ASKS]
+            if asks:
+                player, names = asks[0]
+                F[_DECISION] = (player, tuple(names))
+                F[_ASKED] = True
+                state._legal = None
+                if state.legal_actions():
+                    return
+                F[_ASKS] = asks[1:]
+                continue
+            if F.get(_ASKED) is not False:
+                F[_ASKED] = False
+            while True:  # steps that run no effect cannot end the game or ask: no checks between them
+                if not stack:
+                    F[_OVER] = True
+                    done: bool | None = False
+                    break
+                frame = stack[-1]
+                done = steps_of[frame[0]](state, F, R, stack, frame)
+                if done is not None:
+                    break
+                steps += 1
+                if steps > MAX_FLOW_STEPS:
+                    raise _spinning(state, stack)
+            if done:
+                return
+    finally:
+        F[_FLOW] = tuple(stack)
 
 
-def _spinning(state: State) -> RuleEvaluationError:
+def _spinning(state: State, stack: list[Any]) -> RuleEvaluationError:
     """The error for a flow that ran MAX_FLOW_STEPS steps without a decision, located at the
     innermost flow step under way (e.g. a repeat whose turns nobody can play)."""
-    frames = state.fields.get(_FLOW) or ()
     nodes = state.game.program.flow
-    span = next((nodes[f[0]].span for f in reversed(frames) if nodes[f[0]].span is not None), None)
+    span = next((nodes[f[0]].span for f in reversed(stack) if nodes[f[0]].span is not None), None)
     return RuleEvaluationError(
         Diagnostic(
             "the flow runs without ever asking a player to decide (an endless loop?)",
@@ -147,16 +155,24 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[Fl
         count = len(children)
         # what the step returns after entering each child: False if effects may have run
         entered = tuple(False if _runs_effects(nodes[child]) else None for child in children)
+        # a do child's effect, called here rather than through its enter function
+        effects = tuple(
+            nodes[child].fns["effect"] if nodes[child].kind == "do" else None for child in children
+        )
 
         def seq(
-            state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
+            state: State, F: dict[Any, Any], R: Any, stack: list[Any], frame: tuple[Any, ...]
         ) -> bool | None:
             index = frame[1]
             if index >= count:
-                F[_FLOW] = frames[:-1]
+                stack.pop()
                 return None
-            F[_FLOW] = (*frames[:-1], (node_id, index + 1))
-            enters[children[index]](state, F, R, F[_FLOW])
+            stack[-1] = (node_id, index + 1)
+            effect = effects[index]
+            if effect is not None:
+                effect(F, R, -1)
+                return False
+            enters[children[index]](state, F, R, stack)
             return entered[index]
 
         return seq
@@ -167,7 +183,7 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[Fl
         body = children[0]
 
         def repeat(
-            state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
+            state: State, F: dict[Any, Any], R: Any, stack: list[Any], frame: tuple[Any, ...]
         ) -> bool | None:
             _, iteration, limit = frame
             done = limit is not None and iteration >= limit
@@ -176,11 +192,12 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[Fl
             if not done and iteration > 0 and until is not None and until(F, R, -1):
                 done = True
             if done:
-                F[_FLOW] = frames[:-1]
+                stack.pop()
                 return None
             if counter:
                 F[("game", counter)] = iteration + 1
-            F[_FLOW] = (*frames[:-1], (node_id, iteration + 1, limit), (body, 0))
+            stack[-1] = (node_id, iteration + 1, limit)
+            stack.append((body, 0))
             return None
 
         return repeat
@@ -189,14 +206,15 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[Fl
         body = children[0]
 
         def for_each(
-            state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
+            state: State, F: dict[Any, Any], R: Any, stack: list[Any], frame: tuple[Any, ...]
         ) -> bool | None:
             _, items, index = frame
             if index >= len(items):
-                F[_FLOW] = frames[:-1]
+                stack.pop()
                 return None
             F[("game", var)] = items[index]
-            F[_FLOW] = (*frames[:-1], (node_id, items, index + 1), (body, 0))
+            stack[-1] = (node_id, items, index + 1)
+            stack.append((body, 0))
             return None
 
         return for_each
@@ -206,26 +224,27 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[Fl
         actions = node.data["actions"]
 
         def turn(
-            state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
+            state: State, F: dict[Any, Any], R: Any, stack: list[Any], frame: tuple[Any, ...]
         ) -> bool | None:
             _, player, done = frame
             if done:
                 if on_end is not None:
                     on_end(F, R, player)
-                F[_FLOW] = frames[:-1]
+                stack.pop()
                 F[_TURN] = None
                 return ended
             F[_DECISION] = (player, actions)
-            state._legal = None
-            if state.legal_actions():
+            R.reset_steps()  # (what state.legal_actions() does, without its call)
+            state._legal = legal = list_legal(state)
+            if legal:
                 return True
-            F[_FLOW] = (*frames[:-1], (node_id, player, True))
+            stack[-1] = (node_id, player, True)
             return None
 
         return turn
 
     def not_a_frame(
-        state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...], frame: tuple[Any, ...]
+        state: State, F: dict[Any, Any], R: Any, stack: list[Any], frame: tuple[Any, ...]
     ) -> bool | None:
         raise AssertionError(kind)  # pragma: no cover - only seq, repeat, for_each and turn push frames
 
@@ -237,31 +256,31 @@ def _make_enter(node_id: int, node: FlowNode, game: Game) -> Enter:
     fns = node.fns
     if kind == "seq":
 
-        def seq(state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...]) -> None:
-            F[_FLOW] = (*frames, (node_id, 0))
+        def seq(state: State, F: dict[Any, Any], R: Any, stack: list[Any]) -> None:
+            stack.append((node_id, 0))
 
         return seq
     if kind == "do":
         effect = fns["effect"]
 
-        def do(state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...]) -> None:
+        def do(state: State, F: dict[Any, Any], R: Any, stack: list[Any]) -> None:
             effect(F, R, -1)
 
         return do
     if kind == "repeat":
         times = fns.get("times")
 
-        def repeat(state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...]) -> None:
+        def repeat(state: State, F: dict[Any, Any], R: Any, stack: list[Any]) -> None:
             limit = times(F, R, -1) if times is not None else None
-            F[_FLOW] = (*frames, (node_id, 0, limit))
+            stack.append((node_id, 0, limit))
 
         return repeat
     if kind == "for_each":
         items_fn = fns["items"]
 
-        def for_each(state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...]) -> None:
+        def for_each(state: State, F: dict[Any, Any], R: Any, stack: list[Any]) -> None:
             items = tuple(items_fn(F, R, -1))
-            F[_FLOW] = (*frames, (node_id, items, 0))
+            stack.append((node_id, items, 0))
 
         return for_each
     if kind == "turn":
@@ -270,13 +289,14 @@ def _make_enter(node_id: int, node: FlowNode, game: Game) -> Enter:
         span = node.span
         reset = _turn_reset(game)
 
-        def turn(state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...]) -> None:
+        def turn(state: State, F: dict[Any, Any], R: Any, stack: list[Any]) -> None:
             player = player_fn(F, R, -1)
             if type(player) is not int or not 0 <= player < R.num_players:
                 raise RuleFailure(f"the turn's player is {format_value(player)}, not a player", span)
-            reset(F, R)
+            if reset is not None:
+                reset(F, R)
             F[_TURN] = player
-            F[_FLOW] = (*frames, (node_id, player, False))
+            stack.append((node_id, player, False))
             if on_start is not None:
                 on_start(F, R, player)
 
@@ -284,21 +304,24 @@ def _make_enter(node_id: int, node: FlowNode, game: Game) -> Enter:
     condition = fns["condition"]
     then, otherwise = node.children
 
-    def if_(state: State, F: dict[Any, Any], R: Any, frames: tuple[Any, ...]) -> None:
+    def if_(state: State, F: dict[Any, Any], R: Any, stack: list[Any]) -> None:
         branch = then if condition(F, R, -1) else otherwise
-        F[_FLOW] = (*frames, (branch, 0))
+        stack.append((branch, 0))
 
     return if_
 
 
-def _turn_reset(game: Game) -> Callable[[dict[Any, Any], Any], None]:
-    """Set every turn field to its default, then run the turn fields' initial values."""
+def _turn_reset(game: Game) -> Callable[[dict[Any, Any], Any], None] | None:
+    """Set every turn field to its default, then run the turn fields' initial values (None:
+    the ruleset declares no turn field)."""
     program = game.program
     defaults = tuple(
         (("turn", name), field_default(program.field_types["turn"][name], decl.declared.optional))
         for name, decl in program.rules.fields["turn"].items()
     )
     inits = tuple((("turn", name), fn) for scope, name, fn in program.field_inits if scope == "turn")
+    if not defaults and not inits:
+        return None
 
     def reset(F: dict[Any, Any], R: Any) -> None:
         for key, value in defaults:
@@ -309,24 +332,22 @@ def _turn_reset(game: Game) -> Callable[[dict[Any, Any], Any], None]:
     return reset
 
 
-def after_action(state: State, compiled: CompiledAction) -> None:
-    """Bookkeeping after an action: answer the ask, or maybe end the turn; end checks."""
-    F = state.fields
-    game = state.game
-    R = game.runtime
+def _after_action(
+    F: dict[Any, Any], R: Any, game: Game, stack: list[Any], turn_ends: list[TurnEnd], ends_turn: bool
+) -> None:
+    """Bookkeeping after an action: answer the ask, or maybe end the turn (the action ends
+    it, the turn is one action long, or its ``until`` holds); then the game's end check."""
     if F.get(_ASKED):
         F[_ASKS] = F[_ASKS][1:]
         F[_ASKED] = False
-    else:
-        frames = F[_FLOW]
-        if frames:
-            frame = frames[-1]
-            turn_end = compiled_flow(game)[2][frame[0]]
-            if turn_end is not None and not frame[2]:
-                until, once = turn_end
-                ended = until is not None and until(F, R, frame[1])
-                if compiled.decl.ends_turn or once or ended:
-                    F[_FLOW] = (*frames[:-1], (frame[0], frame[1], True))
+    elif stack:
+        frame = stack[-1]
+        turn_end = turn_ends[frame[0]]
+        if turn_end is not None and not frame[2]:
+            until, once = turn_end
+            ended = until is not None and until(F, R, frame[1])
+            if ends_turn or once or ended:
+                stack[-1] = (frame[0], frame[1], True)
     end_when = game.program.end_when
     if end_when is not None and end_when(F, R, -1):
         F[_OVER] = True

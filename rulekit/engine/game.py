@@ -24,12 +24,16 @@ from rulekit.engine.listing import list_legal, reference_listing
 from rulekit.engine.slots import DECISION as _DECISION
 from rulekit.engine.slots import ENGINE as _ENGINE
 from rulekit.engine.slots import MOVES as _MOVES
+from rulekit.engine.triggers import fire
 from rulekit.engine.values import NotationError, coerce, format_value, parse_action_text
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, Span
+from rulekit.limits import LIMITS
 from rulekit.runtime.context import BANK, Runtime, Trigger, seed_state
 from rulekit.runtime.errors import RuleFailure, StepBudgetExceeded
 
 TERMINAL = -4
+#: What applying an action needs (:meth:`Game.apply_plan`).
+ApplyPlan = tuple[CompiledAction, tuple[Trigger, ...], tuple[Trigger, ...], bool]
 
 
 class Game:
@@ -55,7 +59,11 @@ class Game:
         #: The flow's step and enter functions, built by :mod:`rulekit.engine.flow` on first use.
         self.flow_fns: Any = None
         self._template: dict[Any, Any] | None = None
-        self._apply_plans: dict[str, tuple[CompiledAction, tuple[str, ...], bool, bool]] = {}
+        self._inits: tuple[tuple[Any, Callable[..., Any], tuple[Any, ...]], ...] = ()
+        #: The first game's start (see :meth:`new_initial_state`): the settings it was made
+        #: under, its fields and legal actions (None: the setup draws random numbers).
+        self._start: tuple[tuple[Any, ...], dict[Any, Any] | None, tuple[Action, ...] | None] | None = None
+        self._apply_plans: dict[str, ApplyPlan] = {}
         self._listings: dict[Any, tuple[tuple[CompiledAction, Callable[..., Any]], ...] | None] = {}
         for trigger in program.triggers:
             decl = trigger.decl
@@ -93,24 +101,35 @@ class Game:
             RuleEvaluationError: the setup rules failed.
         """
         program = self.program
+        runtime = self.runtime
+        seeded = seed_state(seed)
+        # Without hooks or fields set from outside, a setup that draws no random number (the
+        # generator's state is as seeded when the first decision is reached) gives the same
+        # state for every seed but that generator state: later games copy the first.
+        plain = (
+            before_setup is None
+            and runtime.chance is None
+            and runtime.fired is None
+            and runtime.branch is None
+        )
+        if plain and self._start is not None and self._start[0] == _start_key(runtime):
+            _, fields, listed = self._start
+            if fields is not None:
+                F = dict(fields)
+                F[_RNG] = seeded
+                state = State(self, F)
+                state._legal = None if listed is None else list(listed)
+                return state
         template = self._template
         if template is None:
             template = self._template = self._initial_fields()
+            self._inits = self._initial_values()
         F = dict(template)
-        F[(_ENGINE, "rng")] = seed_state(seed)
-        runtime = self.runtime
+        F[_RNG] = seeded
         runtime.reset_steps()
         try:
-            for scope, name, fn in program.field_inits:
-                if scope == "turn":
-                    continue
-                for owner in self.owners(scope):
-                    if scope == "player":
-                        F[(owner, name)] = fn(F, runtime, owner)
-                    elif scope == "game":
-                        F[(owner, name)] = fn(F, runtime, -1)
-                    else:
-                        F[(owner, name)] = fn(F, runtime, -1, owner)
+            for key, fn, args in self._inits:
+                F[key] = fn(F, runtime, *args)
             if before_setup is not None:
                 before_setup(F)
             if program.setup is not None:
@@ -120,6 +139,14 @@ class Game:
         except Exception as error:
             span = program.rules.setup.span if program.rules.setup is not None else None
             raise _rule_error(program, error, "setup", span) from None
+        if plain:
+            drew = F[_RNG] != seeded
+            legal = state._legal
+            self._start = (
+                _start_key(runtime),
+                None if drew else dict(F),
+                None if drew or legal is None else tuple(legal),
+            )
         return state
 
     def _initial_fields(self) -> dict[Any, Any]:
@@ -147,18 +174,36 @@ class Game:
                     F[(owner, name)] = default
         return F
 
-    def apply_plan(self, name: str) -> tuple[CompiledAction, tuple[str, ...], bool, bool]:
-        """What applying action ``name`` needs: its compiled form, the names its arguments
-        have in trigger conditions, and whether triggers run before and after it."""
+    def _initial_values(self) -> tuple[tuple[Any, Callable[..., Any], tuple[Any, ...]], ...]:
+        """The fields with an initial value (turn fields aside: each turn sets them), in
+        order, each with its function and the arguments after ``(F, R)``: ``me`` is the
+        player for a player's field, else -1; a component's field also gets the component."""
+        found: list[tuple[Any, Callable[..., Any], tuple[Any, ...]]] = []
+        for scope, name, fn in self.program.field_inits:
+            if scope == "turn":
+                continue
+            for owner in self.owners(scope):
+                if scope == "player":
+                    found.append(((owner, name), fn, (owner,)))
+                elif scope == "game":
+                    found.append(((owner, name), fn, (-1,)))
+                else:
+                    found.append(((owner, name), fn, (-1, owner)))
+        return tuple(found)
+
+    def apply_plan(self, name: str) -> ApplyPlan:
+        """What applying action ``name`` needs, built once: its compiled form, the triggers
+        that run before and after it (called with the action's arguments in order, see
+        :mod:`rulekit.engine.triggers`), and whether it ends the turn."""
         plan = self._apply_plans.get(name)
         if plan is None or plan[0] is not self.program.actions[name]:
             compiled = self.program.actions[name]
             triggers = self.runtime.triggers
             plan = (
                 compiled,
-                tuple("v_" + p for p in compiled.params),
-                ("before", name) in triggers,
-                ("after", name) in triggers,
+                tuple(triggers.get(("before", name), ())),
+                tuple(triggers.get(("after", name), ())),
+                bool(compiled.decl.ends_turn),
             )
             self._apply_plans[name] = plan
         return plan
@@ -230,6 +275,19 @@ class Game:
 
 
 _T = TypeVar("_T")
+_RNG = (_ENGINE, "rng")
+
+
+def _start_key(runtime: Runtime) -> tuple[Any, ...]:
+    """What a setup's outcome depends on besides the rules and the random numbers: the
+    runtime's shuffle setting and the limits an evaluation reads."""
+    return (
+        runtime.keep_order,
+        LIMITS.max_steps,
+        LIMITS.max_candidates,
+        LIMITS.max_int_bits,
+        LIMITS.max_text_chars,
+    )
 
 
 def _whole(value: Any, what: str) -> int:
@@ -268,10 +326,11 @@ class State:
         Raises:
             RuleEvaluationError: a parameter domain, requirement or cost failed to evaluate.
         """
-        if self._legal is None:
+        legal = self._legal
+        if legal is None:
             self.game.runtime.reset_steps()
-            self._legal = self._enumerate()
-        return self._legal
+            legal = self._legal = list_legal(self)
+        return legal
 
     def action_weight(self, action: Action) -> int:
         """How likely a random bot picks ``action`` (the ruleset's ``bots.weights``; default 1)."""
@@ -301,11 +360,14 @@ class State:
             RuleEvaluationError: a rule failed while the action was applied (the
                 state is unchanged).
         """
-        if isinstance(action, str):
-            action = self.game.parse_action(action)
-        if action not in self.legal_actions():
+        if type(action) is not Action:
+            action = self.game.parse_action(action) if isinstance(action, str) else action
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_actions()
+        if action not in legal:
             raise IllegalActionError(self.explain(action))
-        backup, legal = self.fields, self._legal
+        backup = self.fields
         self.fields = dict(backup)
         self._legal = None
         self.game.runtime.reset_steps()
@@ -472,30 +534,31 @@ class State:
     def _apply(self, action: Action) -> None:
         game = self.game
         name, args = action
-        compiled, names, before, after = game.apply_plan(name)
+        plan = game._apply_plans.get(name)
+        if plan is None or plan[0] is not game.program.actions[name]:
+            plan = game.apply_plan(name)
+        compiled, before, after, ends_turn = plan
         F, R = self.fields, game.runtime
         me = F[_DECISION][0]
-        # (a legal action has exactly the action's parameters; zip's strict check costs here)
-        kwargs = dict(zip(names, args)) if before or after else {}  # noqa: B905
         if R.fired is not None:
             R.fired(f"action:{name}")
         if before:
-            R.emit(F, me, name, kwargs, "before")
+            fire(F, R, me, before, args)
         if compiled.cost is not None:
             price = compiled.cost(F, R, me, *args)
             R.transfer(F, price, me, BANK, partial=False)
-        if compiled.effect is not None:
+        effect = compiled.effect
+        if effect is not None:
             try:
-                compiled.effect(F, R, me, *args)
+                effect(F, R, me, *args)
             except RuleFailure as failure:
                 if failure.span is None:
                     failure.span = compiled.decl.span
                 raise
         if after:
-            R.emit(F, me, name, kwargs, "after")
+            fire(F, R, me, after, args)
         F[_MOVES] += 1
-        flow.after_action(self, compiled)
-        self._advance()
+        flow.advance(self, ends_turn)
 
     def _advance(self) -> None:
         flow.advance(self)

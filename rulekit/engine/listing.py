@@ -18,30 +18,43 @@ if TYPE_CHECKING:
 
 
 def list_legal(state: State) -> list[Action]:
-    decision = state.fields[_DECISION]
+    """The legal actions of ``state``'s pending decision, in a fixed order (none at the end).
+
+    Each action with a planned enumerator is listed by calling it as
+    ``enumerate(F, R, me, make_action, found)`` with ``R.memo`` a fresh table for the listing
+    (see docs/architecture.md); the others by :func:`reference_listing`.
+    """
+    F = state.fields
+    decision = F[_DECISION]
     if decision is None:
         return []
     me, names = decision
-    program = state.game.program
-    reference = state.game.reference_enumeration
-    F, R = state.fields, state.game.runtime
+    game = state.game
+    R = game.runtime
+    reference = game.reference_enumeration
+    if reference:
+        planned = None
+    else:
+        try:
+            planned = game._listings[names]
+        except (KeyError, TypeError):
+            planned = game.planned_listing(names)
     found: list[Action] = []
-    actions = program.actions
     compiled = None
-    planned = None if reference else state.game.planned_listing(names)
-    R.memo = R.off.copy()
+    off = R.off
+    R.memo = off.copy() if off else {}
     kept = R.persist
     if reference:  # the reference keeps nothing from earlier listings
         R.persist = None
     try:
         if planned is not None:
+            limit = LIMITS.max_candidates
             for compiled, enumerate_ in planned:  # noqa: B007 - compiled names the failing action below
                 enumerate_(F, R, me, make_action, found)
-                if len(found) > LIMITS.max_candidates:
-                    raise RuleFailure(
-                        f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)"
-                    )
+                if len(found) > limit:
+                    raise RuleFailure(f"more than {limit} legal actions at once (limit max_candidates)")
             return found
+        actions = game.program.actions
         for name in names:
             compiled = actions[name]
             if compiled.enumerate is None or reference:
@@ -67,7 +80,7 @@ def list_legal(state: State) -> list[Action]:
         raise RuleEvaluationError(
             Diagnostic(
                 f"cannot list the legal actions: {type(error).__name__}: {error}",
-                state.game.program.rule_span(error) or compiled.decl.span,
+                game.program.rule_span(error) or compiled.decl.span,
                 hint=f"a parameter domain, requirement or cost of '{compiled.name}' failed",
             )
         ) from None

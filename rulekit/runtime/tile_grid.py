@@ -10,7 +10,11 @@ of re-rotating every neighbour's edges each time.  The built-ins that read it ar
 
 from __future__ import annotations
 
+import sys
+from bisect import insort
 from collections.abc import Iterable, Sequence
+from itertools import compress
+from operator import is_not
 from typing import Any, TypeVar
 
 from rulekit.runtime.errors import RuleFailure
@@ -18,6 +22,8 @@ from rulekit.runtime.errors import RuleFailure
 Cell = tuple[int, int]
 _V = TypeVar("_V")
 Part = tuple[Any, tuple[int, ...]]
+#: For each rotation 0-3, whether a tile fits.
+Fits = tuple[bool, bool, bool, bool]
 
 STEPS = ((0, -1), (1, 0), (0, 1), (-1, 0))
 
@@ -60,6 +66,25 @@ def placed_edges(edges: Sequence[Any], rotation: int) -> tuple[Any, ...]:
     return placed
 
 
+_ALL_ROTATIONS: dict[Any, tuple[tuple[Any, ...], ...]] = {}
+
+
+def all_rotations(edges: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
+    """The placed edges of a tile printed with ``edges`` for rotations 0, 1, 2 and 3."""
+    try:
+        return _ALL_ROTATIONS[edges]
+    except (KeyError, TypeError):  # not seen yet, or unhashable edges
+        pass
+    found = tuple(placed_edges(edges, r) for r in range(4))
+    try:
+        if len(_ALL_ROTATIONS) > 4096:
+            _ALL_ROTATIONS.clear()
+        _ALL_ROTATIONS[edges] = found
+    except TypeError:
+        pass
+    return found
+
+
 def tile_edges(tile: dict[Any, Any]) -> tuple[Any, ...]:
     return placed_edges(tile["edges"], int(tile.get("rotation") or 0))
 
@@ -76,7 +101,7 @@ class Derived:
     those changes cannot affect (see :func:`_inherit`).
     """
 
-    __slots__ = ("edges", "facing", "fits", "frontier", "grid", "kind", "needs", "placements", "regions")
+    __slots__ = ("edges", "facing", "frontier", "grid", "kind", "masks", "needs", "placements", "regions")
 
     def __init__(self, grid: dict[Any, Any], kind: Any) -> None:
         self.grid = grid
@@ -85,8 +110,9 @@ class Derived:
         self.frontier: tuple[Cell, ...] | None = None
         self.regions: dict[Any, list[tuple[tuple[Cell, int], ...]]] = {}
         self.needs: dict[Any, tuple[Any, Any, Any, Any, bool] | None] = {}
-        #: Answers of tile_fits by cell, then by (edges, rotation, adjacent).
-        self.fits: dict[Any, dict[Any, bool]] = {}
+        #: Where a tile fits, by cell, then by printed edges (``(edges, False)`` for fits
+        #: that need not touch a tile): see :meth:`fits_at`.
+        self.masks: dict[Any, dict[Any, Fits]] = {}
         #: Answers of tile_facing by cell, then by label.
         self.facing: dict[Any, dict[Any, tuple[int, ...]]] = {}
         self.placements: dict[Any, tuple[tuple[Cell, int], ...]] = {}
@@ -127,9 +153,46 @@ class Derived:
         self.needs[cell] = found
         return found
 
+    def fits_at(self, cell: Cell, edges: Sequence[Any], adjacent: bool = True) -> Fits:
+        """For each rotation 0-3, whether a tile printed with ``edges`` fits on ``cell``: the
+        cell is empty, every edge it shares with a tile of ``kind`` matches and (if
+        ``adjacent``) such a tile touches it.  Raises :class:`RuleFailure` for edges that are
+        not four labels, whatever the cell."""
+        rotations = all_rotations(edges)
+        needs = self.needs_at(cell)
+        if needs is None:
+            return NOWHERE
+        north, east, south, west, touching = needs
+        if adjacent and not touching:
+            return NOWHERE
+        any_ = ANYTHING
+        return tuple(  # type: ignore[return-value]
+            [
+                (north is any_ or north == placed[0])
+                and (east is any_ or east == placed[1])
+                and (south is any_ or south == placed[2])
+                and (west is any_ or west == placed[3])
+                for placed in rotations
+            ]
+        )
+
+
+#: Fits nowhere: every rotation refused.
+NOWHERE: Fits = (False, False, False, False)
 
 _DERIVED: dict[tuple[int, Any], Derived] = {}
-_DERIVED_LIMIT = 256
+#: Entries at which the cache is swept (see :func:`_forget`).  Play asks about the current map
+#: only; entries of past maps kept longer live long enough to be traversed by the garbage
+#: collector's older generations: forgetting 256 at once, El Caballero's random playouts
+#: spent ~5% of their time in the collector, sweeping at 64 ~2% (see docs/performance.md).
+_DERIVED_LIMIT = 64
+#: Grids still held elsewhere are kept through a sweep while there are fewer than this.
+_KEPT_LIMIT = 256
+_SWEEP_AT = [_DERIVED_LIMIT]
+#: ``sys.getrefcount`` (CPython): a grid whose count is this (the entry's reference and the
+#: call's argument) is held by nothing but the cache.
+_refcount = getattr(sys, "getrefcount", None)
+_ONLY_HERE = 2
 #: The entry made last for each kind: a new grid inherits from it (in play, a new grid is
 #: usually the previous one with a cell or two changed).
 _PARENT: dict[Any, Derived] = {}
@@ -160,8 +223,8 @@ def _lookup(grid: dict[Any, Any], kind: Any) -> Derived:
         return Derived(grid, kind)
     if entry is not None and entry.grid is grid:
         return entry
-    if len(_DERIVED) >= _DERIVED_LIMIT:
-        _DERIVED.clear()
+    if len(_DERIVED) >= _SWEEP_AT[0]:
+        _forget()
     entry = _DERIVED[key] = Derived(grid, kind)
     parent = _PARENT.get(kind)
     if parent is not None:
@@ -170,46 +233,108 @@ def _lookup(grid: dict[Any, Any], kind: Any) -> Derived:
     return entry
 
 
-def _inherit(entry: Derived, parent: Derived) -> None:
-    """Give ``entry`` the per-cell answers of ``parent`` that still hold for its grid.
+def _forget() -> None:
+    """Make room: forget the grids that nothing but this cache holds any more (in play, the
+    maps of past states), keep those still held elsewhere (states kept by a search, a tool,
+    a benchmark) while there are fewer than :data:`_KEPT_LIMIT`, else forget everything.
+    The next sweep comes when the cache has doubled (at least :data:`_DERIVED_LIMIT`)."""
+    if _refcount is not None:
+        for key, entry in list(_DERIVED.items()):
+            if _refcount(entry.grid) <= _ONLY_HERE:
+                del _DERIVED[key]
+        if len(_DERIVED) < _KEPT_LIMIT:
+            _SWEEP_AT[0] = max(_DERIVED_LIMIT, 2 * len(_DERIVED))
+            return
+    _DERIVED.clear()
+    _SWEEP_AT[0] = _DERIVED_LIMIT
 
-    A cell's placed edges depend on its own record; what a tile must show there (needs,
-    fits) and which neighbours face it (facing) on its own record and its four neighbours'.
+
+def _inherit(entry: Derived, parent: Derived) -> None:
+    """Give ``entry`` the answers of ``parent`` that still hold for its grid.
+
     Records are compared by identity (grids are immutable values: an unchanged cell keeps
-    its record object; an equal but new record just counts as changed).  The per-cell
-    dictionaries are shared, not copied: an answer added later holds for both grids.
+    its record object; an equal but new record just counts as changed).  A changed cell
+    is one of three sorts:
+
+    * a tile of ``kind`` was or is there: its placed edges change, and with them what a
+      tile must show on its neighbours (needs, where tiles fit), which tiles face them
+      (facing), the frontier around it, the regions and the placements;
+    * it was emptied or filled by something else: only that cell's needs and fits, its
+      place in the frontier and the placements change;
+    * one record of another kind replaced another: nothing derived changes.
+
+    Answers that still hold are shared, not copied: an answer added later holds for both
+    grids.
     """
     grid, old = entry.grid, parent.grid
-    changed = [cell for cell, record in grid.items() if old.get(cell, _GONE) is not record]
-    if len(changed) > _INHERIT_LIMIT:
+    changed = _changed_cells(grid, old)
+    if changed is None:
         return
-    if len(grid) - len(changed) != len(old):  # some cells were removed
-        changed.extend(cell for cell in old if cell not in grid)
-        if len(changed) > _INHERIT_LIMIT:
+    kind = entry.kind
+    tiles: list[Any] = []
+    moved: list[Any] = []
+    for cell in changed:
+        before, after = old.get(cell, _GONE), grid.get(cell, _GONE)
+        if is_tile(before, kind) or is_tile(after, kind):
+            tiles.append(cell)
+        elif (before is _GONE) is not (after is _GONE):
+            moved.append(cell)
+    if not tiles:
+        entry.edges = parent.edges
+        entry.facing = parent.facing
+        entry.regions = parent.regions
+        if not moved:
+            entry.needs = parent.needs
+            entry.masks = parent.masks
+            entry.frontier = parent.frontier
+            entry.placements = parent.placements
             return
     try:
-        near = set(changed)
-        for x, y in changed:
+        near = set(moved)
+        near.update(tiles)
+        for x, y in tiles:
             near.update(((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)))
+        if parent.frontier is not None:  # the frontier changes only among the cells near a change
+            frontier = [cell for cell in parent.frontier if cell not in near]
+            for x, y in near:
+                if (x, y) not in grid and (
+                    is_tile(grid.get((x, y - 1)), kind)
+                    or is_tile(grid.get((x + 1, y)), kind)
+                    or is_tile(grid.get((x, y + 1)), kind)
+                    or is_tile(grid.get((x - 1, y)), kind)
+                ):
+                    insort(frontier, (x, y))
+            entry.frontier = tuple(frontier)
     except (TypeError, ValueError):  # cells that are not (x, y) pairs: nothing is inherited
+        entry.edges, entry.facing, entry.regions, entry.frontier = {}, {}, {}, None
         return
-    entry.edges = _without(parent.edges, changed)
+    if tiles:
+        entry.edges = _without(parent.edges, tiles)
+        entry.facing = _without(parent.facing, near)
     entry.needs = _without(parent.needs, near)
-    entry.fits = _without(parent.fits, near)
-    entry.facing = _without(parent.facing, near)
-    if parent.frontier is not None:  # the frontier changes only among the cells near a change
-        kind = entry.kind
-        frontier = set(parent.frontier)
-        frontier.difference_update(near)
-        for x, y in near:
-            if (x, y) not in grid and (
-                is_tile(grid.get((x, y - 1)), kind)
-                or is_tile(grid.get((x + 1, y)), kind)
-                or is_tile(grid.get((x, y + 1)), kind)
-                or is_tile(grid.get((x - 1, y)), kind)
-            ):
-                frontier.add((x, y))
-        entry.frontier = tuple(sorted(frontier))
+    entry.masks = _without(parent.masks, near)
+
+
+def _changed_cells(grid: dict[Any, Any], old: dict[Any, Any]) -> list[Any] | None:
+    """The cells whose record differs (by identity) between ``old`` and ``grid``, or None
+    if there are more than :data:`_INHERIT_LIMIT`."""
+    size = len(old)
+    if len(grid) >= size:
+        cells = list(grid)
+        if cells[:size] == list(old):
+            # the same cells in the same order (a map changed by put keeps its order),
+            # perhaps with new ones at the end: compare the records pairwise, in C
+            changed = list(compress(cells, map(is_not, grid.values(), old.values())))
+            changed.extend(cells[size:])
+            return changed if len(changed) <= _INHERIT_LIMIT else None
+    changed = [cell for cell, record in grid.items() if old.get(cell, _GONE) is not record]
+    if len(changed) > _INHERIT_LIMIT:
+        return None
+    if len(grid) - len(changed) != size:  # some cells were removed
+        changed.extend(cell for cell in old if cell not in grid)
+        if len(changed) > _INHERIT_LIMIT:
+            return None
+    return changed
 
 
 def _without(answers: dict[Any, _V], cells: Iterable[Any]) -> dict[Any, _V]:
@@ -220,8 +345,27 @@ def _without(answers: dict[Any, _V], cells: Iterable[Any]) -> dict[Any, _V]:
     return kept
 
 
+_PARTS: dict[tuple[Any, Any], tuple[Part, ...]] = {}
+
+
 def default_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part, ...]:
-    """Parts as printed: one part for all sides of a joined label, cyclic runs otherwise."""
+    """Parts as printed: one part for all sides of a joined label, cyclic runs otherwise
+    (kept by edges and joined labels: a deck has a few dozen kinds of tile)."""
+    try:
+        return _PARTS[(edges, joined)]
+    except (KeyError, TypeError):  # not seen yet, or unhashable labels
+        pass
+    parts = _default_parts(edges, joined)
+    try:
+        if len(_PARTS) > 4096:
+            _PARTS.clear()
+        _PARTS[(edges, joined)] = parts
+    except TypeError:
+        pass
+    return parts
+
+
+def _default_parts(edges: Sequence[Any], joined: Sequence[Any]) -> tuple[Part, ...]:
     seq = _check_edges(edges)
     parts: list[Part] = []
     done: set[Any] = set()

@@ -34,11 +34,12 @@ from rulekit.dsl.types import ANY, ANY_LIST, BOOL, INT, MAP, TUPLE, list_of
 from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.registry import register
 from rulekit.runtime.tile_grid import (
-    ANYTHING,
     LAST,
+    NOWHERE,
     STEPS,
     Cell,
     Derived,
+    Fits,
     Part,
     default_parts,
     derived_for,
@@ -121,21 +122,35 @@ def _tile_part_at(tile: dict[Any, Any], side: int) -> int:
     return part_by_side(tile)[side % 4]
 
 
-# ------------------------------------------------------------- placement
-
-
-def _fits(grid: dict[Any, Any], cell: Cell, placed: tuple[Any, ...], kind: Any, adjacent: bool) -> bool:
-    needs = derived_for(grid, kind).needs_at(cell)
-    if needs is None:
-        return False
-    north, east, south, west, touching = needs
-    return (
-        (north is ANYTHING or north == placed[0])
-        and (east is ANYTHING or east == placed[1])
-        and (south is ANYTHING or south == placed[2])
-        and (west is ANYTHING or west == placed[3])
-        and (touching or not adjacent)
+@register(
+    "cells_of_kind",
+    [("grid", MAP), ("kind", ANY)],
+    list_of(TUPLE),
+    "The cells of grid holding a record of kind (its 'kind' entry; none: records without "
+    "one), sorted: sort([c for c in keys(grid) if grid[c].kind == kind]) in one call.",
+    example='cells_of_kind(record((0, 0), record("kind", "pawn")), "pawn") == [(0, 0)]',
+)
+def _cells_of_kind(grid: dict[Any, Any], kind: Any) -> tuple[Any, ...]:
+    last = _LAST_CELLS[0]
+    if last is not None and last[0] is grid and last[1] == kind and type(last[1]) is type(kind):
+        return last[2]
+    found = tuple(
+        sorted(
+            cell
+            for cell, record in grid.items()
+            if (record.get("kind") if isinstance(record, dict) else None) == kind
+        )
     )
+    _LAST_CELLS[0] = (grid, kind, found)  # holds the grid: its id cannot be reused meanwhile
+    return found
+
+
+#: The last answer of cells_of_kind: (grid, kind, cells).  Grids never change in place, and
+#: in play the same map is asked about at every listing until it changes.
+_LAST_CELLS: list[tuple[dict[Any, Any], Any, tuple[Any, ...]] | None] = [None]
+
+
+# ------------------------------------------------------------- placement
 
 
 @register(
@@ -167,19 +182,17 @@ def _tile_fits(
     derived = LAST[0]
     if derived is None or derived.grid is not grid or derived.kind != kind:
         derived = derived_for(grid, kind)
-    key = (edges, rotation, adjacent)
     try:
-        answers = derived.fits.get(cell)
+        answers = derived.masks.get(cell)
         if answers is None:
-            answers = derived.fits[cell] = {}
+            answers = derived.masks[cell] = {}
+        key = edges if adjacent else (edges, False)
         found = answers.get(key)
         if found is None:
-            found = answers[key] = _fits(
-                grid, (cell[0], cell[1]), placed_edges(edges, rotation), kind, adjacent
-            )
-        return found
+            found = answers[key] = derived.fits_at((cell[0], cell[1]), edges, adjacent)
     except TypeError:  # unhashable arguments: no caching
-        return _fits(grid, (cell[0], cell[1]), placed_edges(edges, rotation), kind, adjacent)
+        found = derived.fits_at((cell[0], cell[1]), edges, adjacent)
+    return found[rotation % 4]
 
 
 def _frontier(grid: dict[Any, Any], kind: Any) -> tuple[Cell, ...]:
@@ -239,13 +252,28 @@ def _tile_placements(
 def _compute_placements(
     grid: dict[Any, Any], edges: Sequence[Any], kind: Any
 ) -> tuple[tuple[Cell, int], ...]:
-    rotations = [placed_edges(edges, r) for r in range(4)]
-    result = []
+    derived = derived_for(grid, kind)
+    placed_edges(edges, 0)  # four labels, or a RuleFailure even on a full grid
+    result: list[tuple[Cell, int]] = []
     for cell in _frontier(grid, kind):
-        for r, placed in enumerate(rotations):
-            if _fits(grid, cell, placed, kind, True):
-                result.append((cell, r))
+        fits = _fits(derived, cell, edges)
+        if fits is not NOWHERE:
+            result.extend((cell, r) for r in range(4) if fits[r])
     return tuple(result)
+
+
+def _fits(derived: Derived, cell: Cell, edges: Sequence[Any]) -> Fits:
+    """``derived.fits_at(cell, edges)``, kept per cell and edges when they are hashable."""
+    try:
+        answers = derived.masks.get(cell)
+        if answers is None:
+            answers = derived.masks[cell] = {}
+        found = answers.get(edges)
+        if found is None:
+            found = answers[edges] = derived.fits_at(cell, edges)
+        return found
+    except TypeError:  # unhashable edges: no caching
+        return derived.fits_at(cell, edges)
 
 
 # -------------------------------------------------------------- adjacency

@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     # Building rulekit's argument parser is a quarter of a short command's time (argparse
     # looks up translations for every option); a parser can parse many command lines.
     built = cli.build_parser()
-    cli.build_parser = lambda: built
+    cli.build_parser = lambda **_: built
     signal.signal(signal.SIGALRM, _alarm)
     signal.signal(signal.SIGTERM, _stop_soon)
     signal.signal(signal.SIGINT, _stop_soon)

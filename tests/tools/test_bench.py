@@ -158,3 +158,18 @@ def test_workers_measure_the_same_configurations_in_the_same_order() -> None:
     shared = run_cases(cases, seconds=0.05, seed=0, rounds=1, workers=2)
     assert [r.key for r in shared] == [r.key for r in alone]
     assert all(r.playouts >= 1 and r.workers == 2 for r in shared)
+
+
+def test_bench_measures_on_all_cores_by_default() -> None:
+    import os
+
+    from rulekit.cli import build_parser
+
+    args = build_parser(plugins=False)[0].parse_args(["bench", "--all"])
+    assert args.workers == (os.cpu_count() or 1)
+
+
+def test_a_row_counts_the_processes_that_measured_at_once_not_the_workers_asked_for() -> None:
+    cases = [Case("tic_tac_toe", 2), Case("tic_tac_toe", 2)]
+    rows = run_cases(cases, seconds=0.05, seed=0, rounds=1, workers=8)
+    assert [r.workers for r in rows] == [2, 2]

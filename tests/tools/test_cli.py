@@ -73,6 +73,61 @@ def test_version_prints_the_installed_version_and_exits_0(run: Run) -> None:
     assert out.strip() == f"rulekit {metadata.version('rulekit')}"
 
 
+@pytest.mark.parametrize(
+    ("argv", "needed"),
+    [
+        (["check", "tic_tac_toe"], False),
+        (["--limit", "max_steps=10", "bench", "tic_tac_toe"], False),
+        (["--limit=max_steps=10", "play", "pig"], False),
+        (["verify", "tic_tac_toe"], True),
+        (["simulate", "tic_tac_toe"], True),
+        (["chek", "tic_tac_toe"], True),  # "invalid choice" lists every command
+        (["--lim", "x=1", "check"], True),  # an abbreviated option: argparse decides
+        (["--help"], True),
+        ([], True),
+    ],
+)
+def test_plugin_commands_are_loaded_unless_a_built_in_command_is_named(argv: list[str], needed: bool) -> None:
+    assert cli._needs_plugins(argv) is needed
+
+
+def test_check_starts_without_the_tools_it_does_not_use() -> None:
+    """`rulekit check` imports no plugin command, no scenario runner and no package metadata."""
+    code = (
+        "import sys\n"
+        "from rulekit.cli import main\n"
+        "assert main(['check', 'tic_tac_toe']) == 0\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('rulekit.tools.verify', "
+        "'rulekit.tools.simulate', 'rulekit.tools.balance', 'rulekit.tools.diff', "
+        "'rulekit.tools.scenario', 'rulekit.tools.human'))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_only_the_program_s_own_main_freezes_its_objects_for_the_collector_at_the_end(run: Run) -> None:
+    """Called with arguments (a caller that lives on), main leaves the collector alone."""
+    import gc
+
+    before = gc.get_freeze_count()
+    assert run("check", "tic_tac_toe")[0] == 0
+    assert gc.get_freeze_count() == before
+    code = (
+        "import gc, sys\n"
+        "from rulekit import cli\n"
+        "sys.argv = ['rulekit', 'check', 'tic_tac_toe']\n"
+        "assert cli.main() == 0\n"
+        "print(gc.get_freeze_count() > 1000)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.splitlines()[-1] == "True"
+
+
+def test_the_parser_has_the_plugin_commands_unless_told_not_to() -> None:
+    assert {"simulate", "verify"} <= set(cli.build_parser()[1])
+    assert cli.build_parser(plugins=False)[1] == {}
+
+
 def test_a_bad_human_seat_is_a_usage_error(run: Run) -> None:
     status, _, err = run("play", "tic_tac_toe", "--human", "3")
     assert status == 2

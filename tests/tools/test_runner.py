@@ -13,7 +13,16 @@ import pytest
 
 from rulekit.cli import main
 from rulekit.errors import RulekitError
-from rulekit.tools.runner import GameRecord, GameTask, ResultsDB, game_for, play_all, run_tasks
+from rulekit.tools.runner import (
+    MAX_BATCH,
+    GameRecord,
+    GameTask,
+    ResultsDB,
+    batches,
+    game_for,
+    play_all,
+    run_tasks,
+)
 from tests.ecosystem.extras import require
 
 
@@ -47,6 +56,27 @@ def test_two_workers_give_the_results_of_one() -> None:
     one = sorted(map(_outcome, run_tasks(tasks, workers=1)))
     two = sorted(map(_outcome, run_tasks(tasks, workers=2)))
     assert one == two
+
+
+def test_three_workers_give_the_results_of_one_over_many_batches() -> None:
+    tasks = _tasks("tic_tac_toe", 2, range(150), "random")
+    assert len(batches(tasks, 3)) < len(tasks)
+    one = sorted(map(_outcome, run_tasks(tasks, workers=1)))
+    three = sorted(map(_outcome, run_tasks(tasks, workers=3)))
+    assert one == three
+
+
+@pytest.mark.parametrize(("count", "workers"), [(1, 2), (7, 2), (400, 2), (1000, 8), (33, 5)])
+def test_batches_give_every_task_once_in_order_large_first_and_single_at_the_end(
+    count: int, workers: int
+) -> None:
+    tasks = _tasks("tic_tac_toe", 2, range(count), "random")
+    cut = batches(tasks, workers)
+    assert [t for batch in cut for t in batch] == tasks
+    sizes = [len(batch) for batch in cut]
+    assert all(1 <= size <= MAX_BATCH for size in sizes)
+    assert sizes == sorted(sizes, reverse=True)
+    assert sizes[-workers:] == [1] * min(workers, len(sizes))
 
 
 def test_a_run_stored_in_the_database_is_read_back_not_played_again(tmp_path: Path) -> None:

@@ -224,3 +224,19 @@ def test_a_flow_that_never_asks_anybody_is_stopped(write_ruleset: Writer, steps:
     its steps run effects."""
     with pytest.raises(RuleEvaluationError, match="the flow runs without ever asking a player to decide"):
         _start(write_ruleset, f"  - repeat: {{while: 'true', steps: {steps}}}\n")
+
+
+def test_the_flow_position_kept_in_the_state_is_where_the_flow_stopped(write_ruleset: Writer) -> None:
+    """The frames stored in the state are the flow's position when it stopped: the turn
+    being played while a player decides, nothing once the flow has run to its end."""
+    flow = "  - turn: {player: player_at(1), once: true}\n  - turn: {player: player_at(2), once: true}\n"
+    state = _start(write_ruleset, flow)
+    nodes = state.game.program.flow
+    frames = state.value("_", "flow")
+    assert nodes[frames[-1][0]].kind == "turn" and frames[-1][1:] == (0, False)
+    _run(state, "tick")
+    frames = state.value("_", "flow")
+    assert nodes[frames[-1][0]].kind == "turn" and frames[-1][1:] == (1, False)
+    _run(state, "tick")
+    assert state.is_terminal()
+    assert state.value("_", "flow") == ()

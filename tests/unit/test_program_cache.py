@@ -135,3 +135,27 @@ def test_a_cache_directory_others_can_write_is_never_used(cache_dir: Path) -> No
     _fresh_process()
     load.load_program("tic_tac_toe")
     assert list(cache_dir.glob("program-*"))
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_cold_load_pauses_the_garbage_collector_and_restores_it(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch, enabled: bool
+) -> None:
+    import gc
+
+    seen: list[bool] = []
+    real = load._load_program
+
+    def compiling(*args: object) -> object:
+        seen.append(gc.isenabled())
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(load, "_load_program", compiling)
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        load.load_program("tic_tac_toe")
+        assert seen == [False]
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()

@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from rulekit.runtime import tile_grid
 from rulekit.runtime.builtins import BUILTINS
 from rulekit.runtime.errors import RuleFailure
+from rulekit.runtime.tile_grid import _default_parts
 
 
 def call(name: str, *args: Any) -> Any:
@@ -248,11 +250,15 @@ def _uncached_fits(
 
 
 #: A change to a grid: a tile placed (or replaced) with some edges and rotation, a piece of
-#: another kind put on a cell ("token"), or a cell emptied ("remove").
+#: another kind put on a cell ("token", replacing what is there) or changed in place
+#: ("retoken": a new record on a cell holding a piece, nothing if it holds none), a cell
+#: emptied ("remove"), or the same records in another order ("reorder").
 _CHANGES = st.tuples(
     st.integers(-2, 2),
     st.integers(-2, 2),
-    st.sampled_from([CAPE, CORNER, BRIDGE, BAY, LAND, WATER, CAPE, BRIDGE, "token", "remove"]),
+    st.sampled_from(
+        [CAPE, CORNER, BRIDGE, BAY, LAND, WATER, CAPE, BRIDGE, "token", "retoken", "remove", "reorder"]
+    ),
     st.integers(0, 3),
 )
 
@@ -268,6 +274,14 @@ def test_cached_results_follow_each_new_grid(changes: list[tuple[int, int, Any, 
             grid = {cell: record for cell, record in grid.items() if cell != (x, y)}
         elif edges == "token":
             grid = {**grid, (x, y): {"kind": "token", "owner": rotation}}
+        elif edges == "reorder":
+            grid = dict(reversed(grid.items()))
+        elif edges == "retoken":
+            pieces = [cell for cell, record in grid.items() if record["kind"] == "token"]
+            if pieces:
+                grid = {**grid, pieces[0]: {**grid[pieces[0]], "owner": rotation}}
+            else:
+                grid = dict(grid)  # a new map object equal to the previous one
         else:
             grid = {**grid, (x, y): tile(edges, rotation)}
         areas = {cell for cell, record in grid.items() if record["kind"] == "area"}
@@ -292,6 +306,17 @@ def test_cached_results_follow_each_new_grid(changes: list[tuple[int, int, Any, 
             facing = _uncached_facing(grid, cell, L)
             assert call("tile_facing", grid, cell, "area", L) == facing
             assert call("tile_facing", grid, cell, "area", L) == facing
+        for label in (L, W):  # regions are kept while only pieces of another kind change
+            regions = call("tile_regions", grid, "area", label)
+            assert regions == _uncached_regions(grid, label)
+            assert call("tile_regions", grid, "area", label) == regions
+
+
+def _uncached_regions(grid: dict[Any, Any], label: str) -> tuple[tuple[Any, ...], ...]:
+    """tile_regions of a copy of grid: a new map object, with nothing cached for it (a
+    grid with every record copied differs from any cached grid in every cell)."""
+    fresh = {cell: dict(record) for cell, record in grid.items()}
+    return call("tile_regions", fresh, "area", label)
 
 
 def _uncached_facing(grid: dict[Any, Any], cell: tuple[int, int], label: str) -> tuple[int, ...]:
@@ -305,3 +330,62 @@ def _uncached_facing(grid: dict[Any, Any], cell: tuple[int, int], label: str) ->
         ):
             found.append(side)
     return tuple(found)
+
+
+@given(
+    st.dictionaries(
+        st.tuples(st.integers(-3, 3), st.integers(-3, 3)),
+        st.one_of(
+            st.fixed_dictionaries({"kind": st.sampled_from(["area", "piece"])}),
+            st.fixed_dictionaries({"owner": st.integers(0, 2)}),  # no kind
+        ),
+        max_size=12,
+    ),
+    st.sampled_from(["area", "piece", None]),
+)
+def test_cells_of_kind_are_the_sorted_cells_whose_record_has_that_kind(
+    grid: dict[Any, Any], kind: str | None
+) -> None:
+    expected = tuple(sorted(c for c in grid if grid[c].get("kind") == kind))
+    assert call("cells_of_kind", grid, kind) == expected
+    assert call("cells_of_kind", grid, kind) == expected  # the kept answer
+    changed = {**grid, (9, 9): {"kind": kind}}  # a new map: asked afresh
+    assert call("cells_of_kind", changed, kind) == tuple(sorted((*expected, (9, 9))))
+
+
+@pytest.mark.parametrize("edges", [CAPE, CORNER, BRIDGE, BAY, LAND, WATER, (W, L, L, W)])
+@pytest.mark.parametrize("joined", [(), JOINED, (W,)])
+def test_parts_asked_again_are_the_parts_computed_afresh(
+    edges: tuple[str, ...], joined: tuple[str, ...]
+) -> None:
+    fresh = _default_parts(edges, joined)
+    assert call("tile_parts", edges, joined) == fresh
+    assert call("tile_parts", edges, joined) == fresh
+    assert call("tile_parts", list(edges), list(joined)) == fresh  # unhashable: not kept, same answer
+
+
+def test_a_sweep_forgets_the_grids_nothing_else_holds_and_keeps_the_others() -> None:
+    """The cache makes room by forgetting the grids only it holds (past maps in play); a grid
+    still held elsewhere (a state kept by a search or a benchmark) keeps its entry, and the
+    answers stay those of a fresh computation."""
+    tile_grid._DERIVED.clear()
+    tile_grid._SWEEP_AT[0] = tile_grid._DERIVED_LIMIT
+    kept = [{(0, 0): tile(CAPE, r % 4), (i, 5): {"kind": "token"}} for r, i in enumerate(range(10))]
+    for grid in kept:
+        call("tile_frontier", grid, "area")
+    for i in range(3 * tile_grid._DERIVED_LIMIT):  # grids dropped as soon as asked about
+        call("tile_frontier", {(0, 0): tile(BRIDGE), (i, 9): {"kind": "token"}}, "area")
+    cached = {id(entry.grid) for entry in tile_grid._DERIVED.values()}
+    assert all(id(grid) in cached for grid in kept)
+    assert len(tile_grid._DERIVED) <= tile_grid._DERIVED_LIMIT
+    for grid in kept:
+        assert call("tile_fits", grid, (1, 0), CAPE, 3, "area") == _uncached_fits(grid, (1, 0), CAPE, 3)
+
+
+def test_fitting_a_tile_without_four_edges_is_a_rule_failure_even_where_nothing_could_fit() -> None:
+    grid = {(0, 0): tile(CAPE), (1, 0): {"kind": "token"}}
+    for cell in ((0, -1), (1, 0), (5, 5)):  # next to a tile, occupied, far away
+        with pytest.raises(RuleFailure):
+            call("tile_fits", grid, cell, (L, W, W), 0, "area")
+    with pytest.raises(RuleFailure):
+        call("tile_placements", grid, (L, W, W, W, L), "area")

@@ -106,3 +106,64 @@ def test_before_triggers_listen_to_actions_only(write_ruleset: Callable[..., Pat
     """Events happen inside effects, so 'before' an event is refused."""
     with pytest.raises(RulesetError, match="'before' triggers listen to actions"):
         _state(write_ruleset, extra_triggers="  early:\n    before: scored\n    effect: pass\n")
+
+
+PAIR = """\
+  pair:
+    params: {a: "[1, 2]", b: "[10, 20]"}
+    effect: game.n += a
+  deep:
+    effect: game.n += 1
+"""
+PAIR_TRIGGERS = """\
+  pair_before:
+    before: pair
+    when: b == 20
+    effect: game.log += [a * 1000 + b]
+  pair_after:
+    after: pair
+    effect: game.log += [a * 100 + b]
+  deep_start:
+    after: deep
+    effect: emit ping(depth=1)
+  echo:
+    after: ping
+    when: depth < game.n
+    effect: |
+      game.log += [depth]
+      emit ping(depth=depth + 1)
+"""
+
+
+def _pair_state(write: Callable[..., Path]) -> State:
+    text = RULES.replace("actions:\n", "actions:\n" + PAIR) + PAIR_TRIGGERS + FLOW
+    return load_game(str(write(text)), 2).new_initial_state(0)
+
+
+def test_triggers_of_an_action_get_each_argument_under_its_own_name(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    """Triggers of an action with several parameters see each argument as the parameter it
+    is given for, before and after the action, in their conditions and effects."""
+    state = _pair_state(write_ruleset)
+    state.apply_action("pair(2, 10)")
+    assert state.value("game", "log") == (210,)
+    state.apply_action("pair(1, 20)")
+    assert state.value("game", "log") == (210, 1020, 120)
+
+
+def test_events_emitted_by_an_action_trigger_nest_one_level_below_it(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    """An action's trigger counts as one level of nesting: the events its effect emits can
+    nest 31 deep under it, not 32."""
+    ok = _pair_state(write_ruleset)
+    ok.fields[("game", "n")] = 30  # deep adds 1 first: pings 1..31, the last echoing nothing
+    ok.apply_action("deep")
+    assert ok.value("game", "log") == tuple(range(1, 31))
+    too_deep = _pair_state(write_ruleset)
+    too_deep.fields[("game", "n")] = 31  # ping 32 would be emitted
+    before = too_deep.state_hash()
+    with pytest.raises(IllegalActionError, match="triggers nested more than 32 deep at event 'ping'"):
+        too_deep.apply_action("deep")
+    assert too_deep.state_hash() == before

@@ -2,8 +2,10 @@
 
 Each corpus file is a variant that plants one realistic mistake in a shipped ruleset; its
 first lines say what the bug is and which check should catch it (``# caught by: KEY``).
-Prints, per bug, whether it was caught, by what, in how long and with how many actions,
-then the totals::
+A bug that only a scenario can catch says so and why (``# scenario only: REASON``) and names
+the shipped scenario that catches it (``# caught by scenario: PATH``): that scenario is run
+with the bug planted (it must fail) instead of ``verify``. Prints, per bug, whether it was
+caught, by what, in how long and with how many actions, then the totals::
 
     .venv/bin/python -m tests.verify.corpus_run               # every bug
     .venv/bin/python -m tests.verify.corpus_run -k lisboa     # those whose name has 'lisboa'
@@ -25,9 +27,11 @@ import attrs
 import yaml
 from attrs import define
 
+from rulekit.tools.scenario import run_scenario
 from rulekit.tools.verify import VerifyOptions, verify
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
+ROOT = CORPUS.parents[2]
 #: What "caught" must mean for the corpus to pass.
 MAX_SECONDS = 120.0
 MAX_ACTIONS = 30
@@ -46,6 +50,9 @@ class Bug:
     longest: int = MAX_ACTIONS
     #: Why this bug is not yet caught as the corpus asks (``# known weakness: ...``), if it is not.
     weakness: str = ""
+    #: Why only a scenario can catch it (``# scenario only: ...``), and that scenario.
+    scenario_only: str = ""
+    scenario: str = ""
 
     @property
     def name(self) -> str:
@@ -74,6 +81,8 @@ def corpus(pattern: str = "") -> list[Bug]:
         found = re.search(r"^# caught by: (\S+)", text, re.MULTILINE)
         data = yaml.safe_load(text)
         declared = re.search(r"^# at most: (\d+) actions", text, re.MULTILINE)
+        only = re.search(r"^# scenario only: (.*)$", text, re.MULTILINE)
+        scenario = re.search(r"^# caught by scenario: (\S+)", text, re.MULTILINE)
         bug = Bug(
             path,
             str(data["ruleset"]),
@@ -81,18 +90,20 @@ def corpus(pattern: str = "") -> list[Bug]:
             found.group(1) if found else "",
             int(declared.group(1)) if declared else MAX_ACTIONS,
             weak.group(1) if (weak := re.search(r"^# known weakness: (.*)$", text, re.MULTILINE)) else "",
+            only.group(1) if only else "",
+            scenario.group(1) if scenario else "",
         )
         if pattern in bug.name:
             bugs.append(bug)
     return bugs
 
 
-def run_bug(bug: Bug, out: Path, shrink_seconds: float | None = None) -> Outcome:
+def run_bug(bug: Bug, out: Path, shrink_seconds: float | None = None, seed: int = 0) -> Outcome:
     """Default ``verify`` on the ruleset with the bug planted (``shrink_seconds``: another
-    shrinking budget than the default)."""
+    shrinking budget than the default; ``seed``: verify's ``--seed``)."""
     started, cpu = time.perf_counter(), time.process_time()
     options = VerifyOptions(
-        bug.ruleset, modules=bug.modules, variants=(str(bug.path),), out=out / bug.path.stem
+        bug.ruleset, modules=bug.modules, variants=(str(bug.path),), out=out / bug.path.stem, seed=seed
     )
     if shrink_seconds is not None:
         options = attrs.evolve(options, shrink_seconds=shrink_seconds)
@@ -102,6 +113,17 @@ def run_bug(bug: Bug, out: Path, shrink_seconds: float | None = None) -> Outcome
     if example is None:
         return Outcome(bug, None, seconds, cpu, 0, 0)
     return Outcome(bug, example.key, seconds, cpu, len(example.actions), example.original_length)
+
+
+def run_scenario_of(bug: Bug) -> Outcome:
+    """A scenario-only bug: its shipped scenario, run with the bug planted, must fail on the
+    check the bug's header names."""
+    started, cpu = time.perf_counter(), time.process_time()
+    failures = run_scenario(ROOT / bug.scenario, variants=[str(bug.path)]).failures
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    check = bug.expected.partition(":")[2]
+    caught = any(check in failure for failure in failures)
+    return Outcome(bug, f"scenario:{Path(bug.scenario).stem}" if caught else None, seconds, cpu, 0, 0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -116,11 +138,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="S",
         help="shrink for S seconds instead of verify's default (how short the search gets with more time)",
     )
+    parser.add_argument(
+        "--verify-scenario-only",
+        action="store_true",
+        help="run default verify on the scenario-only bugs too (they are then reported like the others)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="verify's --seed (another seed explores other games)"
+    )
     args = parser.parse_args(argv)
     outcomes = []
+    scenario_only = []
     with tempfile.TemporaryDirectory() as directory:
         for bug in corpus(args.k):
-            outcome = run_bug(bug, Path(directory), args.shrink_seconds)
+            if bug.scenario_only and not args.verify_scenario_only:
+                outcome = run_scenario_of(bug)
+                scenario_only.append(outcome)
+                verdict = "caught" if outcome.caught_by else "MISSED"
+                print(
+                    f"{verdict:6}  {bug.name:58} {outcome.seconds:6.1f}s ({outcome.cpu:5.1f}s CPU)  "
+                    f"scenario only: {outcome.caught_by or '-'}",
+                    flush=True,
+                )
+                continue
+            outcome = run_bug(bug, Path(directory), args.shrink_seconds, args.seed)
             outcomes.append(outcome)
             verdict = "caught" if outcome.caught_by else "MISSED"
             expected = "" if outcome.caught_by in (None, bug.expected) else f" (expected {bug.expected})"
@@ -136,16 +177,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     cpus = [o.cpu for o in caught]
     lengths = [o.actions for o in caught]
     print(
-        f"\n{len(caught)}/{len(outcomes)} caught; {len(ok)}/{len(outcomes)} within {MAX_SECONDS:.0f}s "
-        f"with at most {MAX_ACTIONS} actions (or the minimum a bug declares)"
+        f"\n{len(caught)}/{len(outcomes)} caught by default verify; {len(ok)}/{len(outcomes)} within "
+        f"{MAX_SECONDS:.0f}s with at most {MAX_ACTIONS} actions (or the minimum a bug declares)"
     )
+    if scenario_only:
+        by_scenario = sum(1 for o in scenario_only if o.caught_by)
+        print(f"scenario only: {by_scenario}/{len(scenario_only)} caught by their shipped scenario")
     if caught:
         print(
             f"time to report: median {statistics.median(times):.1f}s, max {max(times):.1f}s "
             f"(CPU: median {statistics.median(cpus):.1f}s, max {max(cpus):.1f}s); "
             f"counterexample length: median {statistics.median(lengths):g}, max {max(lengths)}"
         )
-    return 0 if len(ok) == len(outcomes) else 1
+    return 0 if len(ok) == len(outcomes) and all(o.caught_by for o in scenario_only) else 1
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from rulekit.load import load_program
-from tests.verify.corpus_run import Bug, corpus, run_bug
+from tests.verify.corpus_run import Bug, corpus, run_bug, run_scenario_of
 
 BUGS = corpus()
 #: Quick to catch (in the first games): run by ``make test``.
@@ -30,6 +30,18 @@ def test_the_corpus_has_25_bugs_across_the_three_rulesets() -> None:
     assert len(BUGS) >= 25
     assert {bug.ruleset for bug in BUGS} == {"el_capitan", "el_caballero", "tic_tac_toe"}
     assert all(bug.expected for bug in BUGS), "every bug names the check that should catch it"
+    only = [bug for bug in BUGS if bug.scenario_only]
+    assert all(bug.scenario for bug in only), "a scenario-only bug names the scenario that catches it"
+    assert len(only) <= 2, "scenario-only is the exception: say why in the bug's header"
+
+
+SCENARIO_ONLY = [bug for bug in BUGS if bug.scenario_only]
+
+
+@pytest.mark.parametrize("bug", SCENARIO_ONLY, ids=[b.name for b in SCENARIO_ONLY])
+def test_a_scenario_only_bug_is_caught_by_its_shipped_scenario(bug: Bug) -> None:
+    outcome = run_scenario_of(bug)
+    assert outcome.caught_by == f"scenario:{Path(bug.scenario).stem}"
 
 
 @pytest.mark.parametrize("bug", BUGS, ids=[b.name for b in BUGS])
@@ -42,6 +54,8 @@ def test_every_planted_bug_loads(bug: Bug) -> None:
 def _params() -> list[Any]:
     params = []
     for bug in BUGS:
+        if bug.scenario_only:
+            continue
         marks: list[pytest.MarkDecorator] = [] if bug.name in QUICK else [pytest.mark.slow]
         if bug.weakness:
             marks.append(pytest.mark.xfail(reason=bug.weakness, strict=False))

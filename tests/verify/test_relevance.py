@@ -175,3 +175,25 @@ def test_the_targeted_search_prefers_instances_that_alias_what_the_actor_holds()
     share = lambda draws: sum(a.args == (7,) for a in draws) / len(draws)  # noqa: E731
     assert share(moves) < 0.05  # a kind first (1/2), then one of 20 instances
     assert share(aliased) > 0.07  # the instance aliasing a held value: four times as likely (4/23)
+
+
+def test_the_flow_gates_are_what_the_flows_own_conditions_read(tmp_path: Path) -> None:
+    from rulekit.tools.verify.relevance import flow_gates
+
+    gates = flow_gates(_program(tmp_path).rules)
+    assert "n" in gates  # the repeat's until: game.n >= 200 decides when the game ends
+    assert "marks" not in gates
+
+
+def test_a_swarm_factor_makes_a_kind_likelier_or_rarer_in_the_targeted_search() -> None:
+    import random
+
+    from rulekit.engine.game import Action
+    from rulekit.tools.verify.search import pick
+
+    legal = [Action("step", ()), Action("mark", ())]
+    rng = random.Random(0)
+    plain = [pick(rng, legal, {}, 1.0).name for _ in range(2000)]
+    swarmed = [pick(rng, legal, {}, 1.0, swarm={"step": 5.0, "mark": 0.2}).name for _ in range(2000)]
+    assert 0.4 < plain.count("mark") / 2000 < 0.6
+    assert swarmed.count("mark") / 2000 < 0.1  # 0.2 / 5.2

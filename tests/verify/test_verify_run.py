@@ -212,6 +212,18 @@ def test_workers_split_the_games_and_sum_statistics_and_coverage(tmp_path: Path)
     assert len(found.counterexample.actions) == 2
 
 
+def test_verify_explores_in_one_process_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guidance learns from the games its process played, so the counterexample depends on
+    how the games are split: the default must not depend on the machine's cores."""
+    import argparse
+
+    from rulekit.tools.verify.command import add_parser
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    parser = add_parser(argparse.ArgumentParser().add_subparsers())
+    assert parser.parse_args(["tic_tac_toe"]).workers == 1
+
+
 def test_bots_play_a_share_of_the_games_as_explorers(
     write_ruleset: Callable[..., Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

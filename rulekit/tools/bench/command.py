@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,11 +38,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers",
         type=int,
-        default=1,
+        default=all_cores(),
         metavar="N",
-        help="measure N configurations at once in N processes (default 1: figures are per core; "
-        "more workers finish sooner but share the machine)",
+        help=f"with --all, measure N configurations at once in N processes (default: all cores, "
+        f"{all_cores()} here); each figure is still one process's CPU time",
     )
+
+
+def all_cores() -> int:
+    """The default ``--workers``: every core of the machine."""
+    return os.cpu_count() or 1
 
 
 def check_arguments(args: argparse.Namespace) -> None:
@@ -81,7 +87,7 @@ def run_command(args: argparse.Namespace, game: Game | None) -> Iterator[str]:
         dirs = sorted({find_ruleset(c.ruleset) for c in cases})
         yield (
             f"rulekit bench --all: {len(cases)} configurations, {seconds:g} CPU s each "
-            f"in {args.rounds} rounds, {args.workers} worker(s)"
+            f"in {args.rounds} rounds, {min(args.workers, len(cases))} worker(s)"
         )
         note = openspiel_note(dirs)
         if note:
@@ -109,7 +115,7 @@ def run_command(args: argparse.Namespace, game: Game | None) -> Iterator[str]:
             "seconds": seconds,
             "rounds": args.rounds,
             "seed": args.seed,
-            "workers": args.workers,
+            "workers": min(args.workers, len(rows)) if args.all else 1,
             "python": platform.python_version(),
             "machine": platform.machine(),
             "rulekit": _version(),

@@ -211,9 +211,10 @@ def run_cases(cases: Sequence[Case], seconds: float, seed: int, rounds: int, wor
         return [_run_case_args(job) for job in jobs]
     import multiprocessing
 
-    with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+    processes = min(workers, len(jobs))
+    with multiprocessing.get_context("spawn").Pool(processes) as pool:
         rows = pool.map(_run_case_args, jobs, chunksize=1)
-    return [_with_workers(row, workers) for row in rows]
+    return [_with_workers(row, processes) for row in rows]
 
 
 def _with_workers(row: Row, workers: int) -> Row:

@@ -82,6 +82,23 @@ def _collect(node: Any, rules: RulesModel, seen: set[str], found: set[str]) -> N
         _collect(getattr(node, attribute.name), rules, seen, found)
 
 
+def flow_gates(rules: RulesModel) -> frozenset[str]:
+    """The names the flow's own conditions read (a ``repeat``'s ``until``/``while``, an
+    ``if``, a turn's ``until``): what decides when a round or phase ends, so a failure that
+    needs a later phase (a payday first) gets closer as these fields change."""
+    found: set[str] = set()
+    stack: list[Any] = list(rules.flow)
+    while stack:
+        step = stack.pop()
+        for name in ("until", "while_", "condition"):
+            expr = getattr(step, name, None)
+            if expr is not None:
+                _collect(expr, rules, set(), found)
+        for name in ("steps", "then", "otherwise"):
+            stack.extend(getattr(step, name, ()))
+    return frozenset(found)
+
+
 def writers(checker: Replayer, failure: PropertyFailure, reads: Iterable[str]) -> frozenset[str]:
     """The action kinds of ``failure``'s history that changed a field named in ``reads``
     (replayed with ``checker``; the flow after an action counts as the action's)."""

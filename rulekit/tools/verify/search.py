@@ -41,8 +41,13 @@ from rulekit.tools.verify.replayer import Replayer
 #: How much likelier a relevant action kind is (one factor drawn per game).
 RELEVANCE_WEIGHTS = (4.0, 20.0, 200.0)
 #: How much likelier an action that ends the turn is (one factor drawn per game): a hurried
-#: game reaches later rounds and phases in fewer actions.
-HURRY = (1.0, 4.0, 16.0)
+#: game reaches later rounds and phases in fewer actions (the largest ends every turn as soon
+#: as the rules let it, e.g. passing whenever passing is allowed).
+HURRY = (1.0, 4.0, 16.0, 256.0)
+#: Swarm: in a share of the games each action kind's weight is multiplied by one of these
+#: (drawn per kind and game), so games differ in kind, not only in luck.
+SWARM = (0.2, 1.0, 5.0)
+SWARM_SHARE = 0.5
 #: Weight of an action kind that led away from the failure in the counterexample.
 AWAY = 0.2
 #: Share of the games that start by replaying a prefix that reached an extreme value.
@@ -112,6 +117,9 @@ class TargetedSearch:
         weight = rng.choice(RELEVANCE_WEIGHTS) if self.relevant else 1.0
         hurry = rng.choice(HURRY)
         aliasing = rng.random() < 0.5
+        swarm: dict[str, float] = {}
+        if rng.random() < SWARM_SHARE:
+            swarm = {name: rng.choice(SWARM) for name in self.checker.program.actions}
         checker = self.checker
         played: list[Action] = []
         try:
@@ -126,7 +134,9 @@ class TargetedSearch:
                 else:
                     prefix = []
                     held = held_values(state) if aliasing else frozenset()
-                    action = pick(rng, legal, self.relevant, weight, self.away, self._ends_turn, hurry, held)
+                    action = pick(
+                        rng, legal, self.relevant, weight, self.away, self._ends_turn, hurry, held, swarm
+                    )
                 checker.step(state, action)
                 played.append(action)
                 if watched and self._new_extreme(state, watched, len(played)):
@@ -170,11 +180,13 @@ def pick(
     ends_turn: frozenset[str] = frozenset(),
     hurry: float = 1.0,
     held: frozenset[Any] = frozenset(),
+    swarm: dict[str, float] | None = None,
 ) -> Action:
     """One of ``legal``: an action kind first (a relevant kind up to ``weight`` times as
     likely, in proportion to its share in ``relevant``; one leading ``away`` from the failure
-    ``AWAY`` times; another that ends the turn ``hurry`` times), then one of its instances
-    (one whose arguments are all among ``held`` ``ALIAS`` times as likely)."""
+    ``AWAY`` times; another that ends the turn ``hurry`` times; each times its ``swarm``
+    factor), then one of its instances (one whose arguments are all among ``held`` ``ALIAS``
+    times as likely)."""
     if len(legal) == 1:
         return legal[0]
     kinds: dict[str, list[Action]] = {}
@@ -191,6 +203,8 @@ def pick(
         else 1.0
         for name in names
     ]
+    if swarm:
+        weights = [w * swarm.get(name, 1.0) for w, name in zip(weights, names, strict=True)]
     chosen = kinds[rng.choices(names, weights)[0]]
     if held and len(chosen) > 1:
         aliased = [ALIAS if a.args and all(is_held(x, held) for x in a.args) else 1.0 for a in chosen]

@@ -35,16 +35,20 @@ from rulekit.engine.game import State
 from rulekit.errors import RulekitError
 from rulekit.tools.verify.failures import NotReplayable, PropertyFailure
 from rulekit.tools.verify.options import MAX_PAIR_SEARCH
-from rulekit.tools.verify.relevance import names_read, progress
+from rulekit.tools.verify.relevance import flow_gates, names_read, progress
 from rulekit.tools.verify.replayer import Replayer
 from rulekit.tools.verify.search import TargetedSearch
 
 #: Other chance seeds tried per pass.
 RESEEDS = 8
+#: Share of the time left that one shrinking by choices may take.
+CHOICES_SHARE = 0.25
 #: Share of the time left that the targeted search of a long counterexample may take.
 SEARCH_SHARE = 0.4
 #: The targeted search stops after this many games without a shorter failure.
 SEARCH_PATIENCE = 4000
+#: Searches in a row that may find nothing shorter before shrinking gives up (time allowing).
+SEARCH_RETRIES = 3
 
 
 @define
@@ -65,24 +69,30 @@ class Shrinker:
     #: Games the targeted search played.
     search_games: int = 0
     _seed_tries: int = field(default=0, init=False)
+    #: When the current shrinking by choices must stop (``CHOICES_SHARE`` of the time left).
+    _stop: float = field(default=0.0, init=False)
 
     def shrink(self, failure: PropertyFailure) -> PropertyFailure:
         """The shortest failure found within the time (``failure`` itself if none)."""
         self.deadline = time.perf_counter() + self.seconds
         best = self._try(failure.players, failure.seed, _texts(failure), failure.key) or failure
         best = self._by_choices(best)
-        searched = False
+        fruitless = 0
         while True:
             if len(best.history) > MAX_PAIR_SEARCH and not self._out_of_time():
-                # still long: search new games; once 1-minimal, search again from it
+                # still long: search new games; once 1-minimal, search again from it (other
+                # games each time), until SEARCH_RETRIES searches in a row found nothing shorter
                 length = len(best.history)
                 best = self._search_shorter(best)
                 if len(best.history) < length:
                     best = self._by_choices(best)
-                elif searched:
-                    break
-                searched = True
-                self.minimal = False
+                    fruitless = 0
+                    self.minimal = False
+                elif self.minimal:
+                    fruitless += 1
+                    if fruitless > SEARCH_RETRIES:
+                        break
+                    continue  # the passes cannot shorten it: search again
             while not self._out_of_time():
                 before = len(best.history)
                 best = self._pass(best)
@@ -114,10 +124,14 @@ class Shrinker:
         """Coarse shrinking on the game's *choices* (which of the legal actions was taken
         whenever there were several): dropping choices keeps the game playable even where
         dropping action texts would not (a card no longer in the display, another player
-        deciding), as the same index then picks whatever is legal there."""
+        deciding), as the same index then picks whatever is legal there. Each candidate
+        replays up to the best length, so on a long counterexample this is costly: it may
+        take ``CHOICES_SHARE`` of the time left (a targeted search does better there)."""
         choices = self._choices_of(best)
         if choices is None:
             return best
+        now = time.perf_counter()
+        self._stop = min(self.deadline, now + (self.deadline - now) * CHOICES_SHARE)
         # fewer players, other chance: the same choices may fail sooner
         for players in range(self.min_players, best.players):
             found = self._try_choices(best, choices, players=players, limit=len(best.history) + 1)
@@ -129,10 +143,10 @@ class Shrinker:
             if found is not None and len(found.history) < len(best.history):
                 best, choices = found, self._choices_of(found) or choices
         size = len(choices) // 2 or 1
-        while size >= 1 and not self._out_of_time():
+        while size >= 1 and not self._choices_stop():
             i = len(choices) - size
             improved = False
-            while i >= 0 and not self._out_of_time():
+            while i >= 0 and not self._choices_stop():
                 candidate = choices[:i] + choices[i + size :]
                 found = self._try_choices(best, candidate)
                 if found is not None and len(found.history) < len(best.history):
@@ -166,7 +180,7 @@ class Shrinker:
             self.min_players,
             best.players,
             shares,
-            reads,
+            reads | flow_gates(checker.program.rules),
             away,
             self._found,
             self.candidates,
@@ -210,7 +224,7 @@ class Shrinker:
         limit: int | None = None,
     ) -> PropertyFailure | None:
         """Play ``choices`` (then the first legal action), failing before the best length so far."""
-        if self._out_of_time():
+        if self._choices_stop():
             return None
         self.candidates += 1
         checker = self.checker
@@ -320,6 +334,9 @@ class Shrinker:
             self.improvements += 1
             self.on_better(found)
         return found
+
+    def _choices_stop(self) -> bool:
+        return self._out_of_time() or time.perf_counter() >= self._stop
 
     def _out_of_time(self) -> bool:
         if time.perf_counter() >= self.deadline:
