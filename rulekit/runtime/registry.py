@@ -61,9 +61,16 @@ def register(
     choices: dict[int, tuple[str, ...]] | None = None,
     check: Callable[[Sequence[Type]], tuple[int, str] | None] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorate an implementation to register it as the built-in ``name``."""
+    """Decorate an implementation to register it as the built-in ``name``.
+
+    Raises:
+        ValueError: another built-in already has that name (a second registration would
+            silently replace the first).
+    """
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if name in BUILTINS:
+            raise ValueError(f"built-in {name!r} is registered twice")
         BUILTINS[name] = Builtin(
             name,
             tuple(params),

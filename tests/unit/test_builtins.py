@@ -28,3 +28,15 @@ def test_integer_ranges_stop_at_100000_elements(name: str, low: int, high: int) 
     assert len(impl(low, high)) == 100_000
     with pytest.raises(RuleFailure, match="limited to 100000"):
         impl(low, high + 1)
+
+
+def test_registering_a_built_in_under_a_taken_name_is_refused() -> None:
+    """A second built-in with an existing name would silently replace the first."""
+    from rulekit.dsl.types import INT
+    from rulekit.runtime.registry import BUILTINS, register
+
+    name = next(iter(BUILTINS))
+    before = BUILTINS[name]
+    with pytest.raises(ValueError, match="registered twice"):
+        register(name, (("x", INT),), INT, "a duplicate")(lambda x: x)
+    assert BUILTINS[name] is before

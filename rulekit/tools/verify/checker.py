@@ -14,7 +14,7 @@ from rulekit.tools.verify.failures import (
     describe_error,
 )
 from rulekit.tools.verify.options import HEAVY_EVERY, Stats
-from rulekit.tools.verify.properties import CompiledProperty, compile_properties, evaluate_parts
+from rulekit.tools.verify.properties import CompiledProperty, Properties, compile_properties, evaluate_parts
 from rulekit.tools.verify.values import ENGINE_OWNER, snapshot
 
 # ------------------------------------------------------------------ the checker
@@ -37,8 +37,10 @@ class Checker(EngineChecks):
         #: Replaying a counterexample of an invariant: check only that invariant (fast).
         self.focus = [i for i in program.invariants if focus == f"invariant:{i.decl.name}"]
         self.properties = compile_properties(program)
-        #: Replaying a counterexample of a property: check only the properties (fast).
+        #: Replaying a counterexample of a property: check only that property (fast).
         self.focus_properties = bool(focus and focus.startswith("property:"))
+        if self.focus_properties:
+            self.properties = _only(self.properties, str(focus))
         self.turn_start: dict[Any, Any] | None = None
         self.turn_player: int | None = None
         self.turn_context: Any = None
@@ -93,7 +95,8 @@ class Checker(EngineChecks):
         properties = self.properties
         if properties.over_turn:
             self._turn_boundary(state, player)
-        before_fields = dict(state.fields) if properties else None
+        wanted = properties.over_action or properties.over_turn or action.name in properties.ensures
+        before_fields = dict(state.fields) if wanted else None
         if self.focus_properties:
             self.history.append((player, text))
             try:
@@ -252,6 +255,17 @@ class Checker(EngineChecks):
             f"the game has not ended after {limit} actions (round and phase counters, end conditions?)",
             state=state,
         )
+
+
+def _only(properties: Properties, key: str) -> Properties:
+    """The property named by a failure ``key`` alone (all of them if none is)."""
+
+    def keep(found: list[CompiledProperty]) -> list[CompiledProperty]:
+        return [p for p in found if f"property:{p.decl.name}" == key]
+
+    ensures = {name: keep(found) for name, found in properties.ensures.items() if keep(found)}
+    only = Properties(keep(properties.over_action), keep(properties.over_turn), ensures)
+    return only if only else properties
 
 
 @contextmanager
