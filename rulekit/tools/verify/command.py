@@ -19,8 +19,9 @@ from rulekit.tools.options import add_rules_options, module_names
 from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.counterexample import Counterexample, make_counterexample, write_counterexample
 from rulekit.tools.verify.coverage import Coverage
-from rulekit.tools.verify.explore import Explorer, player_counts
+from rulekit.tools.verify.explore import player_counts
 from rulekit.tools.verify.failures import ENGINE_PROPERTIES, PropertyFailure
+from rulekit.tools.verify.lanes import explore
 from rulekit.tools.verify.options import (
     DEFAULT_EXAMPLES,
     DEFAULT_MAX_ACTIONS,
@@ -59,24 +60,13 @@ def verify(options: VerifyOptions, say: Callable[[str], None] = lambda text: Non
     stats = Stats()
     program, counts = player_counts(options)
     coverage = None
-    checked_program = program
-    if options.coverage:
+    if options.coverage:  # the lanes' coverage is merged into this one
         coverage = Coverage(program)
-        checked_program = coverage.instrument()
-    checker = Checker(checked_program, stats)
-    if coverage is not None:
-        checker.fired = coverage.fire
-        checker.branch = coverage.branch
+        coverage.instrument()  # registers the conditions the report lists
     progress = Progress(options, stats) if options.progress else None
     stats.started = time.perf_counter()
-    explorer = Explorer(options, checker, counts, coverage, progress or no_progress)
     try:
-        if options.workers > 1:
-            from rulekit.tools.verify.workers import explore_in_workers
-
-            failure = explore_in_workers(options, options.workers, stats, coverage)
-        else:
-            failure = explorer.run(range(options.examples))
+        failure = explore(options, stats, coverage, progress or no_progress)
     finally:
         if progress is not None:
             progress.done()
