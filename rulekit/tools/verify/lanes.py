@@ -152,16 +152,19 @@ def play_lanes(
     above ``bound.value`` (lowered, under its lock, by a failure); each game's record, and this
     process's lowest failure."""
     count = options.lanes
-    playing = [Lane(options, index) for index in sorted(lanes)]
+    playing: dict[int, Lane] = {}  # each lane set up at its first game
     records: list[GameRecord] = []
     found: tuple[int, PropertyFailure] | None = None
     for start in range(0, options.examples, count):
-        for lane in playing:
-            number = start + lane.index
+        for index in sorted(lanes):
+            number = start + index
             if number >= options.examples:
                 break
             if number > bound.value:
                 return records, found
+            lane = playing.get(index)
+            if lane is None:
+                lane = playing[index] = Lane(options, index)
             record, failure = lane.play(number)
             records.append(record)
             progress(record)
