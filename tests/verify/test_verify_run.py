@@ -223,21 +223,26 @@ def _outcome(options: VerifyOptions) -> tuple[object, ...]:
     return figures, stats.found_after_games, result.coverage.report(), example
 
 
-@pytest.mark.parametrize("planted", [False, True], ids=["clean", "planted"])
+@pytest.mark.parametrize("case", ["clean", "planted", "unending"])
 def test_the_result_does_not_depend_on_the_number_of_workers(
-    planted: bool, write_ruleset: Callable[..., Path]
+    case: str, write_ruleset: Callable[..., Path]
 ) -> None:
-    if planted:
+    if case == "planted":
         options = _options(write_ruleset(STREAK), None, examples=100, seed=1, shrink=False)
+    elif case == "unending":  # a game still running after --max-actions, found in a worker
+        directory = write_ruleset(COUNTER.replace("game.broken = true", "pass"))
+        options = _options(directory, None, examples=10, max_actions=10, shrink=False)
     else:
         options = _options("tic_tac_toe", None, examples=40)
     one, two, three = (_outcome(attrs.evolve(options, workers=n)) for n in (1, 2, 3))
     assert one == two == three
     figures, found_after, _, example = one
-    if planted:
+    if case == "planted":
         # game 12 failed: games 0-12 are counted, none of the later ones some lanes had played
         assert found_after == figures[0] == 13
         assert example is not None and "invariant 'never_broken' violated" in example
+    elif case == "unending":
+        assert found_after == 1 and example is not None and "has not ended after 10 actions" in example
     else:
         assert figures[0] == 40 and example is None
 

@@ -27,6 +27,7 @@ simply games ``0, 1, 2, ...`` in turn -- the same code path as with N.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import time
 from collections.abc import Callable, Sequence
@@ -41,7 +42,7 @@ from rulekit.tools.verify.coverage import Coverage
 from rulekit.tools.verify.explore import Explorer, player_counts
 from rulekit.tools.verify.failures import PropertyFailure
 from rulekit.tools.verify.options import Stats, VerifyOptions
-from rulekit.tools.verify.shrink import find_failure
+from rulekit.tools.verify.shrink import find_failure, play_sequence
 
 #: A failure as it travels between processes: game number, key, players, seed, action texts.
 Found = tuple[int, str, int, int, list[str]]
@@ -134,15 +135,7 @@ class _Bound:
         self.value = value
 
     def get_lock(self) -> Any:
-        return _NoLock()
-
-
-class _NoLock:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
+        return contextlib.nullcontext()
 
 
 def play_lanes(
@@ -154,14 +147,13 @@ def play_lanes(
     count = options.lanes
     playing: dict[int, Lane] = {}  # each lane set up at its first game
     records: list[GameRecord] = []
-    found: tuple[int, PropertyFailure] | None = None
     for start in range(0, options.examples, count):
         for index in sorted(lanes):
             number = start + index
             if number >= options.examples:
                 break
             if number > bound.value:
-                return records, found
+                return records, None
             lane = playing.get(index)
             if lane is None:
                 lane = playing[index] = Lane(options, index)
@@ -173,7 +165,7 @@ def play_lanes(
                     if number < bound.value:
                         bound.value = number
                 return records, (number, failure)  # the other lanes here only play above it
-    return records, found
+    return records, None
 
 
 _BOUND: Any = None
@@ -229,9 +221,9 @@ def explore(
             stats.invariant_checks += record.invariant_checks
             progress()
 
-        live = (stats.games, stats.actions, stats.invariant_checks)
+        live = (stats.games, stats.actions, stats.invariant_checks)  # counted for progress only
         records, found = play_lanes(options, range(lanes), _Bound(options.examples), count)
-        stats.games, stats.actions, stats.invariant_checks = live
+        stats.games, stats.actions, stats.invariant_checks = live  # the records are merged below
         if found is not None:
             number, failure = found
     else:
@@ -256,13 +248,28 @@ def explore(
             if share_found is not None and (texts is None or share_found[0] < texts[0]):
                 texts = share_found
         if texts is not None:
-            number, key, players, seed, actions = texts
-            program, _ = player_counts(options)
-            failure = find_failure(Checker(program, Stats()), players, seed, actions, key)
+            number = texts[0]
+            failure = rebuild(options, texts)
     merge(sorted((r for r in records if r.number <= number), key=lambda r: r.number), stats, coverage)
     if failure is not None:
         stats.found_after_games = stats.games
         stats.found_after_seconds = time.perf_counter() - stats.started
+    return failure
+
+
+def rebuild(options: VerifyOptions, found: Found) -> PropertyFailure:
+    """The failure a worker found, rebuilt here by replaying its actions with every check (a
+    game that did not end: replayed to its last action, then called unfinished)."""
+    _, key, players, seed, texts = found
+    program, _ = player_counts(options)
+    checker = Checker(program, Stats())
+    failure = find_failure(checker, players, seed, texts, key)
+    if failure is None and key == "engine:ends":
+        state = play_sequence(checker, players, seed, texts)
+        checker.finish(state)
+        failure = checker.unfinished(state, options.max_actions)
+    if failure is None:
+        raise RuntimeError(f"a worker's counterexample ({key}) did not fail again when replayed")
     return failure
 
 
