@@ -9,6 +9,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+import attrs
 import pytest
 
 from rulekit.engine.game import Action
@@ -202,26 +203,88 @@ def test_all_combinations_verifies_each_allowed_set_of_modules(
     assert main([str(directory), "--all-combinations", "--with", "extra", "--quiet"]) == 2
 
 
-def test_workers_split_the_games_and_sum_statistics_and_coverage(tmp_path: Path) -> None:
-    one = verify(_options("tic_tac_toe", None, examples=40))
-    two = verify(_options("tic_tac_toe", None, examples=40, workers=2))
-    assert two.ok and two.stats.games == one.stats.games == 40
-    assert two.coverage is not None and two.coverage.fired["action:place"] >= two.stats.actions > 0
-    found = verify(_options(PLANTED / "ttt_double_mark", tmp_path, workers=2))
-    assert found.counterexample is not None and found.counterexample.key == "invariant:marks_balanced"
-    assert len(found.counterexample.actions) == 2
+# COUNTER where the invariant breaks only after a streak of 5 'rare' in a row: seed 1 first
+# finds it in game 12, once every lane has played a few games (so workers run ahead of it).
+STREAK = (
+    COUNTER.replace("broken: {type: bool}", "broken: {type: bool}\n    streak: {type: int}")
+    .replace("effect: game.n += 1\n", "effect: |\n      game.n += 1\n      game.streak = 0\n")
+    .replace("game.broken = true", "game.streak += 1")
+    .replace("holds: not game.broken", "holds: game.streak < 5")
+)
 
 
-def test_verify_explores_in_one_process_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The guidance learns from the games its process played, so the counterexample depends on
-    how the games are split: the default must not depend on the machine's cores."""
+def _outcome(options: VerifyOptions) -> tuple[object, ...]:
+    """Everything a run reports that must not depend on the workers (not the timings)."""
+    result = verify(options)
+    stats = result.stats
+    assert result.coverage is not None
+    example = format_counterexample(result.counterexample) if result.counterexample else None
+    figures = (stats.games, stats.actions, stats.invariant_checks, stats.property_checks, stats.longest)
+    return figures, stats.found_after_games, result.coverage.report(), example
+
+
+@pytest.mark.parametrize("case", ["clean", "planted", "unending"])
+def test_the_result_does_not_depend_on_the_number_of_workers(
+    case: str, write_ruleset: Callable[..., Path]
+) -> None:
+    if case == "planted":
+        options = _options(write_ruleset(STREAK), None, examples=100, seed=1, shrink=False)
+    elif case == "unending":  # a game still running after --max-actions, found in a worker
+        directory = write_ruleset(COUNTER.replace("game.broken = true", "pass"))
+        options = _options(directory, None, examples=10, max_actions=10, shrink=False)
+    else:
+        options = _options("tic_tac_toe", None, examples=40)
+    one, two, three = (_outcome(attrs.evolve(options, workers=n)) for n in (1, 2, 3))
+    assert one == two == three
+    figures, found_after, _, example = one
+    if case == "planted":
+        # game 12 failed: games 0-12 are counted, none of the later ones some lanes had played
+        assert found_after == figures[0] == 13
+        assert example is not None and "invariant 'never_broken' violated" in example
+    elif case == "unending":
+        assert found_after == 1 and example is not None and "has not ended after 10 actions" in example
+    else:
+        assert figures[0] == 40 and example is None
+
+
+def test_a_lane_plays_the_same_games_whichever_lanes_share_its_process(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    from rulekit.tools.verify.lanes import _Bound, play_lanes
+
+    options = _options(write_ruleset(STREAK.replace("< 5", "< 99")), None, examples=24, seed=1)
+    alone, _ = play_lanes(options, [1], _Bound(options.examples), lambda record: None)
+    shared, _ = play_lanes(options, [0, 1, 2, 3], _Bound(options.examples), lambda record: None)
+    assert [r.number for r in alone] == [1, 5, 9, 13, 17, 21]
+    assert alone == [r for r in shared if r.number % 4 == 1]
+    assert sum(r.actions for r in alone) > 0 and any(r.fired for r in alone)
+
+
+def test_a_lane_stops_before_the_games_above_a_failure_found_elsewhere(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    from rulekit.tools.verify.lanes import _Bound, play_lanes
+
+    options = _options(write_ruleset(STREAK.replace("< 5", "< 99")), None, examples=40)
+    records, found = play_lanes(options, [0, 2], _Bound(9), lambda record: None)
+    assert found is None and [r.number for r in records] == [0, 2, 4, 6, 8]
+
+
+def test_verify_explores_with_every_core_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The result does not depend on the number of workers, so the default takes every core."""
     import argparse
 
     from rulekit.tools.verify.command import add_parser
 
     monkeypatch.setattr(os, "cpu_count", lambda: 64)
     parser = add_parser(argparse.ArgumentParser().add_subparsers())
-    assert parser.parse_args(["tic_tac_toe"]).workers == 1
+    assert parser.parse_args(["tic_tac_toe"]).workers == 64
+    assert "all cores" in parser.format_help()
+
+
+def test_lanes_below_one_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tic_tac_toe", "--lanes", "0", "--quiet"]) == 2
+    assert "--lanes must be at least 1" in capsys.readouterr().err
 
 
 def test_bots_play_a_share_of_the_games_as_explorers(

@@ -14,15 +14,18 @@ from attrs import define
 
 from rulekit.compiler.program import Program
 from rulekit.errors import RulekitError, UsageError
+from rulekit.tools.bench.command import all_cores
 from rulekit.tools.bots import parse_bots
 from rulekit.tools.options import add_rules_options, module_names
 from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.counterexample import Counterexample, make_counterexample, write_counterexample
 from rulekit.tools.verify.coverage import Coverage
-from rulekit.tools.verify.explore import Explorer, player_counts
+from rulekit.tools.verify.explore import player_counts
 from rulekit.tools.verify.failures import ENGINE_PROPERTIES, PropertyFailure
+from rulekit.tools.verify.lanes import explore
 from rulekit.tools.verify.options import (
     DEFAULT_EXAMPLES,
+    DEFAULT_LANES,
     DEFAULT_MAX_ACTIONS,
     DEFAULT_SHRINK_SECONDS,
     Stats,
@@ -59,24 +62,13 @@ def verify(options: VerifyOptions, say: Callable[[str], None] = lambda text: Non
     stats = Stats()
     program, counts = player_counts(options)
     coverage = None
-    checked_program = program
-    if options.coverage:
+    if options.coverage:  # the lanes' coverage is merged into this one
         coverage = Coverage(program)
-        checked_program = coverage.instrument()
-    checker = Checker(checked_program, stats)
-    if coverage is not None:
-        checker.fired = coverage.fire
-        checker.branch = coverage.branch
+        coverage.instrument()  # registers the conditions the report lists
     progress = Progress(options, stats) if options.progress else None
     stats.started = time.perf_counter()
-    explorer = Explorer(options, checker, counts, coverage, progress or no_progress)
     try:
-        if options.workers > 1:
-            from rulekit.tools.verify.workers import explore_in_workers
-
-            failure = explore_in_workers(options, options.workers, stats, coverage)
-        else:
-            failure = explorer.run(range(options.examples))
+        failure = explore(options, stats, coverage, progress or no_progress)
     finally:
         if progress is not None:
             progress.done()
@@ -236,7 +228,20 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "games as explorers",
     )
     parser.add_argument(
-        "--workers", type=int, default=1, metavar="N", help="explore with N processes (default 1)"
+        "--workers",
+        type=int,
+        default=all_cores(),
+        metavar="N",
+        help=f"explore with N processes (default: all cores, {all_cores()} here; at most --lanes are used); "
+        "the result does not depend on N",
+    )
+    parser.add_argument(
+        "--lanes",
+        type=int,
+        default=DEFAULT_LANES,
+        metavar="L",
+        help=f"deal the games to L independent explorers, lane l playing games l, l+L, ... "
+        f"(default {DEFAULT_LANES}); the games played depend on L, not on --workers",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument(
@@ -250,9 +255,9 @@ def run(args: argparse.Namespace) -> int:
     """Run ``rulekit verify``: 0 if everything held; 1 on a violation (or rules that do not
     load); 2 on a usage error."""
     modules = tuple(module_names(args.modules))
-    if args.examples < 1 or args.max_actions < 1 or not args.shrink_seconds >= 0:
+    if args.examples < 1 or args.max_actions < 1 or args.lanes < 1 or not args.shrink_seconds >= 0:
         print(
-            "rulekit verify: error: --examples and --max-actions must be at least 1, "
+            "rulekit verify: error: --examples, --max-actions and --lanes must be at least 1, "
             "--shrink-seconds at least 0",
             file=sys.stderr,
         )
@@ -279,6 +284,7 @@ def run(args: argparse.Namespace) -> int:
         progress=progress,
         must_end=not args.cut_off,
         workers=max(1, args.workers),
+        lanes=args.lanes,
         bots=bots,
     )
     say = _say if not args.quiet else lambda text: None

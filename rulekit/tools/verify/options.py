@@ -11,6 +11,8 @@ DEFAULT_EXAMPLES = 200
 DEFAULT_MAX_ACTIONS = 1000
 DEFAULT_SHRINK_SECONDS = 60.0
 MAX_SEED = 1_000_000
+#: Independent explorers the games are dealt to (lanes.py): the result does not depend on --workers.
+DEFAULT_LANES = 4
 #: The costlier engine properties are checked every this many actions (and at each game's end).
 HEAVY_EVERY = 8
 #: Counterexamples up to this long are also shortened by dropping two separate actions.
@@ -39,8 +41,10 @@ class VerifyOptions:
     progress: bool = False
     #: A game still running after max_actions is a violation ("every game ends").
     must_end: bool = True
-    #: Processes exploring games side by side.
+    #: Processes exploring games side by side (the result does not depend on it).
     workers: int = 1
+    #: Independent explorers the games are dealt to (lanes.py): game n is lane n mod lanes's.
+    lanes: int = DEFAULT_LANES
     #: Bot specifications (tools/bots.py) that play a share of the games as explorers.
     bots: tuple[str, ...] = ()
 

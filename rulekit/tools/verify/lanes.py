@@ -1,0 +1,300 @@
+"""The exploration's games in *lanes*, so that its result does not depend on ``--workers``.
+
+Game *n* is seeded from ``(--seed, n)``. The games are dealt to ``--lanes L`` lanes (a fixed
+number, not the number of processes): lane *l* plays games ``l, l + L, l + 2L, ...`` in that
+order, with its own explorer -- its own coverage corpus, its own coverage counts steering its
+choices, its own instrumented program. A lane learns only from its own games, so what it plays
+depends on nothing but ``(--seed, --lanes, the options)``, never on which process plays it
+or beside which other lanes.
+
+The lanes are dealt to ``min(--workers, L)`` processes (lane *l* to process ``l mod N``); a
+process plays its lanes' games in increasing game number, interleaved. With one process that is
+simply games ``0, 1, 2, ...`` in turn -- the same code path as with N.
+
+* The failure reported is the one of the *lowest game number*. A lane that fails at game *g*
+  lowers a shared bound to *g*; every lane stops before its first game above the bound, so the
+  lanes still playing games below *g* go on (one of them may fail earlier and lower the bound
+  again) and none plays more than needed.
+* Each game's contribution (statistics, coverage counts, closeness) is recorded on its own
+  (a :class:`GameRecord`); the run's statistics and coverage are the records of the games up
+  to the reported failure (or of all games), merged in game order. A process that had already
+  played games above the final bound when it learned of it has their records left out. So the
+  games counted, the statistics, the coverage report and the first counterexample (before
+  shrinking) are the same for any number of workers.
+* The counterexample comes back from a worker process as action texts and is replayed here,
+  with every check, to rebuild the failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from typing import Any
+
+from attrs import define, field
+
+from rulekit.errors import Span
+from rulekit.tools.verify.checker import Checker
+from rulekit.tools.verify.coverage import Coverage
+from rulekit.tools.verify.explore import Explorer, player_counts
+from rulekit.tools.verify.failures import PropertyFailure
+from rulekit.tools.verify.options import Stats, VerifyOptions
+from rulekit.tools.verify.shrink import find_failure, play_sequence
+
+#: A failure as it travels between processes: game number, key, players, seed, action texts.
+Found = tuple[int, str, int, int, list[str]]
+
+
+@define
+class GameRecord:
+    """What one game added to its lane's statistics and coverage."""
+
+    number: int
+    games: int = 0
+    actions: int = 0
+    invariant_checks: int = 0
+    property_checks: int = 0
+    longest: int = 0
+    fired: dict[str, int] = field(factory=dict)
+    conditions: dict[str, tuple[int, int]] = field(factory=dict)
+    branches: list[tuple[Span, int, int]] = field(factory=list)
+    closest: dict[str, tuple[int, str]] = field(factory=dict)
+
+
+class Lane:
+    """One lane: an explorer with its own checker, coverage and corpus, and what it had counted
+    after its previous game (to record each game's contribution)."""
+
+    def __init__(self, options: VerifyOptions, index: int) -> None:
+        self.index = index
+        self.stats = Stats()
+        program, counts = player_counts(options)
+        self.coverage = Coverage(program) if options.coverage else None
+        checker = Checker(self.coverage.instrument() if self.coverage else program, self.stats)
+        if self.coverage is not None:
+            checker.fired = self.coverage.fire
+            checker.branch = self.coverage.branch
+        self.explorer = Explorer(options, checker, counts, self.coverage)
+        self._fired: dict[str, int] = {}
+        self._conditions: dict[str, tuple[int, int]] = {}
+        self._branches: dict[Span, list[int]] = {}
+        self._closest: dict[str, tuple[int, str]] = {}
+        self._stats = (0, 0, 0, 0)
+
+    def play(self, number: int) -> tuple[GameRecord, PropertyFailure | None]:
+        """Play game ``number``; what it added, and its failure (if any)."""
+        failure = None
+        try:
+            self.explorer.play(number)
+        except PropertyFailure as found:
+            failure = found
+        return self._record(number), failure
+
+    def _record(self, number: int) -> GameRecord:
+        stats = self.stats
+        now = (stats.games, stats.actions, stats.invariant_checks, stats.property_checks)
+        games, actions, invariant_checks, property_checks = (
+            a - b for a, b in zip(now, self._stats, strict=True)
+        )
+        self._stats = now
+        record = GameRecord(number, games, actions, invariant_checks, property_checks, stats.longest)
+        coverage = self.coverage
+        if coverage is None:
+            return record
+        for key, count in coverage.fired.items():
+            if count != self._fired.get(key, 0):
+                record.fired[key] = count - self._fired.get(key, 0)
+        self._fired = dict(coverage.fired)
+        for key, condition in coverage.conditions.items():
+            true, false = self._conditions.get(key, (0, 0))
+            if (condition.true, condition.false) != (true, false):
+                record.conditions[key] = (condition.true - true, condition.false - false)
+                self._conditions[key] = (condition.true, condition.false)
+        for span, counts in coverage.branches.items():
+            before = self._branches.get(span)
+            if before is None:
+                before = self._branches[span] = [0] * len(counts)
+            for index, count in enumerate(counts):
+                if count != before[index]:
+                    record.branches.append((span, index, count - before[index]))
+                    before[index] = count
+        for key, found in coverage.closest.items():
+            if self._closest.get(key) != found:
+                record.closest[key] = found
+        self._closest = dict(coverage.closest)
+        return record
+
+
+class _Bound:
+    """The lowest failing game number so far (in one process)."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def get_lock(self) -> Any:
+        return contextlib.nullcontext()
+
+
+def play_lanes(
+    options: VerifyOptions, lanes: Sequence[int], bound: Any, progress: Callable[[GameRecord], None]
+) -> tuple[list[GameRecord], tuple[int, PropertyFailure] | None]:
+    """Play the games of ``lanes`` in increasing game number, stopping before the first game
+    above ``bound.value`` (lowered, under its lock, by a failure); each game's record, and this
+    process's lowest failure."""
+    count = options.lanes
+    playing: dict[int, Lane] = {}  # each lane set up at its first game
+    records: list[GameRecord] = []
+    for start in range(0, options.examples, count):
+        for index in sorted(lanes):
+            number = start + index
+            if number >= options.examples:
+                break
+            if number > bound.value:
+                return records, None
+            lane = playing.get(index)
+            if lane is None:
+                lane = playing[index] = Lane(options, index)
+            record, failure = lane.play(number)
+            records.append(record)
+            progress(record)
+            if failure is not None:
+                with bound.get_lock():
+                    if number < bound.value:
+                        bound.value = number
+                return records, (number, failure)  # the other lanes here only play above it
+    return records, None
+
+
+_BOUND: Any = None
+_PLAYED: Any = None
+
+
+def _init(bound: Any, played: Any) -> None:
+    global _BOUND, _PLAYED
+    _BOUND, _PLAYED = bound, played
+
+
+def _count(record: GameRecord) -> None:
+    with _PLAYED.get_lock():
+        _PLAYED[0] += record.games
+        _PLAYED[1] += record.actions
+        _PLAYED[2] += record.invariant_checks
+
+
+def _worker(options: VerifyOptions, lanes: list[int]) -> tuple[list[GameRecord], Found | None]:
+    """Play ``lanes`` (in a worker process); the failure travels as action texts."""
+    records, found = play_lanes(options, lanes, _BOUND, _count)
+    if found is None:
+        return records, None
+    number, failure = found
+    return records, (
+        number,
+        failure.key,
+        failure.players,
+        failure.seed,
+        [text for _, text in failure.history],
+    )
+
+
+def explore(
+    options: VerifyOptions,
+    stats: Stats,
+    coverage: Coverage | None,
+    progress: Callable[[], None] = lambda: None,
+) -> PropertyFailure | None:
+    """Explore ``options.examples`` games in ``options.lanes`` lanes over ``options.workers``
+    processes, merging the statistics and coverage of the games up to the first failure (all
+    games if none) into ``stats`` and ``coverage``; that failure, or ``None``."""
+    lanes = max(1, min(options.lanes, options.examples))
+    workers = max(1, min(options.workers, lanes))
+    records: list[GameRecord] = []
+    failure: PropertyFailure | None = None
+    number = options.examples
+    if workers == 1:
+
+        def count(record: GameRecord) -> None:
+            stats.games += record.games
+            stats.actions += record.actions
+            stats.invariant_checks += record.invariant_checks
+            progress()
+
+        live = (stats.games, stats.actions, stats.invariant_checks)  # counted for progress only
+        records, found = play_lanes(options, range(lanes), _Bound(options.examples), count)
+        stats.games, stats.actions, stats.invariant_checks = live  # the records are merged below
+        if found is not None:
+            number, failure = found
+    else:
+        context = multiprocessing.get_context("fork")
+        bound = context.Value("q", options.examples)
+        played = context.Array("q", 3)
+        with ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_init, initargs=(bound, played)
+        ) as pool:
+            shares = [pool.submit(_worker, options, list(range(w, lanes, workers))) for w in range(workers)]
+            while True:
+                done, running = wait(shares, timeout=0.25, return_when=FIRST_EXCEPTION)
+                stats.games, stats.actions, stats.invariant_checks = played[:]
+                progress()
+                if not running or any(share.exception() for share in done):
+                    break
+            results = [share.result() for share in shares]
+        stats.games = stats.actions = stats.invariant_checks = 0
+        texts: Found | None = None
+        for share_records, share_found in results:
+            records.extend(share_records)
+            if share_found is not None and (texts is None or share_found[0] < texts[0]):
+                texts = share_found
+        if texts is not None:
+            number = texts[0]
+            failure = rebuild(options, texts)
+    merge(sorted((r for r in records if r.number <= number), key=lambda r: r.number), stats, coverage)
+    if failure is not None:
+        stats.found_after_games = stats.games
+        stats.found_after_seconds = time.perf_counter() - stats.started
+    return failure
+
+
+def rebuild(options: VerifyOptions, found: Found) -> PropertyFailure:
+    """The failure a worker found, rebuilt here by replaying its actions with every check (a
+    game that did not end: replayed to its last action, then called unfinished)."""
+    _, key, players, seed, texts = found
+    program, _ = player_counts(options)
+    checker = Checker(program, Stats())
+    failure = find_failure(checker, players, seed, texts, key)
+    if failure is None and key == "engine:ends":
+        state = play_sequence(checker, players, seed, texts)
+        checker.finish(state)
+        failure = checker.unfinished(state, options.max_actions)
+    if failure is None:
+        raise RuntimeError(f"a worker's counterexample ({key}) did not fail again when replayed")
+    return failure
+
+
+def merge(records: Sequence[GameRecord], stats: Stats, coverage: Coverage | None) -> None:
+    """Add ``records`` (in game order) to ``stats`` and ``coverage``."""
+    for record in records:
+        stats.games += record.games
+        stats.actions += record.actions
+        stats.invariant_checks += record.invariant_checks
+        stats.property_checks += record.property_checks
+        stats.longest = max(stats.longest, record.longest)
+        if coverage is None:
+            continue
+        for key, count in record.fired.items():
+            coverage.fired[key] = coverage.fired.get(key, 0) + count
+        for key, (true, false) in record.conditions.items():
+            condition = coverage.conditions.get(key)
+            if condition is not None:
+                condition.true += true
+                condition.false += false
+        for span, index, count in record.branches:
+            counts = coverage.branches.get(span)
+            if counts is not None and index < len(counts):
+                counts[index] += count
+        for key, found in record.closest.items():
+            best = coverage.closest.get(key)
+            if best is None or found[0] < best[0]:
+                coverage.closest[key] = found
