@@ -1,7 +1,7 @@
 """Field reads of a generated enumerator, each read once into a local.
 
 While legal actions are listed the state does not change, so within one enumerator
-``F[(me, 'ship')]`` or ``F[('game', 'pirate')]`` has the same value at every read.  A read
+``F[(me, 'money')]`` or ``F[('game', 'round')]`` has the same value at every read.  A read
 whose key names the acting player or a fixed owner (``'game'``, ``'turn'``, a component),
 and a field every state holds (the caller says which: ``stable``), is made once, into a
 local ``L<n>``, just before the first top-level statement of the enumerator that reads it,
