@@ -19,7 +19,6 @@ from __future__ import annotations
 import atexit
 import json
 import logging
-import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -114,10 +113,6 @@ def play_task(task: GameTask) -> GameRecord:
 # ---------------------------------------------------------------- executors
 
 EXECUTORS = ("local", "ray")
-
-
-def default_workers() -> int:
-    return os.cpu_count() or 1
 
 
 def run_tasks(

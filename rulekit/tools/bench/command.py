@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import platform
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +12,7 @@ from rulekit.engine.game import Game
 from rulekit.tools.bench.measure import all_cases, measure_game, run_cases
 from rulekit.tools.bench.playouts import openspiel_note
 from rulekit.tools.bench.report import compare, format_table, to_json, write_json
+from rulekit.tools.cores import all_cores
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,11 +43,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"with --all, measure N configurations at once in N processes (default: all cores, "
         f"{all_cores()} here); each figure is still one process's CPU time",
     )
-
-
-def all_cores() -> int:
-    """The default ``--workers``: every core of the machine."""
-    return os.cpu_count() or 1
 
 
 def check_arguments(args: argparse.Namespace) -> None:

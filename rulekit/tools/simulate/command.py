@@ -10,9 +10,10 @@ from rulekit.engine.game import Game
 from rulekit.errors import Diagnostic, UsageError
 from rulekit.load import load_program
 from rulekit.tools.bots import make_bots
+from rulekit.tools.cores import all_cores
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names
 from rulekit.tools.progress import Progress
-from rulekit.tools.runner import EXECUTORS, ResultsDB, default_workers
+from rulekit.tools.runner import EXECUTORS, ResultsDB
 from rulekit.tools.simulate.play import Config, simulate
 from rulekit.tools.simulate.report import render, to_json
 
@@ -80,9 +81,9 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers",
         type=int,
-        default=default_workers(),
+        default=all_cores(),
         metavar="N",
-        help=f"processes to play games in (default: all cores, {default_workers()} here); "
+        help=f"processes to play games in (default: all cores, {all_cores()} here); "
         "the results do not depend on it",
     )
     parser.add_argument(

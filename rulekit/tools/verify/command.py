@@ -14,8 +14,8 @@ from attrs import define
 
 from rulekit.compiler.program import Program
 from rulekit.errors import RulekitError, UsageError
-from rulekit.tools.bench.command import all_cores
 from rulekit.tools.bots import parse_bots
+from rulekit.tools.cores import all_cores
 from rulekit.tools.options import add_rules_options, module_names
 from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.counterexample import Counterexample, make_counterexample, write_counterexample
