@@ -10,7 +10,12 @@ sequence (it is then 1-minimal) or the time is up:
 2. drop runs of actions, halving their length down to one action;
 3. for short sequences, drop two separate actions (buying a card and, later,
    playing it);
-4. replay with fewer players and with other chance seeds: a failure that comes
+4. *replan a turn*: replace one player's turn by a shorter one found breadth-first
+   among the legal actions from where it starts (any way to hand the decision on in
+   fewer actions: passing at once, or spending less on the way there), keeping the
+   rest; dropping actions cannot do this when the turn's end needs other actions
+   than the ones it has (a player who may pass only once she can do nothing else);
+5. replay with fewer players and with other chance seeds: a failure that comes
    earlier there is shorter.
 
 The game's *choices* are shrunk first (``_by_choices``). A counterexample still long
@@ -31,7 +36,8 @@ from collections.abc import Callable, Sequence
 
 from attrs import define, field
 
-from rulekit.engine.game import State
+from rulekit.compiler.program import Program
+from rulekit.engine.game import Action, State
 from rulekit.errors import RulekitError
 from rulekit.tools.verify.failures import NotReplayable, PropertyFailure
 from rulekit.tools.verify.options import MAX_PAIR_SEARCH
@@ -49,6 +55,9 @@ SEARCH_SHARE = 0.4
 SEARCH_PATIENCE = 4000
 #: Searches in a row that may find nothing shorter before shrinking gives up (time allowing).
 SEARCH_RETRIES = 3
+#: Replanning a turn: the actions tried (breadth-first) and the shorter turns replayed, per turn.
+REPLAN_NODES = 4000
+REPLAN_TURNS = 400
 
 
 @define
@@ -253,7 +262,15 @@ class Shrinker:
 
     # ---------------------------------------------------------------- passes
     def _pass(self, best: PropertyFailure) -> PropertyFailure:
-        for step in (self._drop_turns, self._drop_runs, self._drop_pairs, self._fewer_players, self._reseed):
+        steps = (
+            self._drop_turns,
+            self._drop_runs,
+            self._drop_pairs,
+            self._replan_turns,
+            self._fewer_players,
+            self._reseed,
+        )
+        for step in steps:
             found = step(best)
             if self.timed_out:
                 return found or best
@@ -298,6 +315,26 @@ class Shrinker:
             for j in reversed(range(i + 2, length)):
                 found = self._without(best, [i, j])
                 if found is not None or self.timed_out:
+                    return found
+        return None
+
+    def _replan_turns(self, best: PropertyFailure) -> PropertyFailure | None:
+        """Each turn (the last first) replaced by a shorter one that also hands the decision
+        on (:func:`shorter_turns`), the actions after it replayed as they were."""
+        texts = _texts(best)
+        ends = _ends_turn(self.checker.program)
+        for start, end in reversed(_turns(best.history, ends)):
+            if end - start < 2:
+                continue
+            try:
+                state = play_sequence(_Unchecked(self.checker), best.players, best.seed, texts[:start])
+            except (NotReplayable, PropertyFailure, RulekitError):
+                return None
+            for turn in shorter_turns(state, end - start - 1, ends):
+                found = self._try(best.players, best.seed, [*texts[:start], *turn, *texts[end:]], best.key)
+                if self.timed_out:
+                    return None
+                if found is not None and len(found.history) < len(best.history):
                     return found
         return None
 
@@ -348,15 +385,92 @@ def _texts(failure: PropertyFailure) -> list[str]:
     return [text for _, text in failure.history]
 
 
-def _turns(history: Sequence[tuple[int, str]]) -> list[tuple[int, int]]:
-    """The turns of a history as (start, end) index ranges: runs of one player's actions."""
+def _turns(history: Sequence[tuple[int, str]], ends: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
+    """The turns of a history as (start, end) index ranges: runs of one player's actions
+    (each also ended by an action of a kind in ``ends``)."""
     turns: list[tuple[int, int]] = []
     start = 0
     for i in range(1, len(history) + 1):
-        if i == len(history) or history[i][0] != history[start][0]:
+        if i == len(history) or history[i][0] != history[start][0] or _kind(history[i - 1][1]) in ends:
             turns.append((start, i))
             start = i
     return turns
+
+
+def _kind(text: str) -> str:
+    return text.partition("(")[0]
+
+
+def shorter_turns(state: State, longest: int, ends: frozenset[str] = frozenset()) -> list[list[str]]:
+    """The action texts of the turns the current player can take from ``state`` in at most
+    ``longest`` actions, shortest first: sequences of her actions that end with an action of
+    a kind in ``ends`` or after which another player decides (or the game is over).
+    Breadth-first, at most ``REPLAN_NODES`` actions tried and ``REPLAN_TURNS`` turns
+    returned; turns that reach the same state are one."""
+    player = state.current_player()
+    game = state.game
+    frontier: list[tuple[State, list[str]]] = [(state, [])]
+    turns: list[list[str]] = []
+    seen: set[int] = set()
+    tried = 0
+    for _ in range(longest):
+        deeper: list[tuple[State, list[str]]] = []
+        for before, done in frontier:
+            try:
+                legal = before.legal_actions()
+            except RulekitError:
+                continue
+            for action in legal:
+                tried += 1
+                if tried > REPLAN_NODES or len(turns) >= REPLAN_TURNS:
+                    return turns
+                after = before.clone()
+                try:
+                    after.apply_action(action)
+                except RulekitError:
+                    continue
+                fingerprint = _fingerprint(after)
+                if fingerprint is not None:
+                    if fingerprint in seen:
+                        continue
+                    seen.add(fingerprint)
+                texts = [*done, str(game.action_to_string(action))]
+                if action.name in ends or after.is_terminal() or after.current_player() != player:
+                    turns.append(texts)
+                else:
+                    deeper.append((after, texts))
+        frontier = deeper
+    return turns
+
+
+def _ends_turn(program: Program) -> frozenset[str]:
+    """The action kinds declared to end the turn."""
+    return frozenset(name for name, action in program.actions.items() if action.decl.ends_turn)
+
+
+def _fingerprint(state: State) -> int | None:
+    """A hash of the whole state (``None`` if a value is not hashable)."""
+    try:
+        return hash(frozenset(state.fields.items()))
+    except TypeError:
+        return None
+
+
+@define
+class _Unchecked:
+    """Plays a replayer's games without checking (where a replanned turn starts)."""
+
+    checker: Replayer
+
+    @property
+    def program(self) -> Program:
+        return self.checker.program
+
+    def start(self, players: int, seed: int) -> State:
+        return self.checker.start(players, seed)
+
+    def step(self, state: State, action: Action) -> None:
+        state.apply_action(action)
 
 
 def minimize(checker: Replayer, failure: PropertyFailure, seconds: float = float("inf")) -> PropertyFailure:
