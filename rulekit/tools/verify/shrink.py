@@ -78,6 +78,9 @@ class Shrinker:
     #: Games the targeted search played.
     search_games: int = 0
     _seed_tries: int = field(default=0, init=False)
+    #: Replays of turns replanned: not in the targeted search's seed, so that where replanning
+    #: finds nothing the search plays the games it played without it.
+    _replanned: int = field(default=0, init=False)
     #: When the current shrinking by choices must stop (``CHOICES_SHARE`` of the time left).
     _stop: float = field(default=0.0, init=False)
 
@@ -192,7 +195,7 @@ class Shrinker:
             reads | flow_gates(checker.program.rules),
             away,
             self._found,
-            self.candidates,
+            self.candidates - self._replanned,
         )
         until = time.perf_counter() + (self.deadline - time.perf_counter()) * SEARCH_SHARE
         best = search.run(best, min(until, self.deadline), SEARCH_PATIENCE)
@@ -331,6 +334,7 @@ class Shrinker:
             except (NotReplayable, PropertyFailure, RulekitError):
                 return None
             for turn in shorter_turns(state, end - start - 1, ends):
+                self._replanned += 1
                 found = self._try(best.players, best.seed, [*texts[:start], *turn, *texts[end:]], best.key)
                 if self.timed_out:
                     return None
