@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from attrs import define, field
 
 from rulekit.compiler.program import Program
-from rulekit.engine.game import Action, State
+from rulekit.engine.game import State
 from rulekit.errors import RulekitError
 from rulekit.tools.verify.failures import NotReplayable, PropertyFailure
 from rulekit.tools.verify.options import MAX_PAIR_SEARCH
@@ -329,9 +329,11 @@ class Shrinker:
         for start, end in reversed(_turns(best.history, ends)):
             if end - start < 2:
                 continue
-            try:
-                state = play_sequence(_Unchecked(self.checker), best.players, best.seed, texts[:start])
-            except (NotReplayable, PropertyFailure, RulekitError):
+            try:  # where the turn starts (replayed unchecked: it was checked already)
+                state = self.checker.start(best.players, best.seed)
+                for text in texts[:start]:
+                    state.apply_action(state.game.parse_action(text))
+            except (PropertyFailure, RulekitError):
                 return None
             for turn in shorter_turns(state, end - start - 1, ends):
                 self._replanned += 1
@@ -458,23 +460,6 @@ def _fingerprint(state: State) -> int | None:
         return hash(frozenset(state.fields.items()))
     except TypeError:
         return None
-
-
-@define
-class _Unchecked:
-    """Plays a replayer's games without checking (where a replanned turn starts)."""
-
-    checker: Replayer
-
-    @property
-    def program(self) -> Program:
-        return self.checker.program
-
-    def start(self, players: int, seed: int) -> State:
-        return self.checker.start(players, seed)
-
-    def step(self, state: State, action: Action) -> None:
-        state.apply_action(action)
 
 
 def minimize(checker: Replayer, failure: PropertyFailure, seconds: float = float("inf")) -> PropertyFailure:
