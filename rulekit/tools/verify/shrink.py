@@ -10,11 +10,12 @@ sequence (it is then 1-minimal) or the time is up:
 2. drop runs of actions, halving their length down to one action;
 3. for short sequences, drop two separate actions (buying a card and, later,
    playing it);
-4. *replan a turn*: replace one player's turn by a shorter one found breadth-first
-   among the legal actions from where it starts (any way to hand the decision on in
-   fewer actions: passing at once, or spending less on the way there), keeping the
-   rest; dropping actions cannot do this when the turn's end needs other actions
-   than the ones it has (a player who may pass only once she can do nothing else);
+4. *replan a turn* (in sequences of up to ``MAX_REPLAN`` actions): replace one
+   player's turn by a shorter one found breadth-first among the legal actions from
+   where it starts (any way to hand the decision on in fewer actions: passing at
+   once, or spending less on the way there), keeping the rest; dropping actions
+   cannot do this when the turn's end needs other actions than the ones it has (a
+   player who may pass only once she can do nothing else);
 5. replay with fewer players and with other chance seeds: a failure that comes
    earlier there is shorter.
 
@@ -55,9 +56,11 @@ SEARCH_SHARE = 0.4
 SEARCH_PATIENCE = 4000
 #: Searches in a row that may find nothing shorter before shrinking gives up (time allowing).
 SEARCH_RETRIES = 3
-#: Replanning a turn: the actions tried (breadth-first) and the shorter turns replayed, per turn.
+#: Replanning a turn: the actions tried (breadth-first) and the shorter turns replayed, per turn,
+#: in counterexamples of at most ``MAX_REPLAN`` actions (a longer one is searched for instead).
 REPLAN_NODES = 4000
 REPLAN_TURNS = 400
+MAX_REPLAN = 2 * MAX_PAIR_SEARCH
 
 
 @define
@@ -324,6 +327,8 @@ class Shrinker:
     def _replan_turns(self, best: PropertyFailure) -> PropertyFailure | None:
         """Each turn (the last first) replaced by a shorter one that also hands the decision
         on (:func:`shorter_turns`), the actions after it replayed as they were."""
+        if len(best.history) > MAX_REPLAN:
+            return None
         texts = _texts(best)
         ends = _ends_turn(self.checker.program)
         for start, end in reversed(_turns(best.history, ends)):
@@ -410,8 +415,9 @@ def _kind(text: str) -> str:
 def shorter_turns(state: State, longest: int, ends: frozenset[str] = frozenset()) -> list[list[str]]:
     """The action texts of the turns the current player can take from ``state`` in at most
     ``longest`` actions, shortest first: sequences of her actions that end with an action of
-    a kind in ``ends`` or after which another player decides (or the game is over).
-    Breadth-first, at most ``REPLAN_NODES`` actions tried and ``REPLAN_TURNS`` turns
+    a kind in ``ends`` or after which another player decides (or the game is over); the
+    ``longest``-th action, where most of the work would be, only of a kind in ``ends`` (if
+    any). Breadth-first, at most ``REPLAN_NODES`` actions tried and ``REPLAN_TURNS`` turns
     returned; turns that reach the same state are one."""
     player = state.current_player()
     game = state.game
@@ -419,13 +425,15 @@ def shorter_turns(state: State, longest: int, ends: frozenset[str] = frozenset()
     turns: list[list[str]] = []
     seen: set[int] = set()
     tried = 0
-    for _ in range(longest):
+    for depth in range(1, longest + 1):
         deeper: list[tuple[State, list[str]]] = []
         for before, done in frontier:
             try:
                 legal = before.legal_actions()
             except RulekitError:
                 continue
+            if depth == longest and ends:  # the last action: only those declared to end the turn
+                legal = [action for action in legal if action.name in ends]
             for action in legal:
                 tried += 1
                 if tried > REPLAN_NODES or len(turns) >= REPLAN_TURNS:
