@@ -9,6 +9,7 @@ from typing import Any
 from rulekit.compiler import callgraph, emit, planner, procedures
 from rulekit.compiler.build_flow import FlowBuilder
 from rulekit.compiler.codegen import Context
+from rulekit.compiler.codegen_support import TEXT_BUILTINS
 from rulekit.compiler.namespace import compiled_code, item_attributes, runtime_namespace
 from rulekit.compiler.program import (
     CompiledAction,
@@ -22,7 +23,7 @@ from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
 from rulekit.errors import did_you_mean
 from rulekit.rules import model as m
-from rulekit.runtime.builtins import BUILTINS
+from rulekit.runtime.builtins import BUILTINS, PLAYER_BUILTINS
 
 Fn = Callable[..., Any]
 
@@ -181,7 +182,8 @@ class _Compiler(FlowBuilder):
                     req.condition, names[arity - 1], frozenset(names[arity:]), callgraph.names_read
                 )
                 member_of = self.member_codes(exprs, params[: arity - 1]) if exprs else ()
-            checks.append(planner.Check(code, arity, mark, member_of))
+            every = self.every_answer(req.condition, names, params) if arity == len(names) else None
+            checks.append(planner.Check(code, arity, mark, member_of, every))
         cost_check = None
         if cost is not None:
             code, mark = self.codes[cost]
@@ -224,6 +226,42 @@ class _Compiler(FlowBuilder):
             return field in fields.get("player", {})
         scope = owner if owner in ("game", "turn") else self.gen.item_kind.get(owner)
         return scope is not None and field in fields.get(scope, {})
+
+    def every_answer(
+        self, condition: ast.Expr, names: list[str], params: list[tuple[str, Type]]
+    ) -> tuple[str, str] | None:
+        """For a requirement that is a call of a built-in whose ``cyclic`` parameter is given
+        the last parameter (and no other argument reads it), e.g. ``fits(grid, cell, r)``
+        with ``r`` last: the code asking every answer at once and the index of the one
+        wanted (:attr:`planner.Check.every`); otherwise None."""
+        if not isinstance(condition, ast.Call) or condition.keywords:
+            return None
+        builtin = BUILTINS.get(condition.function)
+        if (
+            builtin is None
+            or builtin.cyclic is None
+            or builtin.effect
+            or builtin.fields  # arguments given as they are written, nothing converted
+            or builtin.name in TEXT_BUILTINS | PLAYER_BUILTINS
+            or condition.function in self.rules.functions
+        ):
+            return None
+        index, period, _ = builtin.cyclic
+        args = condition.args
+        last = names[-1]
+        given = args[index] if index < len(args) else None
+        if not (
+            isinstance(given, ast.Name)
+            and given.id == last
+            and not any(last in callgraph.names_read(a) for i, a in enumerate(args) if i != index)
+        ):
+            return None
+        ctx = Context()
+        for n, ty in params:
+            ctx.bind(n, ty)
+        codes = [self.gen.expr(a, ctx)[0] for i, a in enumerate(args) if i != index]
+        cyclic_name = emit.name("BC_", builtin.name)
+        return f"{cyclic_name}({', '.join(codes)})", f"{emit.name('v_', last)} % {int(period)}"
 
     def member_codes(self, exprs: list[ast.Expr], params: list[tuple[str, Type]]) -> tuple[str, ...]:
         """The code of each ``E`` of ``p in E``, when every one is a list (else nothing)."""

@@ -129,6 +129,7 @@ def _tile_part_at(tile: dict[Any, Any], side: int) -> int:
     "The cells of grid holding a record of kind (its 'kind' entry; none: records without "
     "one), sorted: sort([c for c in keys(grid) if grid[c].kind == kind]) in one call.",
     example='cells_of_kind(record((0, 0), record("kind", "pawn")), "pawn") == [(0, 0)]',
+    remembers=True,
 )
 def _cells_of_kind(grid: dict[Any, Any], kind: Any) -> tuple[Any, ...]:
     last = _LAST_CELLS[0]
@@ -153,6 +154,30 @@ _LAST_CELLS: list[tuple[dict[Any, Any], Any, tuple[Any, ...]] | None] = [None]
 # ------------------------------------------------------------- placement
 
 
+def _tile_fits_every_rotation(
+    grid: dict[Any, Any],
+    cell: Sequence[int],
+    edges: Sequence[Any],
+    kind: Any = None,
+    adjacent: bool = True,
+) -> tuple[bool, bool, bool, bool]:
+    """``tile_fits`` for rotations 0, 1, 2 and 3 at once (the built-in's ``cyclic`` form)."""
+    derived = LAST[0]
+    if derived is None or derived.grid is not grid or derived.kind != kind:
+        derived = derived_for(grid, kind)
+    try:
+        answers = derived.masks.get(cell)
+        if answers is None:
+            answers = derived.masks[cell] = {}
+        key = edges if adjacent else (edges, False)
+        found = answers.get(key)
+        if found is None:
+            found = answers[key] = derived.fits_at((cell[0], cell[1]), edges, adjacent)
+    except TypeError:  # unhashable arguments: no caching
+        found = derived.fits_at((cell[0], cell[1]), edges, adjacent)
+    return found
+
+
 @register(
     "tile_fits",
     [
@@ -170,6 +195,7 @@ _LAST_CELLS: list[tuple[dict[Any, Any], Any, tuple[Any, ...]] | None] = [None]
     "Neighbours of other kinds impose nothing.",
     optional=2,
     example='tile_fits(game.map, (1, 0), card.edges, 3, "area")',
+    cyclic=(3, 4, _tile_fits_every_rotation),
 )
 def _tile_fits(
     grid: dict[Any, Any],
@@ -179,20 +205,7 @@ def _tile_fits(
     kind: Any = None,
     adjacent: bool = True,
 ) -> bool:
-    derived = LAST[0]
-    if derived is None or derived.grid is not grid or derived.kind != kind:
-        derived = derived_for(grid, kind)
-    try:
-        answers = derived.masks.get(cell)
-        if answers is None:
-            answers = derived.masks[cell] = {}
-        key = edges if adjacent else (edges, False)
-        found = answers.get(key)
-        if found is None:
-            found = answers[key] = derived.fits_at((cell[0], cell[1]), edges, adjacent)
-    except TypeError:  # unhashable arguments: no caching
-        found = derived.fits_at((cell[0], cell[1]), edges, adjacent)
-    return found[rotation % 4]
+    return _tile_fits_every_rotation(grid, cell, edges, kind, adjacent)[rotation % 4]
 
 
 def _frontier(grid: dict[Any, Any], kind: Any) -> tuple[Cell, ...]:
@@ -222,6 +235,7 @@ def _compute_frontier(grid: dict[Any, Any], kind: Any) -> list[Cell]:
     "The empty cells orthogonally next to a tile of kind (none: any tile), sorted by (x, y).",
     optional=1,
     example='tile_frontier(game.map, "area")',
+    remembers=True,
 )
 def _tile_frontier(grid: dict[Any, Any], kind: Any = None) -> tuple[Cell, ...]:
     return _frontier(grid, kind)
@@ -286,6 +300,7 @@ def _fits(derived: Derived, cell: Cell, edges: Sequence[Any]) -> Fits:
     "The sides of cell whose neighbour is a tile of kind (none: any) showing an edge labelled "
     "label toward cell (label none: any edge), in side order.",
     example='len(tile_facing(game.map, (2, 1), "area", "L")) >= 2',
+    remembers=True,
 )
 def _tile_facing(grid: dict[Any, Any], cell: Sequence[int], kind: Any, label: Any) -> tuple[int, ...]:
     derived = LAST[0]
