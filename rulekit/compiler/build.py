@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rulekit.compiler import callgraph, emit, planner, procedures
+from rulekit.compiler import callgraph, emit, planner, planner_decisions, procedures
 from rulekit.compiler.build_flow import FlowBuilder
 from rulekit.compiler.codegen import Context
 from rulekit.compiler.codegen_support import TEXT_BUILTINS
@@ -216,8 +216,32 @@ class _Compiler(FlowBuilder):
             stable=self.stable_field,
         )
         fname = self.fresh(f"enum_{decl.name}")
+        lines = planner.enumerator_lines(plan, fname)
+        self.enumerator_lines[decl.name] = (lines, plan.stable)
         self.lines.append(planner.generate(plan, fname))
         return fname
+
+    def decisions(self) -> dict[tuple[str, ...], str]:
+        """One fused listing function per turn that offers several actions, each with a
+        planned enumerator (:mod:`rulekit.compiler.planner_decisions`); a fallback among them
+        is still filtered after listing (:mod:`rulekit.engine.priority`)."""
+        fused: dict[tuple[str, ...], str] = {}
+        for node in self.flow:
+            names = node.data.get("actions") if node.kind == "turn" else None
+            if (
+                not isinstance(names, tuple)
+                or len(names) < 2
+                or names in fused
+                or any(n not in self.enumerator_lines for n in names)
+            ):
+                continue
+            fname = self.fresh("decide")
+            stable = self.enumerator_lines[names[0]][1]
+            self.lines.append(
+                planner_decisions.fuse(fname, [self.enumerator_lines[n][0] for n in names], stable)
+            )
+            fused[names] = fname
+        return fused
 
     def stable_field(self, owner: str | None, field: str) -> bool:
         """Whether every state holds the field (owner None: the acting player's)."""
@@ -351,6 +375,7 @@ class _Compiler(FlowBuilder):
         }
         setup = self.define_block("setup", rules.setup, [], me=False) if rules.setup else None
         root = self.steps(rules.flow)
+        decisions = self.decisions()
         scoring = rules.scoring
         score = tiebreaks = end_when = None
         if scoring.score is not None:
@@ -430,6 +455,7 @@ class _Compiler(FlowBuilder):
             field_inits=[(s, n, namespace[f]) for s, n, f in field_inits],
             setup=fn(setup),
             flow=self.flow,
+            decisions={names: namespace[f] for names, f in decisions.items()},
             score=fn(score),
             tiebreaks=tuple(namespace[x] for x in tiebreaks),
             end_when=fn(end_when),

@@ -100,6 +100,16 @@ def membership_sets(
 
 def generate(plan: ActionPlan, fname: str) -> str:
     """The source of ``def fname(F, R, me, mk, out)`` appending the legal instances to ``out``."""
+    lines = enumerator_lines(plan, fname)
+    if plan.stable is not None:
+        lines = hoist_reads(lines, plan.stable)
+    return "\n".join(lines) + "\n"
+
+
+def enumerator_lines(plan: ActionPlan, fname: str) -> list[str]:
+    """The lines of :func:`generate`'s function before its field reads are made once (a
+    header, then one statement or block header per line, four spaces per level); a test
+    that fails before the first loop is ``return`` on a line of its own."""
     n = len(plan.params)
     at_depth: list[list[Check]] = [[] for _ in range(n + 1)]
     for check in plan.checks:
@@ -168,9 +178,7 @@ def generate(plan: ActionPlan, fname: str) -> str:
         # run of the innermost loop, whose length the step budget already bounds
         lines.append(f"{indent[:-4]}if len(out) > P_limits.max_candidates:")
         lines.append(f"{indent[:-4]}    P_too_many()")
-    if plan.stable is not None:
-        lines = hoist_reads(lines, plan.stable)
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _domain_lines(at: str, i: int, code: str, reads: Reads | None, mine: bool, key: str) -> list[str]:
@@ -196,6 +204,7 @@ def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str,
     tables: dict[str, object] = {
         "P_set": set,
         "P_miss": _MISSING,
+        "P_once": (None,),  # a block run once (rulekit.compiler.planner_decisions)
         "P_type_error": TypeError,
         "P_limits": LIMITS,
         "P_too_many": too_many_candidates,
