@@ -263,6 +263,29 @@ def _tile_placements(
         return _compute_placements(grid, edges, kind)
 
 
+@register(
+    "tile_fits_anywhere",
+    [("grid", MAP), ("edges", ANY_LIST), ("kind", ANY)],
+    BOOL,
+    "Whether a tile with these printed edges fits somewhere next to the tiles of kind: "
+    "len(tile_placements(grid, edges, kind)) > 0, stopping at the first placement found.",
+    optional=1,
+    example='tile_fits_anywhere(game.map, card.edges, "area")',
+    remembers=True,
+)
+def _tile_fits_anywhere(grid: dict[Any, Any], edges: Sequence[Any], kind: Any = None) -> bool:
+    derived = derived_for(grid, kind)
+    try:
+        return derived.anywhere[edges]
+    except KeyError:
+        pass
+    except TypeError:  # unhashable edges: no caching
+        return bool(_compute_placements(grid, edges, kind))
+    placed_edges(edges, 0)  # four labels, or a RuleFailure even on a full grid
+    found = derived.anywhere[edges] = any(True in _fits(derived, cell, edges) for cell in _frontier(grid, kind))
+    return found
+
+
 def _compute_placements(
     grid: dict[Any, Any], edges: Sequence[Any], kind: Any
 ) -> tuple[tuple[Cell, int], ...]:

@@ -284,6 +284,7 @@ def test_cached_results_follow_each_new_grid(changes: list[tuple[int, int, Any, 
                 grid = dict(grid)  # a new map object equal to the previous one
         else:
             grid = {**grid, (x, y): tile(edges, rotation)}
+        anywhere = {shape: call("tile_fits_anywhere", grid, shape, "area") for shape in (CAPE, BRIDGE, LAND)}
         areas = {cell for cell, record in grid.items() if record["kind"] == "area"}
         frontier = call("tile_frontier", grid, "area")
         assert list(frontier) == sorted(
@@ -305,6 +306,8 @@ def test_cached_results_follow_each_new_grid(changes: list[tuple[int, int, Any, 
             )
             assert call("tile_placements", grid, shape, "area") == placements
             assert call("tile_placements", grid, shape, "area") == placements
+            assert anywhere[shape] is bool(placements)  # asked first, before anything was kept
+            assert call("tile_fits_anywhere", grid, shape, "area") is bool(placements)
         for cell in cells:
             facing = _uncached_facing(grid, cell, L)
             assert call("tile_facing", grid, cell, "area", L) == facing
@@ -395,3 +398,5 @@ def test_fitting_a_tile_without_four_edges_is_a_rule_failure_even_where_nothing_
             every_rotation(grid, cell, (L, W, W), "area")
     with pytest.raises(RuleFailure):
         call("tile_placements", grid, (L, W, W, W, L), "area")
+    with pytest.raises(RuleFailure):
+        call("tile_fits_anywhere", grid, (L, W, W, W, L), "area")
