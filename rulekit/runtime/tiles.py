@@ -282,7 +282,8 @@ def _tile_fits_anywhere(grid: dict[Any, Any], edges: Sequence[Any], kind: Any = 
     except TypeError:  # unhashable edges: no caching
         return bool(_compute_placements(grid, edges, kind))
     placed_edges(edges, 0)  # four labels, or a RuleFailure even on a full grid
-    found = derived.anywhere[edges] = any(True in _fits(derived, cell, edges) for cell in _frontier(grid, kind))
+    found = any(True in _fits(derived, cell, edges) for cell in _frontier(grid, kind))
+    derived.anywhere[edges] = found
     return found
 
 
