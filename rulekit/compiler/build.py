@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rulekit.compiler import callgraph, emit, planner, procedures
+from rulekit.compiler import callgraph, emit, planner, planner_decisions, procedures
 from rulekit.compiler.build_flow import FlowBuilder
 from rulekit.compiler.codegen import Context
+from rulekit.compiler.codegen_support import TEXT_BUILTINS
 from rulekit.compiler.namespace import compiled_code, item_attributes, runtime_namespace
 from rulekit.compiler.program import (
     CompiledAction,
@@ -22,7 +23,7 @@ from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
 from rulekit.errors import did_you_mean
 from rulekit.rules import model as m
-from rulekit.runtime.builtins import BUILTINS
+from rulekit.runtime.builtins import BUILTINS, PLAYER_BUILTINS
 
 Fn = Callable[..., Any]
 
@@ -181,7 +182,8 @@ class _Compiler(FlowBuilder):
                     req.condition, names[arity - 1], frozenset(names[arity:]), callgraph.names_read
                 )
                 member_of = self.member_codes(exprs, params[: arity - 1]) if exprs else ()
-            checks.append(planner.Check(code, arity, mark, member_of))
+            every = self.every_answer(req.condition, names, params) if arity == len(names) else None
+            checks.append(planner.Check(code, arity, mark, member_of, every))
         cost_check = None
         if cost is not None:
             code, mark = self.codes[cost]
@@ -214,8 +216,32 @@ class _Compiler(FlowBuilder):
             stable=self.stable_field,
         )
         fname = self.fresh(f"enum_{decl.name}")
+        lines = planner.enumerator_lines(plan, fname)
+        self.enumerator_lines[decl.name] = (lines, plan.stable)
         self.lines.append(planner.generate(plan, fname))
         return fname
+
+    def decisions(self) -> dict[tuple[str, ...], str]:
+        """One fused listing function per turn that offers several actions, each with a
+        planned enumerator (:mod:`rulekit.compiler.planner_decisions`); a fallback among them
+        is still filtered after listing (:mod:`rulekit.engine.priority`)."""
+        fused: dict[tuple[str, ...], str] = {}
+        for node in self.flow:
+            names = node.data.get("actions") if node.kind == "turn" else None
+            if (
+                not isinstance(names, tuple)
+                or len(names) < 2
+                or names in fused
+                or any(n not in self.enumerator_lines for n in names)
+            ):
+                continue
+            fname = self.fresh("decide")
+            stable = self.enumerator_lines[names[0]][1]
+            self.lines.append(
+                planner_decisions.fuse(fname, [self.enumerator_lines[n][0] for n in names], stable)
+            )
+            fused[names] = fname
+        return fused
 
     def stable_field(self, owner: str | None, field: str) -> bool:
         """Whether every state holds the field (owner None: the acting player's)."""
@@ -224,6 +250,42 @@ class _Compiler(FlowBuilder):
             return field in fields.get("player", {})
         scope = owner if owner in ("game", "turn") else self.gen.item_kind.get(owner)
         return scope is not None and field in fields.get(scope, {})
+
+    def every_answer(
+        self, condition: ast.Expr, names: list[str], params: list[tuple[str, Type]]
+    ) -> tuple[str, str] | None:
+        """For a requirement that is a call of a built-in whose ``cyclic`` parameter is given
+        the last parameter (and no other argument reads it), e.g. ``fits(grid, cell, r)``
+        with ``r`` last: the code asking every answer at once and the index of the one
+        wanted (:attr:`planner.Check.every`); otherwise None."""
+        if not isinstance(condition, ast.Call) or condition.keywords:
+            return None
+        builtin = BUILTINS.get(condition.function)
+        if (
+            builtin is None
+            or builtin.cyclic is None
+            or builtin.effect
+            or builtin.fields  # arguments given as they are written, nothing converted
+            or builtin.name in TEXT_BUILTINS | PLAYER_BUILTINS
+            or condition.function in self.rules.functions
+        ):
+            return None
+        index, period, _ = builtin.cyclic
+        args = condition.args
+        last = names[-1]
+        given = args[index] if index < len(args) else None
+        if not (
+            isinstance(given, ast.Name)
+            and given.id == last
+            and not any(last in callgraph.names_read(a) for i, a in enumerate(args) if i != index)
+        ):
+            return None
+        ctx = Context()
+        for n, ty in params:
+            ctx.bind(n, ty)
+        codes = [self.gen.expr(a, ctx)[0] for i, a in enumerate(args) if i != index]
+        cyclic_name = emit.name("BC_", builtin.name)
+        return f"{cyclic_name}({', '.join(codes)})", f"{emit.name('v_', last)} % {int(period)}"
 
     def member_codes(self, exprs: list[ast.Expr], params: list[tuple[str, Type]]) -> tuple[str, ...]:
         """The code of each ``E`` of ``p in E``, when every one is a list (else nothing)."""
@@ -313,6 +375,7 @@ class _Compiler(FlowBuilder):
         }
         setup = self.define_block("setup", rules.setup, [], me=False) if rules.setup else None
         root = self.steps(rules.flow)
+        decisions = self.decisions()
         scoring = rules.scoring
         score = tiebreaks = end_when = None
         if scoring.score is not None:
@@ -392,6 +455,7 @@ class _Compiler(FlowBuilder):
             field_inits=[(s, n, namespace[f]) for s, n, f in field_inits],
             setup=fn(setup),
             flow=self.flow,
+            decisions={names: namespace[f] for names, f in decisions.items()},
             score=fn(score),
             tiebreaks=tuple(namespace[x] for x in tiebreaks),
             end_when=fn(end_when),

@@ -3,6 +3,8 @@ module's lines and one generated function per expression or effect block."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rulekit.compiler import emit
 from rulekit.compiler.codegen import CodeGen, Context
 from rulekit.compiler.program import FlowNode
@@ -30,6 +32,9 @@ class BuildBase:
         self.fn_reads: dict[str, frozenset[tuple[str | None, str]] | None] = {}
         self.fn_mine: dict[str, bool] = {}
         self.fn_cheap: set[str] = set()  # computed again rather than memoized (planner.cheap)
+        #: Per action with a planned enumerator: its lines before field reads are made once,
+        #: and which fields every state holds (for planner_decisions.fuse).
+        self.enumerator_lines: dict[str, tuple[list[str], Any]] = {}
 
     def fresh(self, prefix: str) -> str:
         self._counter += 1

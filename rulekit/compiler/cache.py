@@ -38,7 +38,7 @@ from rulekit.compiler.program import Program, runtime_namespace
 from rulekit.errors import remember_source
 from rulekit.rules import yaml_source
 
-FORMAT = 6  # 6: actions' fallback_when conditions (5: parsed types in the model)
+FORMAT = 7  # 7: fused decision listings (6: actions' fallback_when conditions)
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
@@ -235,3 +235,4 @@ def _resolve(program: Program, fn: Callable[[_Placeholder], Any]) -> None:
     program.tiebreaks = tuple(fix(f) for f in program.tiebreaks)
     program.end_when = fix(program.end_when)
     program.evaluate = fix(program.evaluate)
+    program.decisions = {names: fix(f) for names, f in program.decisions.items()}

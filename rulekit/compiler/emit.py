@@ -162,7 +162,8 @@ def _check_constant(node: Any) -> None:
 
 
 def _check_named_expr(node: Any) -> None:
-    # ':=' binds only the names of `where` and `let ... in` (codegen: w<n>_name)
+    # ':=' binds only the names of `where` and `let ... in` (codegen: w<n>_name) and the
+    # first tests a decision's enumerators share (planner_decisions: G<n>)
     if not (isinstance(node.target, pyast.Name) and _BINDING.fullmatch(node.target.id)):
         raise UnsafeCode("generated code assigns with ':=' to a name the generator does not bind")
 
@@ -175,7 +176,7 @@ def _check_name(text: str) -> None:
 
 
 _FORBIDDEN_TYPES = frozenset(_FORBIDDEN)
-_BINDING = re.compile(r"w[0-9]+_[A-Za-z0-9_]+")
+_BINDING = re.compile(r"w[0-9]+_[A-Za-z0-9_]+|G[0-9]+")
 #: What :func:`audit` checks on each kind of node (by exact type: ``ast.parse`` makes no
 #: subclasses of these).
 _CHECKS: dict[type, Any] = {

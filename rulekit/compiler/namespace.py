@@ -42,6 +42,8 @@ def runtime_namespace(
     ns: dict[str, Any] = {"__builtins__": SAFE_BUILTINS}
     for name, builtin in BUILTINS.items():
         ns[("E_" if builtin.effect else "B_") + name] = builtin.impl
+        if builtin.cyclic is not None:  # every answer at once (planner.Check.every)
+            ns["BC_" + name] = builtin.cyclic[2]
     ns["RuleFailure"] = RuleFailure
     ns["SPANS"] = spans
     ns["A"] = item_attributes(rules)

@@ -53,6 +53,9 @@ class Check:
     arity: int
     mark: str
     member_of: tuple[str, ...] = ()  # code of E, G when the check is `p in E or p in G` (last param p)
+    #: When the check is a call of a built-in with a ``cyclic`` parameter that is the last
+    #: parameter: (the code asking every answer at once, the code of the answer's index).
+    every: tuple[str, str] | None = None
 
 
 @frozen
@@ -97,6 +100,16 @@ def membership_sets(
 
 def generate(plan: ActionPlan, fname: str) -> str:
     """The source of ``def fname(F, R, me, mk, out)`` appending the legal instances to ``out``."""
+    lines = enumerator_lines(plan, fname)
+    if plan.stable is not None:
+        lines = hoist_reads(lines, plan.stable)
+    return "\n".join(lines) + "\n"
+
+
+def enumerator_lines(plan: ActionPlan, fname: str) -> list[str]:
+    """The lines of :func:`generate`'s function before its field reads are made once (a
+    header, then one statement or block header per line, four spaces per level); a test
+    that fails before the first loop is ``return`` on a line of its own."""
     n = len(plan.params)
     at_depth: list[list[Check]] = [[] for _ in range(n + 1)]
     for check in plan.checks:
@@ -112,11 +125,20 @@ def generate(plan: ActionPlan, fname: str) -> str:
         money = "P_money"
     lines.append("    add = out.append")
 
+    answers = {id(check): f"Q{k}" for k, check in enumerate(at_depth[n]) if n and check.every}
+
     def tests(depth: int, indent: str, fail: str, skip: Check | None = None) -> None:
         for check in at_depth[depth]:
             if check is skip:
                 continue
-            lines.append(f"{indent}if not ({check.code}):{check.mark}")
+            if depth == n and id(check) in answers:  # asked once per run of the innermost loop,
+                every, index = check.every or ("", "")  # at the first value that reaches it
+                q = answers[id(check)]
+                lines.append(f"{indent}if {q} is None:")
+                lines.append(f"{indent}    {q} = {every}{check.mark}")
+                lines.append(f"{indent}if not {q}[{index}]:")
+            else:
+                lines.append(f"{indent}if not ({check.code}):{check.mark}")
             lines.append(f"{indent}    {fail}")
         if cost_depth == depth and plan.cost is not None:
             lines.append(f"{indent}if {money} < ({plan.cost.code}):{plan.cost.mark}")
@@ -146,6 +168,8 @@ def generate(plan: ActionPlan, fname: str) -> str:
             source = emit.step_iter("D0")
         else:
             source = emit.step_iter(code)
+        if i == n - 1:
+            lines.extend(f"{indent}{q} = None" for q in answers.values())
         lines.append(f"{indent}for {param} in {source}:{mark}")
         indent += "    "
         tests(i + 1, indent, "continue", skip)
@@ -154,9 +178,7 @@ def generate(plan: ActionPlan, fname: str) -> str:
         # run of the innermost loop, whose length the step budget already bounds
         lines.append(f"{indent[:-4]}if len(out) > P_limits.max_candidates:")
         lines.append(f"{indent[:-4]}    P_too_many()")
-    if plan.stable is not None:
-        lines = hoist_reads(lines, plan.stable)
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _domain_lines(at: str, i: int, code: str, reads: Reads | None, mine: bool, key: str) -> list[str]:
@@ -182,6 +204,7 @@ def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str,
     tables: dict[str, object] = {
         "P_set": set,
         "P_miss": _MISSING,
+        "P_once": (None,),  # a block run once (rulekit.compiler.planner_decisions)
         "P_type_error": TypeError,
         "P_limits": LIMITS,
         "P_too_many": too_many_candidates,
@@ -302,10 +325,13 @@ _ONE_END = frozenset({"len", "first", "last", "has_key", "get"})  # look at one 
 
 def cheap_builtin(builtin: Builtin | None) -> bool:
     """A built-in that walks no collection: none of its parameters is a list or a map (or it
-    only looks at one end, one key or the size), and it has no effect."""
+    only looks at one end, one key or the size, or it remembers its answers), and it has no
+    effect."""
     if builtin is None or builtin.effect:
         return False
-    return builtin.name in _ONE_END or not any(ty.is_list or ty.is_map for _, ty in builtin.params)
+    if builtin.remembers or builtin.name in _ONE_END:
+        return True
+    return not any(ty.is_list or ty.is_map for _, ty in builtin.params)
 
 
 def cheap(body: ast.Expr, cheap_call: Callable[[str], bool]) -> bool:

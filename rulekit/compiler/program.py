@@ -117,6 +117,9 @@ class Program:
     code: Any = field(default=None, repr=False)
     #: ``bots.evaluate``, called as ``evaluate(F, R, me)`` (None: the ruleset declares none).
     evaluate: Fn | None = None
+    #: Per turn's tuple of action names: the fused listing ``fn(F, R, me, mk, out)`` of its
+    #: enumerators (:mod:`rulekit.compiler.planner_decisions`), where there is one.
+    decisions: dict[tuple[str, ...], Fn] = field(factory=dict, repr=False)
 
     def compile_expression(
         self, text: str, origin: Origin | None = None, *, params: Sequence[tuple[str, Type]] = ()

@@ -34,6 +34,8 @@ from rulekit.runtime.errors import RuleFailure, StepBudgetExceeded
 TERMINAL = -4
 #: What applying an action needs (:meth:`Game.apply_plan`).
 ApplyPlan = tuple[CompiledAction, tuple[Trigger, ...], tuple[Trigger, ...], bool]
+#: A decision's actions, each with its planned enumerator.
+Planned = tuple[tuple[CompiledAction, Callable[..., Any]], ...]
 
 
 class Game:
@@ -64,7 +66,8 @@ class Game:
         #: under, its fields and legal actions (None: the setup draws random numbers).
         self._start: tuple[tuple[Any, ...], dict[Any, Any] | None, tuple[Action, ...] | None] | None = None
         self._apply_plans: dict[str, ApplyPlan] = {}
-        self._listings: dict[Any, tuple[tuple[CompiledAction, Callable[..., Any]], ...] | None] = {}
+        #: Per decision (a tuple of action names): see :meth:`listing`.
+        self._listings: dict[Any, tuple[Planned | None, Callable[..., Any] | None]] = {}
         for trigger in program.triggers:
             decl = trigger.decl
             self.runtime.triggers.setdefault((decl.timing, decl.event), []).append(
@@ -208,25 +211,30 @@ class Game:
             self._apply_plans[name] = plan
         return plan
 
-    def planned_listing(self, names: Any) -> tuple[tuple[CompiledAction, Callable[..., Any]], ...] | None:
+    def planned_listing(self, names: Any) -> Planned | None:
         """The actions ``names`` (a decision's), each with its planned enumerator, if every
         one has one and none is offered only if nothing else is (:mod:`rulekit.engine.priority`),
         else None; kept per tuple of names."""
+        return self.listing(names)[0]
+
+    def listing(self, names: Any) -> tuple[Planned | None, Callable[..., Any] | None]:
+        """:meth:`planned_listing` and the decision's fused listing function
+        (:mod:`rulekit.compiler.planner_decisions`; None if the program has none), kept
+        per tuple of names."""
         try:
             return self._listings[names]
         except KeyError:
             pass
         except TypeError:  # not a tuple of names: no caching
-            return None
-        found: list[tuple[CompiledAction, Callable[..., Any]]] = []
-        for name in names:
-            compiled = self.program.actions[name]
-            if compiled.enumerate is None or compiled.fallback is not None:
-                self._listings[names] = None
-                return None
-            found.append((compiled, compiled.enumerate))
-        planned = self._listings[names] = tuple(found)
-        return planned
+            return (None, None)
+        actions = [self.program.actions[name] for name in names]
+        planned: Planned | None = None
+        if all(a.enumerate is not None and a.fallback is None for a in actions):
+            planned = tuple((a, a.enumerate) for a in actions if a.enumerate is not None)
+        # (the fused listing only while every action keeps its planned enumerator)
+        fused = self.program.decisions.get(names) if all(a.enumerate is not None for a in actions) else None
+        kept = self._listings[names] = (planned, fused)
+        return kept
 
     def owners(self, scope: str) -> tuple[Any, ...]:
         if scope in ("game", "turn"):

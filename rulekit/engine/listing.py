@@ -22,7 +22,8 @@ def list_legal(state: State) -> list[Action]:
 
     Each action with a planned enumerator is listed by calling it as
     ``enumerate(F, R, me, make_action, found)`` with ``R.memo`` a fresh table for the listing
-    (see docs/architecture.md); the others by :func:`reference_listing`.
+    (see docs/architecture.md), or all of a turn's at once by its fused listing function
+    (:mod:`rulekit.compiler.planner_decisions`); the others by :func:`reference_listing`.
     """
     F = state.fields
     decision = F[_DECISION]
@@ -33,12 +34,12 @@ def list_legal(state: State) -> list[Action]:
     R = game.runtime
     reference = game.reference_enumeration
     if reference:
-        planned = None
+        planned = fused = None
     else:
         try:
-            planned = game._listings[names]
-        except (KeyError, TypeError):
-            planned = game.planned_listing(names)
+            planned, fused = game._listings[names]
+        except (KeyError, TypeError):  # not seen yet (or not a tuple of names)
+            planned, fused = game.listing(names)
     found: list[Action] = []
     compiled = None
     off = R.off
@@ -47,6 +48,20 @@ def list_legal(state: State) -> list[Action]:
     if reference:  # the reference keeps nothing from earlier listings
         R.persist = None
     try:
+        if fused is not None:  # the decision's enumerators as one function
+            left = R.left
+            try:
+                fused(F, R, me, make_action, found)
+            except Exception:  # list them one by one again: the error names its action
+                found.clear()
+                R.memo = off.copy() if off else {}
+                R.left = left
+            else:
+                if planned is not None:
+                    return found
+                actions = game.program.actions
+                compiled = actions[names[-1]]  # (where listing them one by one leaves it)
+                return priority.keep(found, names, actions, state, me)
         if planned is not None:
             limit = LIMITS.max_candidates
             for compiled, enumerate_ in planned:  # noqa: B007 - compiled names the failing action below

@@ -37,6 +37,14 @@ class Builtin:
     choices: dict[int, tuple[str, ...]] = field(factory=dict)
     #: A check of the argument types beyond each parameter's own: (argument index, problem) or None.
     check: Callable[[Sequence[Type]], tuple[int, str] | None] | None = None
+    #: ``(index, period, every)``: the answer depends on the int parameter ``index`` only
+    #: modulo ``period``, and ``every(other arguments...)`` (that parameter left out) returns
+    #: the ``period`` answers for 0, 1, ... at once, failing exactly when some single call
+    #: would.  The planner asks it once per loop over that parameter (docs/architecture.md).
+    cyclic: tuple[int, int, Callable[..., Sequence[Any]]] | None = None
+    #: Keeps its answers (per grid and argument), so asking again costs a look-up: the
+    #: planner computes a rules function around it again rather than memoizing it.
+    remembers: bool = False
 
     def result_type(self, args: Sequence[Type]) -> Type:
         if isinstance(self.returns, Type):
@@ -60,6 +68,8 @@ def register(
     example: str = "",
     choices: dict[int, tuple[str, ...]] | None = None,
     check: Callable[[Sequence[Type]], tuple[int, str] | None] | None = None,
+    cyclic: tuple[int, int, Callable[..., Sequence[Any]]] | None = None,
+    remembers: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorate an implementation to register it as the built-in ``name``.
 
@@ -84,6 +94,8 @@ def register(
             example,
             choices or {},
             check,
+            cyclic,
+            remembers,
         )
         return fn
 

@@ -101,7 +101,18 @@ class Derived:
     those changes cannot affect (see :func:`_inherit`).
     """
 
-    __slots__ = ("edges", "facing", "frontier", "grid", "kind", "masks", "needs", "placements", "regions")
+    __slots__ = (
+        "anywhere",
+        "edges",
+        "facing",
+        "frontier",
+        "grid",
+        "kind",
+        "masks",
+        "needs",
+        "placements",
+        "regions",
+    )
 
     def __init__(self, grid: dict[Any, Any], kind: Any) -> None:
         self.grid = grid
@@ -116,6 +127,8 @@ class Derived:
         #: Answers of tile_facing by cell, then by label.
         self.facing: dict[Any, dict[Any, tuple[int, ...]]] = {}
         self.placements: dict[Any, tuple[tuple[Cell, int], ...]] = {}
+        #: Whether a tile fits anywhere, by printed edges (tile_fits_anywhere).
+        self.anywhere: dict[Any, bool] = {}
 
     def edges_at(self, cell: Any) -> tuple[Any, ...] | None:
         """The placed edges of the tile of ``kind`` on ``cell``; None: no such tile."""
@@ -288,6 +301,7 @@ def _inherit(entry: Derived, parent: Derived) -> None:
             entry.masks = parent.masks
             entry.frontier = parent.frontier
             entry.placements = parent.placements
+            entry.anywhere = parent.anywhere
             return
     try:
         near = set(moved)

@@ -129,6 +129,7 @@ def _tile_part_at(tile: dict[Any, Any], side: int) -> int:
     "The cells of grid holding a record of kind (its 'kind' entry; none: records without "
     "one), sorted: sort([c for c in keys(grid) if grid[c].kind == kind]) in one call.",
     example='cells_of_kind(record((0, 0), record("kind", "pawn")), "pawn") == [(0, 0)]',
+    remembers=True,
 )
 def _cells_of_kind(grid: dict[Any, Any], kind: Any) -> tuple[Any, ...]:
     last = _LAST_CELLS[0]
@@ -153,6 +154,30 @@ _LAST_CELLS: list[tuple[dict[Any, Any], Any, tuple[Any, ...]] | None] = [None]
 # ------------------------------------------------------------- placement
 
 
+def _tile_fits_every_rotation(
+    grid: dict[Any, Any],
+    cell: Sequence[int],
+    edges: Sequence[Any],
+    kind: Any = None,
+    adjacent: bool = True,
+) -> tuple[bool, bool, bool, bool]:
+    """``tile_fits`` for rotations 0, 1, 2 and 3 at once (the built-in's ``cyclic`` form)."""
+    derived = LAST[0]
+    if derived is None or derived.grid is not grid or derived.kind != kind:
+        derived = derived_for(grid, kind)
+    try:
+        answers = derived.masks.get(cell)
+        if answers is None:
+            answers = derived.masks[cell] = {}
+        key = edges if adjacent else (edges, False)
+        found = answers.get(key)
+        if found is None:
+            found = answers[key] = derived.fits_at((cell[0], cell[1]), edges, adjacent)
+    except TypeError:  # unhashable arguments: no caching
+        found = derived.fits_at((cell[0], cell[1]), edges, adjacent)
+    return found
+
+
 @register(
     "tile_fits",
     [
@@ -170,6 +195,7 @@ _LAST_CELLS: list[tuple[dict[Any, Any], Any, tuple[Any, ...]] | None] = [None]
     "Neighbours of other kinds impose nothing.",
     optional=2,
     example='tile_fits(game.map, (1, 0), card.edges, 3, "area")',
+    cyclic=(3, 4, _tile_fits_every_rotation),
 )
 def _tile_fits(
     grid: dict[Any, Any],
@@ -179,20 +205,7 @@ def _tile_fits(
     kind: Any = None,
     adjacent: bool = True,
 ) -> bool:
-    derived = LAST[0]
-    if derived is None or derived.grid is not grid or derived.kind != kind:
-        derived = derived_for(grid, kind)
-    try:
-        answers = derived.masks.get(cell)
-        if answers is None:
-            answers = derived.masks[cell] = {}
-        key = edges if adjacent else (edges, False)
-        found = answers.get(key)
-        if found is None:
-            found = answers[key] = derived.fits_at((cell[0], cell[1]), edges, adjacent)
-    except TypeError:  # unhashable arguments: no caching
-        found = derived.fits_at((cell[0], cell[1]), edges, adjacent)
-    return found[rotation % 4]
+    return _tile_fits_every_rotation(grid, cell, edges, kind, adjacent)[rotation % 4]
 
 
 def _frontier(grid: dict[Any, Any], kind: Any) -> tuple[Cell, ...]:
@@ -222,6 +235,7 @@ def _compute_frontier(grid: dict[Any, Any], kind: Any) -> list[Cell]:
     "The empty cells orthogonally next to a tile of kind (none: any tile), sorted by (x, y).",
     optional=1,
     example='tile_frontier(game.map, "area")',
+    remembers=True,
 )
 def _tile_frontier(grid: dict[Any, Any], kind: Any = None) -> tuple[Cell, ...]:
     return _frontier(grid, kind)
@@ -247,6 +261,30 @@ def _tile_placements(
         return found
     except TypeError:  # unhashable edges: no caching
         return _compute_placements(grid, edges, kind)
+
+
+@register(
+    "tile_fits_anywhere",
+    [("grid", MAP), ("edges", ANY_LIST), ("kind", ANY)],
+    BOOL,
+    "Whether a tile with these printed edges fits somewhere next to the tiles of kind: "
+    "len(tile_placements(grid, edges, kind)) > 0, stopping at the first placement found.",
+    optional=1,
+    example='tile_fits_anywhere(game.map, card.edges, "area")',
+    remembers=True,
+)
+def _tile_fits_anywhere(grid: dict[Any, Any], edges: Sequence[Any], kind: Any = None) -> bool:
+    derived = derived_for(grid, kind)
+    try:
+        return derived.anywhere[edges]
+    except KeyError:
+        pass
+    except TypeError:  # unhashable edges: no caching
+        return bool(_compute_placements(grid, edges, kind))
+    placed_edges(edges, 0)  # four labels, or a RuleFailure even on a full grid
+    found = any(True in _fits(derived, cell, edges) for cell in _frontier(grid, kind))
+    derived.anywhere[edges] = found
+    return found
 
 
 def _compute_placements(
@@ -286,6 +324,7 @@ def _fits(derived: Derived, cell: Cell, edges: Sequence[Any]) -> Fits:
     "The sides of cell whose neighbour is a tile of kind (none: any) showing an edge labelled "
     "label toward cell (label none: any edge), in side order.",
     example='len(tile_facing(game.map, (2, 1), "area", "L")) >= 2',
+    remembers=True,
 )
 def _tile_facing(grid: dict[Any, Any], cell: Sequence[int], kind: Any, label: Any) -> tuple[int, ...]:
     derived = LAST[0]

@@ -89,9 +89,30 @@ def test_a_result_kept_from_an_earlier_listing_charges_the_steps_computing_it_to
 
 def test_a_domain_asking_memoized_functions_is_kept_and_a_plain_one_computed() -> None:
     caballero = load_game("el_caballero", 4).program.source
-    assert "P_kept(" in _function_source(caballero, "enum_add_caballero_")  # land_sides per cell
+    assert "P_kept(" in _function_source(caballero, "enum_buy_ship_")  # my_cards, then each cell
     tic_tac_toe = load_game("tic_tac_toe", 2).program.source
     assert "P_kept(" not in tic_tac_toe  # empty cells: a comprehension, no function
+
+
+def test_a_function_around_a_built_in_that_remembers_its_answers_is_computed_not_memoized() -> None:
+    """land_sides is one tile_facing call, which keeps its answers per grid: a memo in front
+    of it would cost more than asking again, so the planner computes (and inlines) it."""
+    caballero = load_game("el_caballero", 4).program.source
+    assert "R.memo" not in _function_source(caballero, "fn_land_sides")
+    add = _function_source(caballero, "enum_add_caballero_")
+    assert "B_tile_facing(" in add and "fn_land_sides(" not in add and "P_kept(" not in add
+
+
+def test_a_requirement_on_a_cyclic_parameter_asks_every_answer_once_per_innermost_loop() -> None:
+    """tile_fits(grid, cell, edges, rotation) with the rotation the last parameter: its four
+    answers are asked once per cell, at the first rotation that reaches the test."""
+    caballero = load_game("el_caballero", 4).program.source
+    place = _function_source(caballero, "enum_place_area_")
+    assert "B_tile_fits(" not in place
+    assert re.search(r"Q0 = None\n\s+for v_rotation in ", place)
+    asked = r"if Q0 is None:\n\s+Q0 = BC_tile_fits\(L\d+, v_cell, A_edges\[v_card\], 'area'\)"
+    assert re.search(asked, place)
+    assert "if not Q0[v_rotation % 4]:" in place
 
 
 @pytest.mark.parametrize(

@@ -284,6 +284,7 @@ def test_cached_results_follow_each_new_grid(changes: list[tuple[int, int, Any, 
                 grid = dict(grid)  # a new map object equal to the previous one
         else:
             grid = {**grid, (x, y): tile(edges, rotation)}
+        anywhere = {shape: call("tile_fits_anywhere", grid, shape, "area") for shape in (CAPE, BRIDGE, LAND)}
         areas = {cell for cell, record in grid.items() if record["kind"] == "area"}
         frontier = call("tile_frontier", grid, "area")
         assert list(frontier) == sorted(
@@ -297,11 +298,16 @@ def test_cached_results_follow_each_new_grid(changes: list[tuple[int, int, Any, 
                 assert [call("tile_fits", grid, c, shape, r, "area") for c in cells for r in range(4)] == (
                     expected_fits
                 )
+            every = BUILTINS["tile_fits"].cyclic
+            assert every is not None and every[:2] == (3, 4)  # the rotation, modulo 4
+            assert [fits for c in cells for fits in every[2](grid, c, shape, "area")] == expected_fits
             placements = tuple(
                 (c, r) for c in frontier for r in range(4) if _uncached_fits(grid, c, shape, r)
             )
             assert call("tile_placements", grid, shape, "area") == placements
             assert call("tile_placements", grid, shape, "area") == placements
+            assert anywhere[shape] is bool(placements)  # asked first, before anything was kept
+            assert call("tile_fits_anywhere", grid, shape, "area") is bool(placements)
         for cell in cells:
             facing = _uncached_facing(grid, cell, L)
             assert call("tile_facing", grid, cell, "area", L) == facing
@@ -384,8 +390,13 @@ def test_a_sweep_forgets_the_grids_nothing_else_holds_and_keeps_the_others() -> 
 
 def test_fitting_a_tile_without_four_edges_is_a_rule_failure_even_where_nothing_could_fit() -> None:
     grid = {(0, 0): tile(CAPE), (1, 0): {"kind": "token"}}
+    every_rotation = BUILTINS["tile_fits"].cyclic[2]  # type: ignore[index]
     for cell in ((0, -1), (1, 0), (5, 5)):  # next to a tile, occupied, far away
         with pytest.raises(RuleFailure):
             call("tile_fits", grid, cell, (L, W, W), 0, "area")
+        with pytest.raises(RuleFailure):  # asked for every rotation at once: the same failure
+            every_rotation(grid, cell, (L, W, W), "area")
     with pytest.raises(RuleFailure):
         call("tile_placements", grid, (L, W, W, W, L), "area")
+    with pytest.raises(RuleFailure):
+        call("tile_fits_anywhere", grid, (L, W, W, W, L), "area")

@@ -123,7 +123,9 @@ class Coverage:
         end_when = program.end_when
         if end_when is not None:
             end_when = self._wrap("end_when", "scoring end_when", program.rules.scoring.span, end_when)
-        return attrs.evolve(program, actions=actions, triggers=triggers, flow=flow, end_when=end_when)
+        return attrs.evolve(  # (no fused listings: they would skip the wrapped requirements)
+            program, actions=actions, triggers=triggers, flow=flow, end_when=end_when, decisions={}
+        )
 
     def _wrap(self, key: str, what: str, span: Span | None, fn: Fn, expr: ast.Expr | None = None) -> Fn:
         condition = self.conditions.setdefault(key, Condition(what, span, expr=expr))
