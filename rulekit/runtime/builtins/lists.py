@@ -25,6 +25,7 @@ from rulekit.runtime.builtins.signatures import (
     put_result,
     same_as_first,
 )
+from rulekit.runtime import lineage
 from rulekit.runtime.builtins.text import text_of
 from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.registry import register as _register
@@ -282,6 +283,7 @@ def _get(table: Any, key: Any, default: Any = None) -> Any:
 def _put(table: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
     result = dict(table)
     result[key] = value
+    lineage.note(result, table, key)
     return result
 
 
@@ -296,6 +298,7 @@ def _put(table: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
 def _remove_key(table: dict[Any, Any], key: Any) -> dict[Any, Any]:
     result = dict(table)
     result.pop(key, None)
+    lineage.note(result, table, key)
     return result
 
 
