@@ -15,6 +15,7 @@ from rulekit.dsl.types import (
     TUPLE,
     list_of,
 )
+from rulekit.runtime import lineage
 from rulekit.runtime.builtins.signatures import (
     element_fits,
     entry_fits,
@@ -25,7 +26,6 @@ from rulekit.runtime.builtins.signatures import (
     put_result,
     same_as_first,
 )
-from rulekit.runtime import lineage
 from rulekit.runtime.builtins.text import text_of
 from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.registry import register as _register
