@@ -27,12 +27,29 @@ _PATCH_LIMIT = 8
 def _holds(record: Any, query: tuple[Any, ...]) -> bool:
     """Whether ``record`` has each field of ``query`` (field, value, field, value...) equal to
     its value (a missing field, or a record that is not a map, reads as none)."""
-    get = record.get if isinstance(record, dict) else _nothing
-    return all(get(query[i]) == query[i + 1] for i in range(0, len(query), 2))
+    fields, values = query[0::2], query[1::2]
+    if isinstance(record, dict):
+        return tuple(map(record.get, fields)) == values
+    return (None,) * len(fields) == values
 
 
-def _nothing(field: Any) -> None:
-    return None
+def _scan(grid: dict[Any, Any], query: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The answer of :func:`cells_where` from scratch: one pass over the grid (written out
+    for one and two fields, the usual queries)."""
+    if len(query) == 2:
+        field, value = query
+        found = [c for c, r in grid.items() if (r.get(field) if isinstance(r, dict) else None) == value]
+    elif len(query) == 4:
+        pair = (query[1], query[3])
+        first, second = query[0], query[2]
+        found = [
+            c
+            for c, r in grid.items()
+            if ((r.get(first), r.get(second)) if isinstance(r, dict) else (None, None)) == pair
+        ]
+    else:
+        found = [c for c, r in grid.items() if _holds(r, query)]
+    return tuple(sorted(found))
 
 
 def cells_where(grid: dict[Any, Any], query: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -40,7 +57,7 @@ def cells_where(grid: dict[Any, Any], query: tuple[Any, ...]) -> tuple[Any, ...]
     try:
         last = _ANSWERS.get(query)
     except TypeError:  # an unhashable value: nothing kept
-        return tuple(sorted(cell for cell, record in grid.items() if _holds(record, query)))
+        return _scan(grid, query)
     if last is not None:
         if last[0] is grid:
             return last[1]
@@ -54,7 +71,7 @@ def cells_where(grid: dict[Any, Any], query: tuple[Any, ...]) -> tuple[Any, ...]
             found = tuple(sorted(cells))
             _ANSWERS[query] = (grid, found)  # holds the grid: its id cannot be reused meanwhile
             return found
-    found = tuple(sorted(cell for cell, record in grid.items() if _holds(record, query)))
+    found = _scan(grid, query)
     if len(_ANSWERS) >= _LIMIT:
         _ANSWERS.clear()
     _ANSWERS[query] = (grid, found)
