@@ -41,7 +41,7 @@ def fuse(fname: str, enumerators: Sequence[list[str]], stable: Stable | None) ->
     order) does."""
     bodies = [lines[1:] for lines in enumerators]
     firsts = [_first_tests(body) for body in bodies]
-    uses = Counter(code for tests in firsts for code in set(tests.values()))
+    uses = Counter(code for tests in firsts for code in dict.fromkeys(tests.values()))  # (in order)
     shared = {
         code: f"G{k}"
         for k, code in enumerate(code for code, count in uses.items() if count > 1 and _worth_sharing(code))

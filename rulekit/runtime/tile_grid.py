@@ -17,6 +17,7 @@ from itertools import compress
 from operator import is_not
 from typing import Any, TypeVar
 
+from rulekit.runtime import lineage
 from rulekit.runtime.errors import RuleFailure
 
 Cell = tuple[int, int]
@@ -330,8 +331,12 @@ def _inherit(entry: Derived, parent: Derived) -> None:
 
 
 def _changed_cells(grid: dict[Any, Any], old: dict[Any, Any]) -> list[Any] | None:
-    """The cells whose record differs (by identity) between ``old`` and ``grid``, or None
-    if there are more than :data:`_INHERIT_LIMIT`."""
+    """The cells whose record differs (by identity) between ``old`` and ``grid`` (perhaps
+    with some whose record is the same: the keys the map built-ins changed on the way, see
+    :mod:`rulekit.runtime.lineage`), or None if there are more than :data:`_INHERIT_LIMIT`."""
+    noted = lineage.changed_keys(grid, old, _INHERIT_LIMIT)
+    if noted is not None:
+        return list(dict.fromkeys(noted))
     size = len(old)
     if len(grid) >= size:
         cells = list(grid)

@@ -122,35 +122,6 @@ def _tile_part_at(tile: dict[Any, Any], side: int) -> int:
     return part_by_side(tile)[side % 4]
 
 
-@register(
-    "cells_of_kind",
-    [("grid", MAP), ("kind", ANY)],
-    list_of(TUPLE),
-    "The cells of grid holding a record of kind (its 'kind' entry; none: records without "
-    "one), sorted: sort([c for c in keys(grid) if grid[c].kind == kind]) in one call.",
-    example='cells_of_kind(record((0, 0), record("kind", "pawn")), "pawn") == [(0, 0)]',
-    remembers=True,
-)
-def _cells_of_kind(grid: dict[Any, Any], kind: Any) -> tuple[Any, ...]:
-    last = _LAST_CELLS[0]
-    if last is not None and last[0] is grid and last[1] == kind and type(last[1]) is type(kind):
-        return last[2]
-    found = tuple(
-        sorted(
-            cell
-            for cell, record in grid.items()
-            if (record.get("kind") if isinstance(record, dict) else None) == kind
-        )
-    )
-    _LAST_CELLS[0] = (grid, kind, found)  # holds the grid: its id cannot be reused meanwhile
-    return found
-
-
-#: The last answer of cells_of_kind: (grid, kind, cells).  Grids never change in place, and
-#: in play the same map is asked about at every listing until it changes.
-_LAST_CELLS: list[tuple[dict[Any, Any], Any, tuple[Any, ...]] | None] = [None]
-
-
 # ------------------------------------------------------------- placement
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -87,9 +89,31 @@ def test_a_result_kept_from_an_earlier_listing_charges_the_steps_computing_it_to
     assert checked > 150
 
 
-def test_a_domain_asking_memoized_functions_is_kept_and_a_plain_one_computed() -> None:
-    caballero = load_game("el_caballero", 4).program.source
-    assert "P_kept(" in _function_source(caballero, "enum_buy_ship_")  # my_cards, then each cell
+_KEPT_DOMAIN = """\
+ruleset: kept
+players: {min: 2, max: 2}
+state:
+  game: {marks: {type: "list[int]", initial: "[1, 4, 9]"}}
+functions:
+  near:
+    params: {n: int}
+    body: "len([m for m in game.marks if m > n - 2 and m < n + 2]) > 0"
+actions:
+  pick:
+    params: {n: "[k for k in range(0, 12) if near(k)]"}
+  plain:
+    params: {n: "[k for k in range(0, 12) if k > 5]"}
+flow:
+  - turn: player_at(1)
+"""
+
+
+def test_a_domain_asking_memoized_functions_is_kept_and_a_plain_one_computed(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    source = load_game(str(write_ruleset(_KEPT_DOMAIN)), 2).program.source
+    assert "P_kept(" in _function_source(source, "enum_pick_")  # near() walks the marks
+    assert "P_kept(" not in _function_source(source, "enum_plain_")  # a comprehension, no function
     tic_tac_toe = load_game("tic_tac_toe", 2).program.source
     assert "P_kept(" not in tic_tac_toe  # empty cells: a comprehension, no function
 

@@ -10,6 +10,7 @@ Lists are tuples at run time and are never mutated in place.
 from __future__ import annotations
 
 from rulekit.runtime import geometry as _geometry  # noqa: F401 - registers the square-grid built-ins
+from rulekit.runtime import grid_queries as _grid_queries  # noqa: F401 - registers cells_where, cells_of_kind
 from rulekit.runtime import tiles as _tiles  # noqa: F401 - registers the tile-grid built-ins
 from rulekit.runtime.builtins import arithmetic as arithmetic  # registers its family
 from rulekit.runtime.builtins import effects as effects

@@ -15,6 +15,7 @@ from rulekit.dsl.types import (
     TUPLE,
     list_of,
 )
+from rulekit.runtime import lineage
 from rulekit.runtime.builtins.signatures import (
     element_fits,
     entry_fits,
@@ -282,6 +283,7 @@ def _get(table: Any, key: Any, default: Any = None) -> Any:
 def _put(table: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
     result = dict(table)
     result[key] = value
+    lineage.note(result, table, key)
     return result
 
 
@@ -296,6 +298,7 @@ def _put(table: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
 def _remove_key(table: dict[Any, Any], key: Any) -> dict[Any, Any]:
     result = dict(table)
     result.pop(key, None)
+    lineage.note(result, table, key)
     return result
 
 

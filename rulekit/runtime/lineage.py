@@ -1,0 +1,41 @@
+"""Where a map came from: the built-ins that make a new map from another (``put``,
+``remove_key``) note the key they changed, so that data derived from maps (the tile-grid
+caches) can tell what changed between a map and an earlier one without comparing the two
+cell by cell.
+
+Only the last few maps made are remembered (each entry holds its new map, so its ``id``
+cannot be reused while the entry lives): a question about older maps just gets no answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: id(new map) -> (new map, the map it was made from, the key changed).
+_MADE: dict[int, tuple[dict[Any, Any], dict[Any, Any], Any]] = {}
+#: Entries kept at most (then forgotten all at once: play asks about the last few maps).
+_LIMIT = 16
+
+
+def note(new: dict[Any, Any], old: dict[Any, Any], key: Any) -> None:
+    """``new`` is ``old`` with ``key`` set or removed."""
+    if len(_MADE) >= _LIMIT:
+        _MADE.clear()
+    _MADE[id(new)] = (new, old, key)
+
+
+def changed_keys(new: dict[Any, Any], old: dict[Any, Any], most: int) -> list[Any] | None:
+    """The keys changed on the way from ``old`` to ``new`` (a superset of the keys whose
+    values differ), if ``new`` was made from ``old`` by at most ``most`` noted changes;
+    otherwise None."""
+    keys: list[Any] = []
+    current = new
+    while len(keys) < most:
+        entry = _MADE.get(id(current))
+        if entry is None or entry[0] is not current:
+            return None
+        keys.append(entry[2])
+        current = entry[1]
+        if current is old:
+            return keys
+    return None

@@ -1,0 +1,40 @@
+"""Where a map came from (rulekit/runtime/lineage.py): the keys put and remove_key changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rulekit.runtime import lineage
+from rulekit.runtime.builtins import BUILTINS
+
+
+def call(name: str, *args: Any) -> Any:
+    return BUILTINS[name].impl(*args)
+
+
+def test_the_keys_changed_along_a_chain_of_puts_and_removals_are_known() -> None:
+    start = {(0, 0): "a", (1, 0): "b"}
+    one = call("put", start, (2, 0), "c")
+    two = call("remove_key", one, (0, 0))
+    three = call("put", two, (1, 0), "d")
+    assert lineage.changed_keys(three, start, 8) == [(1, 0), (0, 0), (2, 0)]
+    assert lineage.changed_keys(two, one, 8) == [(0, 0)]
+
+
+def test_no_answer_for_unrelated_maps_too_long_a_chain_or_a_copy() -> None:
+    start = {(0, 0): "a"}
+    current = start
+    for x in range(1, 5):
+        current = call("put", current, (x, 0), x)
+    assert lineage.changed_keys(current, start, 3) is None  # four changes, at most three asked
+    assert lineage.changed_keys(current, {(0, 0): "a"}, 8) is None  # an equal map, not the same
+    assert lineage.changed_keys(dict(current), start, 8) is None  # a copy was not made by put
+    assert lineage.changed_keys(start, current, 8) is None  # the other way round
+
+
+def test_only_the_last_maps_made_are_remembered() -> None:
+    start = {(0, 0): "a"}
+    made = call("put", start, (1, 0), "b")
+    for i in range(lineage._LIMIT):  # others made since
+        call("put", {}, i, i)
+    assert lineage.changed_keys(made, start, 8) is None
