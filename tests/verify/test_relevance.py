@@ -197,3 +197,31 @@ def test_a_swarm_factor_makes_a_kind_likelier_or_rarer_in_the_targeted_search() 
     swarmed = [pick(rng, legal, {}, 1.0, swarm={"step": 5.0, "mark": 0.2}).name for _ in range(2000)]
     assert 0.4 < plain.count("mark") / 2000 < 0.6
     assert swarmed.count("mark") / 2000 < 0.1  # 0.2 / 5.2
+
+
+def test_an_extreme_instance_is_the_smallest_or_largest_value_of_one_whole_number_argument() -> None:
+    from rulekit.engine.game import Action
+    from rulekit.tools.verify.search import extreme
+
+    legal = [Action("add", ((x, 0), side, n)) for x in range(2) for side in range(4) for n in range(1, 9)]
+    # two whole-number arguments (the cell is a pair): side least/most, strength least/most, or none
+    assert {a.args[1] for a in extreme(legal, 0.0)} == {0}
+    assert {a.args[1] for a in extreme(legal, 0.3)} == {3}
+    assert {a.args[2] for a in extreme(legal, 0.5)} == {1}
+    assert {a.args[2] for a in extreme(legal, 0.7)} == {8}
+    assert extreme(legal, 0.9) == []
+    assert extreme([Action("flag", (True,)), Action("flag", (False,))], 0.0) == []
+
+
+def test_the_targeted_search_prefers_the_extreme_instance_a_kind_drew() -> None:
+    import random
+
+    from rulekit.engine.game import Action
+    from rulekit.tools.verify.search import pick
+
+    legal = [Action("supply", (n,)) for n in range(1, 8)]
+    rng = random.Random(0)
+    plain = [pick(rng, legal, {}, 1.0).args[0] for _ in range(2000)]
+    most = [pick(rng, legal, {}, 1.0, extremes={"supply": 0.5}).args[0] for _ in range(2000)]
+    assert plain.count(7) / 2000 < 0.2  # one of seven
+    assert most.count(7) / 2000 > 0.85  # eight times as likely as the others together, and 1/7 of the rest

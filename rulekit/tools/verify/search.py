@@ -54,6 +54,14 @@ AWAY = 0.2
 FROM_EXTREMES = 0.6
 #: Prefixes kept (the newest).
 KEPT = 48
+#: Share of the games (of two players or more) in which one seat plays towards the failure and
+#: the others end their turns as soon as they may.
+FOCUS_SHARE = 0.5
+#: Share of the games in which each kind prefers an extreme instance (see ``extreme``); drawn
+#: per kind, a kind keeps uniform instances one time in ``2 * whole-number arguments + 1``.
+EXTREME_SHARE = 0.5
+#: How much likelier the extreme instance of a kind is than the others together.
+EXTREME = 8.0
 _ENGINE = "_"
 
 
@@ -120,6 +128,11 @@ class TargetedSearch:
         swarm: dict[str, float] = {}
         if rng.random() < SWARM_SHARE:
             swarm = {name: rng.choice(SWARM) for name in self.checker.program.actions}
+        focus = rng.randrange(players) if players > 1 and rng.random() < FOCUS_SHARE else None
+        extremes: dict[str, float] = {}
+        if rng.random() < EXTREME_SHARE:
+            extremes = {name: rng.random() for name in self.checker.program.actions}
+        hurried = max(HURRY)
         checker = self.checker
         played: list[Action] = []
         try:
@@ -134,9 +147,21 @@ class TargetedSearch:
                 else:
                     prefix = []
                     held = held_values(state) if aliasing else frozenset()
-                    action = pick(
-                        rng, legal, self.relevant, weight, self.away, self._ends_turn, hurry, held, swarm
-                    )
+                    if focus is None or state.current_player() == focus:
+                        action = pick(
+                            rng,
+                            legal,
+                            self.relevant,
+                            weight,
+                            self.away,
+                            self._ends_turn,
+                            hurry,
+                            held,
+                            swarm,
+                            extremes,
+                        )
+                    else:  # another player: hand the turn on
+                        action = pick(rng, legal, {}, 1.0, self.away, self._ends_turn, hurried)
                 checker.step(state, action)
                 played.append(action)
                 if watched and self._new_extreme(state, watched, len(played)):
@@ -181,12 +206,14 @@ def pick(
     hurry: float = 1.0,
     held: frozenset[Any] = frozenset(),
     swarm: dict[str, float] | None = None,
+    extremes: dict[str, float] | None = None,
 ) -> Action:
     """One of ``legal``: an action kind first (a relevant kind up to ``weight`` times as
     likely, in proportion to its share in ``relevant``; one leading ``away`` from the failure
     ``AWAY`` times; another that ends the turn ``hurry`` times; each times its ``swarm``
     factor), then one of its instances (one whose arguments are all among ``held`` ``ALIAS``
-    times as likely)."""
+    times as likely; the extreme one the kind's draw in ``extremes`` names ``EXTREME`` times
+    as likely as the others together, see :func:`extreme`)."""
     if len(legal) == 1:
         return legal[0]
     kinds: dict[str, list[Action]] = {}
@@ -205,8 +232,34 @@ def pick(
     ]
     if swarm:
         weights = [w * swarm.get(name, 1.0) for w, name in zip(weights, names, strict=True)]
-    chosen = kinds[rng.choices(names, weights)[0]]
+    name = rng.choices(names, weights)[0]
+    chosen = kinds[name]
+    if extremes and name in extremes and len(chosen) > 1 and rng.random() < EXTREME / (EXTREME + 1.0):
+        found = extreme(chosen, extremes[name])
+        if found:
+            return found[rng.randrange(len(found))]
     if held and len(chosen) > 1:
         aliased = [ALIAS if a.args and all(is_held(x, held) for x in a.args) else 1.0 for a in chosen]
         return rng.choices(chosen, aliased)[0]
     return chosen[rng.randrange(len(chosen))]
+
+
+def extreme(instances: Sequence[Action], draw: float) -> list[Action]:
+    """The instances with the smallest or the largest value of one whole-number argument, as
+    ``draw`` (in [0, 1)) picks among the ``2 * k + 1`` choices of ``k`` such arguments (the
+    last choice: none, an empty list)."""
+    first = instances[0].args
+    positions = [i for i, value in enumerate(first) if _whole(value)]
+    choice = int(draw * (2 * len(positions) + 1))
+    if choice >= 2 * len(positions):
+        return []
+    position, largest = positions[choice // 2], choice % 2 == 1
+    values = [a.args[position] for a in instances if len(a.args) > position and _whole(a.args[position])]
+    if not values:
+        return []
+    target = max(values) if largest else min(values)
+    return [a for a in instances if len(a.args) > position and a.args[position] == target]
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
