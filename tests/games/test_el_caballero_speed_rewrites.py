@@ -19,6 +19,7 @@ import pytest
 from rulekit.dsl import types as t
 from rulekit.engine.game import Game
 from rulekit.load import load_game
+from tests.games.sampling import sampled_states
 
 PLAIN_MY_CARDS = '[c for c in cells_of_kind(game.map, "caballero") if game.map[c].owner == p]'
 PLAIN_FITS = (
@@ -33,15 +34,7 @@ def _game() -> Game:
 
 
 def _states(seed: int) -> list[Any]:
-    game = _game()
-    rng = random.Random(seed)
-    state = game.new_initial_state(seed)
-    states = []
-    while not state.is_terminal():
-        if rng.random() < 0.1:
-            states.append(state.clone())
-        state.apply_action(rng.choice(state.legal_actions()))
-    return states
+    return sampled_states(_game(), seed, 0.1)
 
 
 def _scrambled(state: Any, rng: random.Random) -> Any:
