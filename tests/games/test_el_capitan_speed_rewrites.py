@@ -17,6 +17,7 @@ import pytest
 from rulekit.dsl import types as t
 from rulekit.engine.game import Game
 from rulekit.load import load_game
+from tests.games.sampling import sampled_states
 
 PLAIN_CAN_GO = "c != game.pirate and any(can_anchor(c, s) for s in between(1, harbor_spaces(c)))"
 CITY = [("c", t.entity("city"))]
@@ -28,15 +29,7 @@ def _game() -> Game:
 
 
 def _states(seed: int) -> list[Any]:
-    game = _game()
-    rng = random.Random(seed)
-    state = game.new_initial_state(seed)
-    states = []
-    while not state.is_terminal():
-        if rng.random() < 0.05:
-            states.append(state.clone())
-        state.apply_action(rng.choice(state.legal_actions()))
-    return states
+    return sampled_states(_game(), seed, 0.05)
 
 
 def _scrambled(state: Any, rng: random.Random) -> Any:
