@@ -147,9 +147,11 @@ def _stored(path: Path) -> int:
 @pytest.mark.slow
 def test_a_killed_run_resumes_without_losing_or_repeating_a_game(tmp_path: Path) -> None:
     games = 16
+    # A searching bot makes each game take ~0.4 s, so the kill lands mid-way however fast
+    # random playouts become (with random bots the 16 games once ended before the first poll).
     argv = [
         sys.executable, "-m", "rulekit", "simulate", "el_caballero", "--players", "2",
-        "--games", str(games), "--workers", "1", "--json",
+        "--games", str(games), "--workers", "1", "--bots", "mcts:iterations=5,random", "--json",
     ]  # fmt: skip
     killed = tmp_path / "killed.sqlite"
     process = subprocess.Popen(
