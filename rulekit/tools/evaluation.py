@@ -70,6 +70,9 @@ def outcome_value(state: State, player: int) -> tuple[int, int]:
 
 def after(state: State, action: Action) -> State | None:
     """The state after ``action``, or None when a rule refuses it there."""
+    # listed on ``state`` itself, so that its clones share the listing (the one a bot tries
+    # every legal action of is listed once, not once per action)
+    state.legal_actions()
     child = state.clone()
     try:
         child.apply_action(action)

@@ -64,3 +64,24 @@ def test_the_samples_option_sets_the_determinizations() -> None:
     assert isinstance(bot, HeuristicBot) and bot.samples == 3
     with pytest.raises(UsageError, match="must be positive"):
         make_bot("heuristic:samples=0")
+
+
+def test_each_determinized_world_is_listed_once_not_once_per_action(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every action is tried on a clone of each world; the clones share the world's listing
+    (``State.legal_actions`` lists, the flow lists the children on its own)."""
+    import rulekit.engine.game
+
+    listed = []
+    real = rulekit.engine.game.list_legal
+
+    def counting(state: State) -> list[object]:
+        listed.append(state)
+        return real(state)
+
+    state = _guard_turns(3, range(40))[0]
+    state.legal_actions()
+    tried = len(state.legal_actions())
+    assert tried > 1
+    monkeypatch.setattr(rulekit.engine.game, "list_legal", counting)
+    HeuristicBot(0, samples=4).choose(state)
+    assert len(listed) == 4, f"{len(listed)} listings for 4 worlds and {tried} actions"

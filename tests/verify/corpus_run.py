@@ -73,8 +73,8 @@ class Outcome:
         return self.caught_by is not None and self.seconds <= MAX_SECONDS and self.actions <= self.bug.longest
 
 
-def corpus(pattern: str = "") -> list[Bug]:
-    """The corpus's bugs (those whose name contains ``pattern``)."""
+def corpus(*patterns: str) -> list[Bug]:
+    """The corpus's bugs (those whose name contains one of ``patterns``; all without any)."""
     bugs = []
     for path in sorted(CORPUS.glob("*/*.yaml")):
         text = path.read_text(encoding="utf-8")
@@ -93,7 +93,7 @@ def corpus(pattern: str = "") -> list[Bug]:
             only.group(1) if only else "",
             scenario.group(1) if scenario else "",
         )
-        if pattern in bug.name:
+        if not patterns or any(pattern in bug.name for pattern in patterns):
             bugs.append(bug)
     return bugs
 
@@ -130,7 +130,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tests.verify.corpus_run", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("-k", default="", metavar="TEXT", help="only the bugs whose name contains TEXT")
+    parser.add_argument(
+        "-k",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="only the bugs whose name contains TEXT (repeatable: any of them)",
+    )
     parser.add_argument(
         "--shrink-seconds",
         type=float,
@@ -150,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     outcomes = []
     scenario_only = []
     with tempfile.TemporaryDirectory() as directory:
-        for bug in corpus(args.k):
+        for bug in corpus(*args.k):
             if bug.scenario_only and not args.verify_scenario_only:
                 outcome = run_scenario_of(bug)
                 scenario_only.append(outcome)

@@ -129,7 +129,7 @@ class Shrinker:
             preferred = ", ".join(sorted(self.relevant)) or "no action kind"
             where += f" ({self.search_games} of them new games of a targeted search preferring {preferred})"
         if self.minimal:
-            return where + " (1-minimal: no action can be dropped)"
+            return where + " (1-minimal: no action can be dropped, no turn played shorter)"
         if self.timed_out:
             return where + f"; stopped at the {self.seconds:g}s limit (--shrink-seconds), maybe not minimal"
         return where
