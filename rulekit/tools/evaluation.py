@@ -46,6 +46,7 @@ def evaluate(state: State, player: int) -> int:
                 hint="add bots: {evaluate: EXPR} to the ruleset (docs/bots.md)",
             )
         )
+    state.game.runtime.reset_steps()  # an evaluation of its own, with a whole step budget
     try:
         return int(fn(state.fields, state.game.runtime, player))
     except RuleFailure as failure:

@@ -250,6 +250,7 @@ def render_panels(state: State, viewer: int | None = None) -> list[str]:
     for panel in panels:
         if panel.title:
             out.append(f"-- {panel.title} --")
+        state.game.runtime.reset_steps()  # each panel is an evaluation of its own, with a whole budget
         try:
             result = panel.lines(state.fields, state.game.runtime, me)
         except Exception as error:  # a panel must never break the display

@@ -67,6 +67,7 @@ def expectations(run: ScenarioRun, state: State, entries: list[Any]) -> None:
                 ).render()
             )
             continue
+        run.game.runtime.reset_steps()  # each expectation has a whole step budget
         try:
             actual = fn(state.fields, run.game.runtime, me)
         except Exception as error:  # a failing expression is a failed expectation

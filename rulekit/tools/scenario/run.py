@@ -219,6 +219,7 @@ def setup(run: ScenarioRun, state: State) -> None:
             )
         origin = effect.origin if isinstance(effect, LocStr) else None
         fn = run.program.compile_effect(str(effect), origin)
+        run.game.runtime.reset_steps()
         try:
             fn(state.fields, run.game.runtime, None)
         except Exception as error:  # the rules' own failure or a bad value

@@ -58,6 +58,7 @@ def start_player(run: ScenarioRun, state: State, player: int, where: Span) -> No
     F[("_", "turn")] = player
     for name, decl in run.program.rules.fields["turn"].items():
         F[("turn", name)] = _field_default(run.program.field_types["turn"][name], decl.declared.optional)
+    run.game.runtime.reset_steps()
     for scope, name, fn in run.program.field_inits:
         if scope == "turn":
             F[("turn", name)] = fn(F, run.game.runtime, -1)

@@ -97,6 +97,7 @@ def run_effect(run: ScenarioRun, state: State, text: Any, kind: str, where: Span
     fn = run.program.compile_effect(source, origin)
     me = -1 if state.is_terminal() else state.current_player()
     F = state.fields
+    run.game.runtime.reset_steps()
     try:
         fn(F, run.game.runtime, me)
         end_when = run.program.end_when

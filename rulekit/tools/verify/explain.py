@@ -152,6 +152,7 @@ def _evaluate(
 ) -> tuple[Any, Type]:
     fn, type_ = compile_node(program, expr, [(n, ty) for n, ty, _ in bindings])
     me = _ME.get()
+    state.game.runtime.reset_steps()
     return fn(
         state.fields, state.game.runtime, -1 if me is None else me[0], *(v for _, _, v in bindings)
     ), type_
