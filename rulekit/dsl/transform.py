@@ -24,7 +24,10 @@ class Origin:
     a YAML block scalar).  A snippet that YAML folded from several lines into
     one (a ``>`` scalar, a plain scalar over several lines) has ``segments``:
     ``(offset in the snippet's first line, file line, file column)`` of each
-    source line, so positions map back to the line they were written on.
+    source line, so positions map back to the line they were written on.  A quoted
+    scalar, whose escapes (``\\n``, ``\\"``, ``''``) and folded lines make the snippet
+    differ from its source, has ``points``: ``(snippet line, snippet column, file line,
+    file column)`` wherever the text stops following its source one character for one.
     """
 
     file: str = "<string>"
@@ -32,14 +35,33 @@ class Origin:
     column: int = 1
     continuation_column: int = 1
     segments: tuple[tuple[int, int, int], ...] = ()
+    points: tuple[tuple[int, int, int, int], ...] = ()
 
     def locate(self, line: int, column: int) -> tuple[int, int]:
+        if self.points:
+            found = self.points[0]
+            for point in self.points:
+                if (point[0], point[1]) > (line, column):
+                    break
+                found = point
+            return found[2], found[3] + column - found[1] if found[0] == line else found[3]
         if line <= 1:
             for offset, file_line, file_column in reversed(self.segments):
                 if column - 1 >= offset:
                     return file_line, file_column + column - 1 - offset
             return self.line, self.column + column - 1
         return self.line + line - 1, self.continuation_column + column - 1
+
+    def prefixed(self, width: int) -> Origin:
+        """The origin of the snippet with ``width`` characters put before its first line."""
+        return Origin(
+            self.file,
+            self.line,
+            self.column - width,
+            self.continuation_column,
+            tuple((offset + width, line, column) for offset, line, column in self.segments),
+            tuple((sl, sc + width if sl == 1 else sc, fl, fc) for sl, sc, fl, fc in self.points),
+        )
 
 
 @v_args(meta=True)

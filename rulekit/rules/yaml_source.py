@@ -81,7 +81,8 @@ def _scalar_origin(file: str, node: yaml.ScalarNode, lines: list[str]) -> Origin
             segments = _folded(str(node.value), rows)
         return Origin(file, row + 1, indent + 1, indent + 1, segments)
     if style in ("'", '"'):
-        return Origin(file, line, column + 1, column + 1)
+        points = _quoted_points(str(node.value), lines, mark.line, mark.column, style)
+        return Origin(file, line, column + 1, column + 1, points=points)
     if end.line > mark.line and end.line < len(lines):
         # A plain scalar over several lines: YAML joins the lines with single spaces.
         rows = [(line, column, lines[mark.line][mark.column :].rstrip())]
@@ -103,6 +104,103 @@ def _folded(value: str, rows: list[tuple[int, int, str]]) -> tuple[tuple[int, in
         segments.append((offset, file_line, file_column))
         offset += len(text) + 1
     return tuple(segments)
+
+
+#: Double-quoted escapes of one character (YAML 1.1, as PyYAML reads them) and of a code.
+_ESCAPES = {
+    "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
+    "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0",
+    "L": "\u2028", "P": "\u2029",
+}  # fmt: skip
+_ESCAPE_CODES = {"x": 2, "u": 4, "U": 8}
+
+
+def _quoted_points(
+    value: str, lines: list[str], row: int, column: int, quote: str
+) -> tuple[tuple[int, int, int, int], ...]:
+    """:attr:`Origin.points` of a quoted scalar whose opening quote is at ``row``, ``column``
+    (0-based): where each character of ``value`` was written, through escapes and folded
+    lines. ``()`` when the scalar follows its source one character for one (or when reading
+    it again does not give ``value``: the positions then fall back to a plain shift)."""
+    try:
+        chars = _quoted_chars(lines, row, column, quote)
+    except (IndexError, ValueError):
+        return ()
+    if chars is None or "".join(ch for ch, _, _ in chars) != value:
+        return ()
+    points: list[tuple[int, int, int, int]] = []
+    snippet_line, snippet_column = 1, 1
+    previous: tuple[int, int, int] | None = None
+    for ch, file_row, file_column in chars:
+        if previous != (snippet_line, file_row, file_column - 1):
+            points.append((snippet_line, snippet_column, file_row + 1, file_column + 1))
+        previous = (snippet_line, file_row, file_column)
+        if ch == "\n":
+            snippet_line, snippet_column = snippet_line + 1, 1
+        else:
+            snippet_column += 1
+    if len(points) <= 1:
+        return ()
+    return tuple(points)
+
+
+def _quoted_chars(lines: list[str], row: int, column: int, quote: str) -> list[tuple[str, int, int]] | None:
+    """The characters of a quoted scalar with the (row, column) each was read at: PyYAML's
+    reading of flow scalars (escapes, ``''``, whitespace before a line break dropped, a
+    break folded to a space or, followed by empty lines, to one newline per empty line)."""
+    out: list[tuple[str, int, int]] = []
+    literal_spaces = 0  # spaces and tabs at the end of ``out`` written as such (dropped at a break)
+    r, c = row, column + 1
+    while r < len(lines):
+        text = lines[r]
+        while c < len(text):
+            ch = text[c]
+            if ch == quote:
+                if quote == "'" and text[c + 1 : c + 2] == "'":
+                    out.append(("'", r, c))
+                    literal_spaces = 0
+                    c += 2
+                    continue
+                return out
+            if quote == '"' and ch == "\\":
+                if c + 1 == len(text):  # an escaped line break: the lines join
+                    r, c = _after_breaks(lines, r + 1, out)
+                    literal_spaces = 0
+                    break
+                code = text[c + 1]
+                if code in _ESCAPES:
+                    out.append((_ESCAPES[code], r, c))
+                    c += 2
+                elif code in _ESCAPE_CODES:
+                    width = _ESCAPE_CODES[code]
+                    out.append((chr(int(text[c + 2 : c + 2 + width], 16)), r, c))
+                    c += 2 + width
+                else:
+                    return None
+                literal_spaces = 0
+                continue
+            out.append((ch, r, c))
+            literal_spaces = literal_spaces + 1 if ch in " \t" else 0
+            c += 1
+        else:  # a line break inside the scalar
+            if literal_spaces:
+                del out[-literal_spaces:]
+            end = (r, len(text.rstrip(" \t")))
+            mark = len(out)
+            r, c = _after_breaks(lines, r + 1, out)
+            if len(out) == mark:
+                out.append((" ", *end))
+            literal_spaces = 0
+    return None
+
+
+def _after_breaks(lines: list[str], r: int, out: list[tuple[str, int, int]]) -> tuple[int, int]:
+    """Skip empty lines (each one a newline in ``out``) and the next line's indentation."""
+    while r < len(lines) and not lines[r].strip(" \t"):
+        out.append(("\n", r, 0))
+        r += 1
+    text = lines[r] if r < len(lines) else ""
+    return r, len(text) - len(text.lstrip(" \t"))
 
 
 _STANDARD_TAGS = frozenset(

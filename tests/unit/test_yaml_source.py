@@ -6,6 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rulekit.dsl import Origin, ast, parse_expression
 from rulekit.errors import RulesetError, Span
@@ -146,6 +149,7 @@ _SAMPLES = [
     "plain: a plain scalar\n  over two lines\nq: 'it''s'\n",
     "list:\n  - one\n  - {two: 2, three: [3]}\n  - |\n    block ✓ in a list\n",
     "date: 2024-01-02\nnull_value: ~\nflag: yes\nnumber: 0x1F\n",
+    "escapes: \"a\\tb\\n  c \\\"d\\\"\n  e\n\n  f\"\nsingle: 'it''s\n  g'\n",
 ]
 
 
@@ -208,3 +212,62 @@ def test_yaml_mistakes_are_reported_where_they_were_made_with_a_hint(
     assert diagnostic.hint
     assert diagnostic.span is not None and (diagnostic.span.line, diagnostic.span.column) == where
     assert "<" not in diagnostic.message  # no parser token names such as '<block end>'
+
+
+QUOTED = """\
+escaped: "a + \\"x\\" +\\tb\\nc + dd"
+joined: "aa +
+  \\ bb +
+
+  cc"
+single: 'a + ''x'' +
+  bb'
+"""
+
+
+@pytest.mark.parametrize(
+    ("key", "names"),
+    [("escaped", [("a", 1, 11), ("b", 1, 24), ("c", 1, 27), ("dd", 1, 31)]),
+     ("joined", [("aa", 2, 10), ("bb", 3, 5), ("cc", 5, 3)]),
+     ("single", [("a", 6, 10), ("bb", 7, 3)])],
+)  # fmt: skip
+def test_names_in_quoted_scalars_with_escapes_and_breaks_are_located_where_written(
+    key: str, names: list[tuple[str, int, int]]
+) -> None:
+    """``\\"``, ``\\t``, ``\\n``, an escaped line break, folded and empty lines, ``''``: each
+    name's span is where it is written, not where it would be if the text followed its source."""
+    value = load_text(QUOTED, "q.yaml")[key]
+    spans = {}
+    for name, _, _ in names:
+        snippet_line = 1 + str(value)[: str(value).index(name)].count("\n")
+        snippet_column = len(str(value)[: str(value).index(name)].rsplit("\n", 1)[-1]) + 1
+        spans[name] = value.origin.locate(snippet_line, snippet_column)
+    assert spans == {name: (line, column) for name, line, column in names}
+
+
+#: What may come between two words: spaces, breaks, empty lines, and characters PyYAML escapes.
+_BETWEEN = [" ", "  ", "\n", "\t", '"', "\\", "'", "é", " \n ", "\n\n", "\x07", "\u2028", "  \n\n  "]
+
+
+@given(
+    words=st.lists(st.text("abcdxyz", min_size=1, max_size=6), min_size=1, max_size=12),
+    separators=st.lists(st.sampled_from(_BETWEEN), min_size=12, max_size=12),
+    style=st.sampled_from(['"', "'"]),
+    width=st.integers(8, 60),
+)
+def test_every_letter_of_a_quoted_scalar_is_located_at_that_letter_in_the_file(
+    words: list[str], separators: list[str], style: str, width: int
+) -> None:
+    """Whatever PyYAML's emitter makes of a text (escapes, folding at its width, escaped breaks),
+    every letter of the loaded value maps back to the same letter in the file."""
+    pairs = zip(words, separators, strict=False)
+    value = "".join(word + separator for word, separator in pairs).strip(" \t\n")
+    text = yaml.safe_dump({"k": value}, default_style=style, width=width, allow_unicode=False)
+    loaded = load_text(text, "p.yaml")["k"]
+    assert str(loaded) == value
+    lines = text.splitlines()
+    for snippet_line, line_text in enumerate(str(loaded).split("\n"), start=1):
+        for offset, char in enumerate(line_text):
+            if char in "abcdxyz":
+                file_line, file_column = loaded.origin.locate(snippet_line, offset + 1)
+                assert lines[file_line - 1][file_column - 1] == char, (text, snippet_line, offset)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rulekit.dsl import Origin
 from rulekit.engine.game import State
 from rulekit.errors import (
     Diagnostic,
@@ -93,7 +92,7 @@ def run_effect(run: ScenarioRun, state: State, text: Any, kind: str, where: Span
             source += "()"
         source = "emit " + source
         if origin is not None:
-            origin = Origin(origin.file, origin.line, origin.column - 5, origin.continuation_column)
+            origin = origin.prefixed(len("emit "))
     fn = run.program.compile_effect(source, origin)
     me = -1 if state.is_terminal() else state.current_player()
     F = state.fields
