@@ -271,3 +271,14 @@ def test_every_letter_of_a_quoted_scalar_is_located_at_that_letter_in_the_file(
             if char in "abcdxyz":
                 file_line, file_column = loaded.origin.locate(snippet_line, offset + 1)
                 assert lines[file_line - 1][file_column - 1] == char, (text, snippet_line, offset)
+
+
+@pytest.mark.parametrize("key", ["escaped", "joined", "single"])
+def test_a_prefixed_origin_locates_the_snippet_after_its_prefix_as_before(key: str) -> None:
+    """``emit `` put before a scenario's ``event:`` text shifts its first line only."""
+    value = load_text(QUOTED, "q.yaml")[key]
+    prefixed = value.origin.prefixed(len("emit "))
+    for number, line_text in enumerate(str(value).split("\n"), start=1):
+        shift = len("emit ") if number == 1 else 0
+        for column in range(1, len(line_text) + 1):
+            assert prefixed.locate(number, column + shift) == value.origin.locate(number, column)
