@@ -100,7 +100,7 @@ def test_a_replaced_action_keeps_its_doc_and_cite_unless_it_gives_its_own(
         "own",
     )
     place = load_program("tic_tac_toe", variants=[str(own)]).rules.actions["place"]
-    assert (place.doc, place.cite) == ("Mark an empty cell.", "House §1")
+    assert (place.doc, place.cite) == ("Mark an empty cell.", "House 1")
 
 
 def test_remove_trigger_means_nobody_wins(write_variant: WriteVariant) -> None:
