@@ -96,7 +96,7 @@ def test_a_replaced_action_keeps_its_doc_and_cite_unless_it_gives_its_own(
         HEADER
         + "replace:\n  actions:\n    place:\n"
         + body
-        + "      ends_turn: true\n      cite: House §1\n",
+        + "      ends_turn: true\n      cite: House 1\n",
         "own",
     )
     place = load_program("tic_tac_toe", variants=[str(own)]).rules.actions["place"]
