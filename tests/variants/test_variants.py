@@ -93,10 +93,7 @@ def test_a_replaced_action_keeps_its_doc_and_cite_unless_it_gives_its_own(
     place = load_program("tic_tac_toe", variants=[str(path)]).rules.actions["place"]
     assert (place.doc, place.cite) == ("Mark an empty cell.", "Rules: a turn")
     own = write_variant(
-        HEADER
-        + "replace:\n  actions:\n    place:\n"
-        + body
-        + "      ends_turn: true\n      cite: House 1\n",
+        HEADER + "replace:\n  actions:\n    place:\n" + body + "      ends_turn: true\n      cite: House 1\n",
         "own",
     )
     place = load_program("tic_tac_toe", variants=[str(own)]).rules.actions["place"]
