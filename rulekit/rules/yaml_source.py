@@ -46,9 +46,11 @@ class LocDict(dict[Any, Any]):
 
 
 class LocList(list[Any]):
-    """A sequence with its span."""
+    """A sequence with its span (and, for items a variant or module set by index, where each
+    was set: ``item_spans``)."""
 
     span: Span
+    item_spans: dict[int, Span] = {}  # noqa: RUF012 (replaced, never mutated: see paths.put)
 
 
 def span_of(value: Any, default: Span | None = None) -> Span | None:

@@ -323,6 +323,7 @@ def _spans(value: Any) -> list[Span]:
             for child in node.values():
                 visit(child)
         elif isinstance(node, list):
+            found.extend(getattr(node, "item_spans", {}).values())
             for child in node:
                 visit(child)
 
