@@ -50,7 +50,7 @@ class LocList(list[Any]):
     was set: ``item_spans``)."""
 
     span: Span
-    item_spans: dict[int, Span] = {}  # noqa: RUF012 (replaced, never mutated: see paths.put)
+    item_spans: dict[int, Span] = {}  # replaced, never mutated (see rules.paths.put)
 
 
 def span_of(value: Any, default: Span | None = None) -> Span | None:
