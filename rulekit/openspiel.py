@@ -153,6 +153,14 @@ def register(
     return pyspiel.load_game(name, params)
 
 
+def _unpickle_game(
+    ruleset: str, players: int, modules: Sequence[str], variants: Sequence[str], params: dict[str, Any]
+) -> Any:
+    """The game a pickled :class:`RulekitGame` stood for (see its ``__reduce__``)."""
+    register(ruleset, players, modules, variants)
+    return pyspiel.load_game(PREFIX + load_program(ruleset, modules, variants, players=players).name, params)
+
+
 def _game_type(name: str, program: Program, players: int, params: dict[str, Any]) -> Any:
     """The GameType of ``program`` played by ``players`` (see the module doc for why)."""
     rules = program.rules
@@ -225,6 +233,12 @@ class RulekitGame(pyspiel.Game):
             max_game_length=self.max_moves,
         )
         super().__init__(game_type, info, dict(params))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled as the registration that makes it (the class itself is made at run time):
+        unpickling registers the ruleset again if needed and loads the same game."""
+        ruleset, players, modules, variants = self.spec
+        return _unpickle_game, (ruleset, players, modules, variants, self.get_parameters())
 
     def max_chance_nodes_in_history(self) -> int:
         """At most ``max_chance_nodes`` (later draws come from the state's RNG)."""

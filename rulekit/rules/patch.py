@@ -173,12 +173,34 @@ def override_entries(
                     continue
                 scope[fname] = fspec
             continue
+        entry = _keep_documentation(target[name], entry)
         if section == "functions":
             entry = wrap_original(target, str(name), entry)
         elif section == "triggers":
             entry = wrap_trigger(target, str(name), entry)
         target[name] = entry
         target.key_spans[name] = entries.key_spans.get(name)  # type: ignore[assignment]
+
+
+DOCUMENTATION_KEYS = ("doc", "cite")
+
+
+def _keep_documentation(old: Any, new: Any) -> Any:
+    """A replaced entry keeps the ``doc`` and ``cite`` of the entry it replaces unless it gives
+    its own (a house rule changes what a rule does, not which rule of the book it is)."""
+    if not isinstance(old, LocDict) or not isinstance(new, LocDict):
+        return new
+    missing = [key for key in DOCUMENTATION_KEYS if key in old and key not in new]
+    if not missing:
+        return new
+    kept = LocDict(new)
+    if hasattr(new, "span"):
+        kept.span = new.span
+    kept.key_spans = dict(getattr(new, "key_spans", {}))
+    for key in missing:
+        kept[key] = old[key]
+        kept.key_spans[key] = old.key_spans.get(key)  # type: ignore[assignment]
+    return kept
 
 
 def remove_entry(base: LocDict, path: Any, bag: DiagnosticBag) -> None:

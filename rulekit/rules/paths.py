@@ -19,7 +19,7 @@ from rulekit.rules import schema
 from rulekit.rules.compose import NAMED_SECTIONS, SINGLE_SECTIONS, plain_data
 from rulekit.rules.structure import Structurer
 from rulekit.rules.values import DataContext, DataProblem, TypeProblem, convert, parse_declared
-from rulekit.rules.yaml_source import LocDict, LocStr, span_of
+from rulekit.rules.yaml_source import LocDict, LocList, LocStr, span_of
 
 
 def apply_set(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) -> None:
@@ -183,9 +183,16 @@ def _has(parent: Any, key: Any) -> bool:
 
 
 def put(parent: Any, key: Any, value: Any, key_span: Span | None) -> None:
+    """``parent[key] = value``, remembering where the change was written: a mapping's key
+    span, or for an element of a list (a value like ``2`` carries no span) the list's
+    ``item_spans``, so ``rulekit diff`` credits the change to the file that made it."""
     parent[key] = value
-    if isinstance(parent, LocDict) and key_span is not None:
+    if key_span is None:
+        return
+    if isinstance(parent, LocDict):
         parent.key_spans[key] = key_span
+    elif isinstance(parent, LocList):
+        parent.item_spans = {**parent.item_spans, key: key_span}
 
 
 # ---------------------------------------------------------------- values

@@ -46,9 +46,11 @@ class LocDict(dict[Any, Any]):
 
 
 class LocList(list[Any]):
-    """A sequence with its span."""
+    """A sequence with its span (and, for items a variant or module set by index, where each
+    was set: ``item_spans``)."""
 
     span: Span
+    item_spans: dict[int, Span] = {}  # replaced, never mutated (see rules.paths.put)
 
 
 def span_of(value: Any, default: Span | None = None) -> Span | None:
@@ -73,13 +75,18 @@ def _scalar_origin(file: str, node: yaml.ScalarNode, lines: list[str]) -> Origin
         text = lines[row] if row < len(lines) else ""
         indent = len(text) - len(text.lstrip(" "))
         segments: tuple[tuple[int, int, int], ...] = ()
+        points: tuple[tuple[int, int, int, int], ...] = ()
         if style == ">":
             last = min(end.line + (1 if end.column else 0), len(lines))
-            rows = [(r + 1, indent + 1, lines[r][indent:].rstrip()) for r in range(row, last)]
-            while rows and not rows[-1][2]:
-                rows.pop()
-            segments = _folded(str(node.value), rows)
-        return Origin(file, row + 1, indent + 1, indent + 1, segments)
+            chars = _folded_block_chars(lines, row, last, indent)
+            if "".join(ch for ch, _, _ in chars) == str(node.value).rstrip("\n"):
+                points = _points(chars)
+            if not points:
+                rows = [(r + 1, indent + 1, lines[r][indent:].rstrip()) for r in range(row, last)]
+                while rows and not rows[-1][2]:
+                    rows.pop()
+                segments = _folded(str(node.value), rows)
+        return Origin(file, row + 1, indent + 1, indent + 1, segments, points)
     if style in ("'", '"'):
         points = _quoted_points(str(node.value), lines, mark.line, mark.column, style)
         return Origin(file, line, column + 1, column + 1, points=points)
@@ -106,6 +113,35 @@ def _folded(value: str, rows: list[tuple[int, int, str]]) -> tuple[tuple[int, in
     return tuple(segments)
 
 
+def _folded_block_chars(lines: list[str], row: int, last: int, indent: int) -> list[tuple[str, int, int]]:
+    """The characters of a folded block scalar (``>``) whose content lines are ``row`` to
+    ``last`` (0-based, ``last`` excluded), indented by ``indent``, with the (row, column) each
+    was read at; PyYAML's folding: a break between two lines that start with no space
+    becomes a space (or, followed by empty lines, one newline per empty line); a break next
+    to a more-indented line is kept.  The trailing breaks (chomping) are left out."""
+    out: list[tuple[str, int, int]] = []
+    breaks: list[int] = []  # the empty lines since the last content line
+    previous: tuple[int, str] | None = None  # the last content line: its row and text
+    for r in range(row, last):
+        text = lines[r].rstrip("\r\n")
+        if len(text) <= indent and not text.strip(" "):
+            breaks.append(r)
+            continue
+        content = text[indent:]
+        if previous is not None:
+            prev_row, prev_text = previous
+            if prev_text[:1] not in " \t" and content[:1] not in " \t":
+                if not breaks:
+                    out.append((" ", prev_row, indent + len(prev_text)))
+            else:
+                out.append(("\n", prev_row, indent + len(prev_text)))
+            out.extend(("\n", b, 0) for b in breaks)
+        breaks = []
+        out.extend((ch, r, indent + c) for c, ch in enumerate(content))
+        previous = (r, content)
+    return out
+
+
 #: Double-quoted escapes of one character (YAML 1.1, as PyYAML reads them) and of a code.
 _ESCAPES = {
     "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
@@ -128,6 +164,12 @@ def _quoted_points(
         return ()
     if chars is None or "".join(ch for ch, _, _ in chars) != value:
         return ()
+    return _points(chars)
+
+
+def _points(chars: list[tuple[str, int, int]]) -> tuple[tuple[int, int, int, int], ...]:
+    """:attr:`Origin.points` of a snippet whose characters were read at the (0-based) rows
+    and columns given with them; ``()`` when the snippet follows one source line."""
     points: list[tuple[int, int, int, int]] = []
     snippet_line, snippet_column = 1, 1
     previous: tuple[int, int, int] | None = None

@@ -197,7 +197,7 @@ NOWHERE: Fits = (False, False, False, False)
 _DERIVED: dict[tuple[int, Any], Derived] = {}
 #: Entries at which the cache is swept (see :func:`_forget`).  Play asks about the current map
 #: only; entries of past maps kept longer live long enough to be traversed by the garbage
-#: collector's older generations: forgetting 256 at once, El Caballero's random playouts
+#: collector's older generations: forgetting 256 at once, random playouts of a tile-laying game
 #: spent ~5% of their time in the collector, sweeping at 64 ~2% (see docs/performance.md).
 _DERIVED_LIMIT = 64
 #: Grids still held elsewhere are kept through a sweep while there are fewer than this.

@@ -28,7 +28,7 @@ from rulekit.rules.model import RulesModel
 from rulekit.rules.yaml_source import LocDict, span_of
 from rulekit.tools.diff_text import INLINE, dump, fits_inline, inline, unified
 from rulekit.tools.impact import users
-from rulekit.tools.options import add_rules_options, module_names, parse_against
+from rulekit.tools.options import add_rules_options, module_names, parse_against, ruleset_label
 
 #: Sections compared entry by entry, in the order they are reported.
 ENTRY_SECTIONS = ("functions", "events", "state", "actions", "triggers", "invariants")
@@ -46,7 +46,7 @@ class Side:
     players: int | None = None
 
     def describe(self) -> str:
-        parts = [self.ruleset + (" with " + ", ".join(self.modules) if self.modules else "")]
+        parts = [ruleset_label(self.ruleset) + (" with " + ", ".join(self.modules) if self.modules else "")]
         if self.variants:
             parts.append("variant " + ", ".join(self.variants))
         return " + ".join(parts)
@@ -323,6 +323,7 @@ def _spans(value: Any) -> list[Span]:
             for child in node.values():
                 visit(child)
         elif isinstance(node, list):
+            found.extend(getattr(node, "item_spans", {}).values())
             for child in node:
                 visit(child)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 
 from rulekit.errors import Diagnostic, UsageError
 from rulekit.tools.bots import parse_bots
@@ -55,6 +56,15 @@ def _bots_value(text: str) -> str:
     except UsageError as error:
         raise argparse.ArgumentTypeError(error.diagnostics[0].message) from None
     return text
+
+
+def ruleset_label(ruleset: str) -> str:
+    """How a report names the ruleset given on the command line: as given, except a path that
+    ends in ``.``, ``..`` or ``/`` (``simulate .``), which is named by its directory."""
+    path = Path(ruleset)
+    if ruleset.endswith(("/", "\\")) or path.name in ("", ".", ".."):
+        return path.resolve().name or ruleset
+    return ruleset
 
 
 def module_names(values: Sequence[str] | None) -> list[str]:

@@ -271,6 +271,25 @@ def test_serialize_game_and_state_round_trips_mid_game() -> None:
     assert str(state2) == str(state)
 
 
+def test_a_game_pickles_and_unpickles_in_a_fresh_process_as_the_same_game() -> None:
+    """OpenSpiel's own checks pickle the game; the registered class is made at run time, so a
+    game is pickled as the registration that makes it (a fresh process registers it again)."""
+    import pickle
+    import subprocess
+    import sys
+
+    game = rk.register("pig", players=3, max_moves=40)
+    assert str(pickle.loads(pickle.dumps(game))) == str(game)
+    state = game.new_initial_state()
+    copy = pickle.loads(pickle.dumps(state))
+    assert str(copy) == str(state)
+    script = "import pickle, sys; print(pickle.loads(sys.stdin.buffer.read()))"
+    done = subprocess.run(
+        [sys.executable, "-c", script], input=pickle.dumps(game), capture_output=True, check=True
+    )
+    assert done.stdout.decode().strip() == str(game)
+
+
 # ---------------------------------------------------------------- information
 def test_observations_and_information_states_hide_the_decks() -> None:
     """A resampled state differs in its decks but not in any player's observation or information state."""

@@ -251,3 +251,16 @@ def test_exit_statuses(run: Run, argv: list[str], status: int, message: str) -> 
 
 def test_a_slow_run_still_shows_its_speed() -> None:
     assert [rate(x) for x in (5217.04, 3.46, 0.019, 0.0)] == ["5,217.0", "3.5", "0.019", "0.0"]
+
+
+def test_a_ruleset_given_as_the_current_directory_is_named_by_its_folder(
+    run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rulekit.rules.compose import find_ruleset
+
+    monkeypatch.chdir(find_ruleset("tic_tac_toe"))
+    status, out, _ = run(".", "--games", "2", "--workers", "1")
+    assert status == 0
+    first, second = out.splitlines()[:2]
+    assert first.startswith("tic_tac_toe: 2 players")
+    assert second.strip().startswith("tic_tac_toe  (fingerprint")

@@ -282,3 +282,45 @@ def test_a_prefixed_origin_locates_the_snippet_after_its_prefix_as_before(key: s
         shift = len("emit ") if number == 1 else 0
         for column in range(1, len(line_text) + 1):
             assert prefixed.locate(number, column + shift) == value.origin.locate(number, column)
+
+
+MORE_INDENTED = """\
+k: >-
+  [c for c in cells
+    if c.mark == none
+  and c.mark == none
+  and c.mrak == none]
+"""
+
+
+def test_a_name_after_a_more_indented_line_of_a_folded_block_is_located_on_its_line() -> None:
+    """A more-indented line keeps its line breaks, so the lines after it fold into one snippet
+    line that starts a line earlier in the file: each name is still found where written."""
+    loaded = load_text(MORE_INDENTED, "m.yaml")["k"]
+    snippet = str(loaded).split("\n")
+    line = next(n for n, text in enumerate(snippet, start=1) if "mrak" in text)
+    assert loaded.origin.locate(line, snippet[line - 1].index("mrak") + 1) == (5, 9)
+
+
+@given(
+    words=st.lists(st.text("abcdxyz", min_size=1, max_size=6), min_size=1, max_size=12),
+    separators=st.lists(
+        st.sampled_from([" ", "\n", "\n\n", "\n  ", "\n\n   ", " "]), min_size=12, max_size=12
+    ),
+    width=st.integers(8, 60),
+)
+def test_every_letter_of_a_folded_block_scalar_is_located_at_that_letter_in_the_file(
+    words: list[str], separators: list[str], width: int
+) -> None:
+    """Whatever PyYAML's emitter makes of a text as a ``>`` block (folding, empty and
+    more-indented lines), every letter of the loaded value maps back to that letter."""
+    pairs = zip(words, separators, strict=False)
+    value = "".join(word + separator for word, separator in pairs).strip(" \t\n")
+    text = yaml.safe_dump({"k": value}, default_style=">", width=width, allow_unicode=False)
+    loaded = load_text(text, "p.yaml")["k"]  # (the emitter does not always give ``value`` back)
+    lines = text.splitlines()
+    for snippet_line, line_text in enumerate(str(loaded).split("\n"), start=1):
+        for offset, char in enumerate(line_text):
+            if char in "abcdxyz":
+                file_line, file_column = loaded.origin.locate(snippet_line, offset + 1)
+                assert lines[file_line - 1][file_column - 1] == char, (text, snippet_line, offset)

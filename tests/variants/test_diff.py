@@ -296,3 +296,25 @@ def test_events_and_actions_list_who_emits_them_and_who_listens(
     changes = _impact(write_ruleset, write_variant, ops)
     assert changes["events paid"].used_by == ["action pay", "trigger thanks"]
     assert changes["actions wait"].used_by == ["trigger after_wait", "flow"]
+
+
+@pytest.mark.parametrize("operation", ["set", "adjust"])
+def test_a_list_item_set_by_index_is_credited_to_the_variant_not_the_module(
+    operation: str, write_variant: WriteVariant
+) -> None:
+    """Setting one item of a list a module wrote (``harbor_costs.1``): the new value (a plain
+    number, with no position of its own) is located in the variant that set it."""
+    value = "2" if operation == "set" else '"old + 1"'
+    path = write_variant(
+        "variant: house\nruleset: el_capitan\n"
+        + f"{operation}:\n  components.city.items.lisboa.harbor_costs.1: {value}\n"
+    )
+    left = diff.Side("el_capitan", modules=["lisboa"])
+    right = diff.Side("el_capitan", modules=["lisboa"], variants=[str(path)])
+    changes = {(c.section, c.name): c for c in diff.diff_sides(left, right).changes}
+    change = changes[("components", "city.lisboa.harbor_costs")]
+    assert (change.old, change.new) == ([0, 1], [0, 2])
+    assert change.new_at == f"{path}:4"
+    module = Path(__file__).resolve().parents[2] / "rulesets/el_capitan/modules/lisboa.yaml"
+    line = next(n for n, t in enumerate(module.read_text().splitlines(), 1) if "harbor_costs:" in t)
+    assert change.old_at is not None and change.old_at.endswith(f"modules/lisboa.yaml:{line}")

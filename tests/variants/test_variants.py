@@ -85,6 +85,21 @@ def test_replacing_an_action_changes_its_legal_moves(write_variant: WriteVariant
     )
 
 
+def test_a_replaced_action_keeps_its_doc_and_cite_unless_it_gives_its_own(
+    write_variant: WriteVariant,
+) -> None:
+    body = '      params: {cell: "[c for c in cells if c.mark == none]"}\n      effect: cell.mark = me\n'
+    path = write_variant(HEADER + "replace:\n  actions:\n    place:\n" + body + "      ends_turn: true\n")
+    place = load_program("tic_tac_toe", variants=[str(path)]).rules.actions["place"]
+    assert (place.doc, place.cite) == ("Mark an empty cell.", "Rules: a turn")
+    own = write_variant(
+        HEADER + "replace:\n  actions:\n    place:\n" + body + "      ends_turn: true\n      cite: House 1\n",
+        "own",
+    )
+    place = load_program("tic_tac_toe", variants=[str(own)]).rules.actions["place"]
+    assert (place.doc, place.cite) == ("Mark an empty cell.", "House 1")
+
+
 def test_remove_trigger_means_nobody_wins(write_variant: WriteVariant) -> None:
     path = write_variant(HEADER + "remove: [triggers.three_in_a_row]\n")
     assert _play([str(path)], DIAGONAL) == (False, [0, 0])

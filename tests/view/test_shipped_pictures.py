@@ -181,3 +181,19 @@ def test_el_capitan_sites_and_fortress_spaces_are_clickable_only_in_the_city_of_
             "ref" not in s.props
             for s in _shapes(other, "tracks", "rect") + _shapes(other, "fortresses", "rect")
         )
+
+
+def test_el_caballero_heading_names_the_player_choosing_a_power_card_in_every_round() -> None:
+    """From round 2 on the last round's active player is still recorded: the heading must name
+    the player who chooses now, not her."""
+    game = load_game("el_caballero", players=3)
+    state = game.new_initial_state(seed=3)
+    rng = random.Random(1)
+    rounds_seen: set[str] = set()
+    while not state.is_terminal():
+        if any(a.name == "play_power" for a in state.legal_actions()):
+            heading = _shapes(draw(state), "heading", "text")[0].props["text"]
+            assert f"P{state.current_player() + 1} chooses a power card" in heading, heading
+            rounds_seen.add(heading.split(" of ")[0])
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert len(rounds_seen) > 1  # the choice was seen in more than the first round

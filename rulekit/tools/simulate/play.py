@@ -10,6 +10,7 @@ from typing import Any
 from attrs import define, field
 
 from rulekit.engine.game import Game
+from rulekit.tools.options import ruleset_label
 from rulekit.tools.runner import GameRecord, GameTask, ResultsDB, play_all
 from rulekit.tools.simulate.intervals import intervals_overlap, mean_interval, mean_or_none, wilson_interval
 
@@ -23,7 +24,7 @@ class Config:
     variants: list[str] = field(factory=list)
 
     def describe(self) -> str:
-        text = self.ruleset
+        text = ruleset_label(self.ruleset)
         if self.modules:
             text += " with " + ", ".join(self.modules)
         if self.variants:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rulekit.tools.bots import describe_bots
+from rulekit.tools.options import ruleset_label
 from rulekit.tools.simulate.intervals import mean_or_none
 from rulekit.tools.simulate.play import SeatResult, Simulation, differences
 
@@ -29,7 +30,7 @@ def render(sims: Sequence[Simulation]) -> str:
     )
     bots = describe_bots(first.bot, first.players)
     lines = [
-        f"{first.config.ruleset}: {first.players} players, {played}, {bots}, "
+        f"{ruleset_label(first.config.ruleset)}: {first.players} players, {played}, {bots}, "
         f"at most {first.max_actions} actions a game",
     ]
     if len(sims) > 1:

@@ -1,0 +1,91 @@
+"""Nim (rulesets/nim) is OpenSpiel's ``nim``, state for state.
+
+Both games are played in lockstep through OpenSpiel's API (rulekit's through its adapter): at
+every state the player to move, the terminal flag and the legal actions (rulekit's
+``take(P, N)`` is OpenSpiel's ``pile:P, take:N;``) and at the end the returns must agree; in
+misère (the default, as OpenSpiel's) and in normal play, with OpenSpiel's default piles and
+with other ones.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ecosystem.extras import require
+
+pyspiel = require("pyspiel", "openspiel")
+
+from rulekit import openspiel as rk  # noqa: E402
+from rulekit.load import load_game  # noqa: E402
+
+NIM = Path(__file__).resolve().parents[2] / "rulesets" / "nim"
+
+
+def _theirs_text(ours_text: str) -> str:
+    found = re.fullmatch(r"take\((\d+), (\d+)\)", ours_text)
+    assert found, ours_text
+    return f"pile:{found[1]}, take:{found[2]};"
+
+
+def _lockstep(ours: Any, theirs: Any, seed: int) -> int:
+    rng = random.Random(seed)
+    a, b = ours.new_initial_state(), theirs.new_initial_state()
+    compared = 0
+    while True:
+        compared += 1
+        assert a.is_terminal() == b.is_terminal()
+        if b.is_terminal():
+            assert a.returns() == b.returns()
+            return compared
+        assert a.current_player() == b.current_player()
+        mine = {_theirs_text(a.action_to_string(x)): x for x in a.legal_actions()}
+        offered = {b.action_to_string(x): x for x in b.legal_actions()}
+        assert set(mine) == set(offered)
+        text = rng.choice(sorted(mine))
+        a.apply_action(mine[text])
+        b.apply_action(offered[text])
+
+
+def _variant(tmp_path: Path, piles: list[int], misere: bool) -> str:
+    path = tmp_path / "piles.yaml"
+    path.write_text(
+        f"variant: piles\nruleset: nim\nset:\n  constants.PILES: {piles}\n"
+        f"  constants.MISERE: {str(misere).lower()}\n",
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+@pytest.mark.parametrize("seed", range(50))
+def test_a_random_game_matches_openspiel_nim(seed: int) -> None:
+    ours, theirs = rk.register("nim"), pyspiel.load_game("nim")
+    assert _lockstep(ours, theirs, seed) > 1
+
+
+@pytest.mark.parametrize(("piles", "misere"), [([2, 3], False), ([4, 1, 6], True), ([9], False)])
+def test_other_piles_and_normal_play_match_openspiel_nim(
+    tmp_path: Path, piles: list[int], misere: bool
+) -> None:
+    ours = rk.register("nim", variants=[_variant(tmp_path, piles, misere)])
+    sizes = ";".join(str(n) for n in piles)
+    theirs = pyspiel.load_game("nim", {"pile_sizes": sizes, "is_misere": misere})
+    for seed in range(20):
+        _lockstep(ours, theirs, seed)
+
+
+@pytest.mark.slow
+def test_a_thousand_random_games_match_openspiel_nim() -> None:
+    ours, theirs = rk.register("nim"), pyspiel.load_game("nim")
+    assert sum(_lockstep(ours, theirs, seed) for seed in range(50, 1050)) > 1000
+
+
+def test_the_normal_variant_lets_the_last_taker_win() -> None:
+    state = load_game(str(NIM), 2, variants=["normal"]).new_initial_state(0)
+    for text in ["take(1, 1)", "take(2, 3)", "take(3, 5)", "take(4, 7)"]:
+        state.apply_action(text)
+    assert state.is_terminal() and state.winners() == [1]
