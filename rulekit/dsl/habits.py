@@ -41,6 +41,8 @@ FUNCTIONS = {
     "size": "len(items)",
     "count": "len(items) for a list's length, count_of(items, item) for how often item occurs",
     "print": "note(text)",
+    "max": "greatest(a, b) for the larger of two values, max(x for x in items) for a list's largest",
+    "min": "least(a, b) for the smaller of two values, min(x for x in items) for a list's smallest",
 }
 
 _METHOD_BEFORE = re.compile(r"((?:[A-Za-z_][\w]*|[\])])(?:[\w.\[\]()]*?))\s*\.\s*([A-Za-z_]\w*)\s*$")
