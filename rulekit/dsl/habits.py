@@ -9,7 +9,14 @@ from __future__ import annotations
 import re
 
 #: Python's (and YAML's, JSON's) constants, by the DSL's literal.
-LITERALS = {"True": "true", "False": "false", "None": "none", "null": "none", "TRUE": "true", "FALSE": "false"}
+LITERALS = {
+    "True": "true",
+    "False": "false",
+    "None": "none",
+    "null": "none",
+    "TRUE": "true",
+    "FALSE": "false",
+}
 
 #: Characters the DSL has no use for, by the word it writes instead.
 _OPERATORS = {

@@ -305,7 +305,10 @@ def _syntax_error(error: UnexpectedInput, text: str, origin: Origin) -> DslSynta
         line, column = _end_of_text(text)
         message = "this value was cut at a ',' by YAML"
         expected = set()
-        hint = "in a YAML flow collection ({...} or [...]) a ',' ends the value: quote this value, or use a block mapping"
+        hint = (
+            "in a YAML flow collection ({...} or [...]) a ',' ends the value: "
+            "quote this value, or use a block mapping"
+        )
         width = 1
     if (
         hint is None

@@ -30,9 +30,7 @@ def _location(diagnostic: Diagnostic) -> dict[str, Any]:
     return {"file": span.file, "line": span.line, "column": span.column, "end": end}
 
 
-def check_json(
-    ruleset: str, diagnostics: Sequence[Diagnostic], fingerprint: str | None = None
-) -> str:
+def check_json(ruleset: str, diagnostics: Sequence[Diagnostic], fingerprint: str | None = None) -> str:
     """The ``--format json`` document: the ruleset, whether it passed, each diagnostic."""
     document = {
         "version": JSON_VERSION,

@@ -14,7 +14,6 @@ from typing import Any
 from rulekit.rules.compose import fingerprint, plain_data
 from rulekit.rules.yaml_source import span_of
 
-
 #: The width the listing's lines are wrapped at.
 WIDTH = 100
 

@@ -31,7 +31,8 @@ CASES = {
     "||": (REQUIRE, '"me.coins >= amount || amount > 0"', "||", "write 'or'"),
     "else if": (
         EFFECT,
-        "|\n      if amount > 1:\n          transfer(amount, me, bank)\n      else if amount > 0:\n          pass",
+        "|\n      if amount > 1:\n          transfer(amount, me, bank)\n"
+        "      else if amount > 0:\n          pass",
         "else if",
         "write 'elif condition:'",
     ),
@@ -96,7 +97,9 @@ def test_a_value_cut_at_a_comma_says_so_instead_of_an_unclosed_bracket(
     write_ruleset: Callable[..., Path],
 ) -> None:
     """The message names the cut; the rest of the value (read as a key) gets the same advice."""
-    text = TINY.replace(REQUIREMENT, "      - {if: greatest(me.coins, amount) >= amount, else: too poor}\n", 1)
+    text = TINY.replace(
+        REQUIREMENT, "      - {if: greatest(me.coins, amount) >= amount, else: too poor}\n", 1
+    )
     _, diagnostics = _diagnostics(write_ruleset, text)
     assert diagnostics[0].message == "this value was cut at a ',' by YAML"
     assert "never closed" not in (diagnostics[0].hint or "")
@@ -107,7 +110,9 @@ def test_a_value_cut_at_a_comma_says_so_instead_of_an_unclosed_bracket(
 
 def test_quoted_flow_values_and_block_mappings_load(write_ruleset: Callable[..., Path]) -> None:
     """What the hint advises works: the same requirement quoted in a flow mapping, or as a block."""
-    quoted = TINY.replace(REQUIREMENT, '      - {if: "greatest(me.coins, amount) >= amount", else: too poor}\n', 1)
+    quoted = TINY.replace(
+        REQUIREMENT, '      - {if: "greatest(me.coins, amount) >= amount", else: too poor}\n', 1
+    )
     load_program(str(write_ruleset(quoted, name="quoted")))
     block = TINY.replace(REQUIRE, "greatest(me.coins, amount) >= amount", 1)
     load_program(str(write_ruleset(block, name="block")))
