@@ -18,7 +18,7 @@ from rulekit.compiler.scope import Context
 from rulekit.dsl import ast, habits
 from rulekit.dsl import types as t
 from rulekit.dsl.names import is_name
-from rulekit.dsl.printer import loop_target
+from rulekit.dsl.printer import loop_target, print_expr
 from rulekit.dsl.types import Type
 from rulekit.errors import did_you_mean
 from rulekit.runtime.builtins import BUILTINS, PLAYER_BUILTINS, VALUE_EFFECTS
@@ -195,7 +195,7 @@ class NameGen(CodeGenBase):
         self.error(
             f"{article(subject_type)} has no attribute '{name}'",
             node,
-            hint=habits.attribute_hint(name) if subject_type.is_list else None,
+            hint=habits.attribute_hint(name, print_expr(subject)) if subject_type.is_list else None,
         )
         return "None", t.ANY, None
 

@@ -28,8 +28,8 @@ _OPERATORS = {
 
 #: Python methods (and attributes) by the DSL built-in that does the same, as a format of the subject.
 _METHODS = {
-    "append": "append({0}, item), a new list (in an effect: OWNER.FIELD += [item])",
-    "extend": "{0} + more, a new list (in an effect: OWNER.FIELD += more)",
+    "append": "append({0}, item), a new list (in an effect, to change the field: {0} += [item])",
+    "extend": "{0} + more, a new list (in an effect, to change the field: {0} += more)",
     "count": "count_of({0}, item)",
     "index": "index_of({0}, item)",
     "remove": "without({0}, item), a new list",
@@ -77,12 +77,12 @@ def method_hint(before: str) -> tuple[str, int] | None:
     return f"the DSL has no methods: write {spelling.format(subject)}", len(before) - match.start(2)
 
 
-def attribute_hint(name: str) -> str | None:
-    """The hint for ``items.name`` on a list (``.length``, ``.size``, ``.count``)."""
+def attribute_hint(name: str, subject: str) -> str | None:
+    """The hint for ``subject.name`` on a list (``.length``, ``.size``, ``.count``)."""
     if name in ("len", "length", "size", "count", "__len__"):
-        return "the DSL has no methods or properties: write len(items) for a list's length"
+        return f"the DSL has no methods or properties: write len({subject}) for the list's length"
     if name in _METHODS:
-        return "the DSL has no methods: write " + _METHODS[name].format("items")
+        return "the DSL has no methods: write " + _METHODS[name].format(subject)
     return None
 
 

@@ -296,8 +296,9 @@ def _syntax_error(error: UnexpectedInput, text: str, origin: Origin) -> DslSynta
         message = "syntax error"
     hint = _hint(text, message)
     habit = _habit(error, text, line, column)
-    if habit is not None:
+    if habit is not None:  # the hint says what to write: the parser's alternatives are noise
         hint, column, width = habit
+        expected = set()
     else:
         width = 1
     if origin.flow and _unbalanced(text):

@@ -39,7 +39,7 @@ CASES = {
     "field without me.": (REQUIRE, '"coins >= amount"', "coins", "add 'me.': me.coins"),
     "game field without game.": (REQUIRE, '"round >= amount"', "round", "add 'game.': game.round"),
     "length(x)": (REQUIRE, '"length(me.hand) > 0"', "length(me.hand)", "len(items)"),
-    "x.length": (REQUIRE, '"me.hand.length > 0"', "me.hand.length", "len(items)"),
+    "x.length": (REQUIRE, '"me.hand.length > 0"', "me.hand.length", "write len(me.hand)"),
     "count(list)": (REQUIRE, '"count(me.hand) > 0"', "count(me.hand)", "count_of(items, item)"),
     "max(a, b)": (REQUIRE, '"max(me.coins, 1) >= amount"', "max(me.coins, 1)", "greatest(a, b)"),
     "flow mapping": (
