@@ -52,7 +52,8 @@ FUNCTIONS = {
     "min": "least(a, b) for the smaller of two values, min(x for x in items) for a list's smallest",
 }
 
-_METHOD_BEFORE = re.compile(r"((?:[A-Za-z_][\w]*|[\])])(?:[\w.\[\]()]*?))\s*\.\s*([A-Za-z_]\w*)\s*$")
+_NAME_AT_END = re.compile(r"[A-Za-z_]\w*$")
+_SUBJECT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
 
 
 def operator_hint(char: str) -> str | None:
@@ -63,18 +64,43 @@ def operator_hint(char: str) -> str | None:
 def method_hint(before: str) -> tuple[str, int] | None:
     """For a ``(`` refused right after ``before`` (the text of its line up to it), when
     ``before`` ends in ``subject.method``: the hint and how many characters back the method's
-    name starts."""
-    match = _METHOD_BEFORE.search(before)
-    if match is None:
+    name starts.  Linear in the line's length (the text may be hostile)."""
+    text = before.rstrip()
+    name = _NAME_AT_END.search(text[-200:])
+    if name is None:
         return None
-    subject, method = match.group(1), match.group(2)
+    method = name.group()
+    head = text[: len(text) - len(method)].rstrip()
+    if not head.endswith("."):
+        return None
+    subject = _subject(head[:-1].rstrip()) or "x"
+    back = len(before) - (len(text) - len(method))
     spelling = _METHODS.get(method)
     if spelling is None:
-        return (
-            f"the DSL has no methods: call a built-in with the value first, {method}({subject}, ...)",
-            len(before) - match.start(2),
-        )
-    return f"the DSL has no methods: write {spelling.format(subject)}", len(before) - match.start(2)
+        return f"the DSL has no methods: call a built-in with the value first, {method}({subject}, ...)", back
+    return f"the DSL has no methods: write {spelling.format(subject)}", back
+
+
+def _subject(head: str, longest: int = 60) -> str | None:
+    """The expression ``head`` ends with (``me.hand``, ``f(x, y)``, ``cards[0]``), if it is at
+    most ``longest`` characters long: names, dots and balanced brackets, read backwards."""
+    depth = 0
+    start = len(head)
+    while start > 0 and len(head) - start < longest:
+        char = head[start - 1]
+        if char in ")]":
+            depth += 1
+        elif char in "([":
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and char not in _SUBJECT_CHARS:
+            break
+        start -= 1
+    subject = head[start:]
+    if depth or not subject or subject[0] in "." or (start > 0 and len(head) - start >= longest):
+        return None
+    return subject
 
 
 def attribute_hint(name: str, subject: str) -> str | None:
