@@ -161,6 +161,12 @@ def build_parser(*, plugins: bool = True) -> tuple[argparse.ArgumentParser, dict
         help="check every allowed combination of the ruleset's modules (with the given variants) "
         "and play a short random game with each",
     )
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "sarif"),
+        default="text",
+        help="text (default), or the diagnostics as JSON or SARIF 2.1.0 on stdout",
+    )
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser("play", help="play a game with bots (and optionally a person)")
@@ -241,7 +247,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         if args.modules:
             raise UsageError(Diagnostic("--all-combinations chooses the modules itself; drop --with"))
+        if args.format != "text":
+            raise UsageError(Diagnostic("--all-combinations prints text only; drop --format"))
         return run_all_combinations(args.ruleset, args.variants)
+    if args.format != "text":
+        return _check_for_machines(args)
     program = load_program(args.ruleset, module_names(args.modules), args.variants)
     compile_display(program)
     compile_view(program)
@@ -260,6 +270,26 @@ def cmd_check(args: argparse.Namespace) -> int:
         f"{rules.min_players}-{rules.max_players} players{modules}{variants}"
     )
     return 0
+
+
+def _check_for_machines(args: argparse.Namespace) -> int:
+    """``check --format json|sarif``: every diagnostic on stdout; exit 1 if there is an error."""
+    from rulekit.tools.diagnostics_format import check_json, check_sarif
+
+    diagnostics: tuple[Diagnostic, ...] = ()
+    fingerprint = None
+    try:
+        program = load_program(args.ruleset, module_names(args.modules), args.variants)
+        compile_display(program)
+        compile_view(program)
+        fingerprint = program.fingerprint
+    except RulekitError as error:
+        diagnostics = error.diagnostics
+    if args.format == "json":
+        print(check_json(args.ruleset, diagnostics, fingerprint))
+    else:
+        print(check_sarif(diagnostics, _version()))
+    return 1 if any(d.severity == "error" for d in diagnostics) else 0
 
 
 def _source_of(ruleset: str) -> str | None:

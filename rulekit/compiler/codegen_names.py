@@ -15,10 +15,10 @@ from rulekit.compiler.codegen_support import (
     as_text,
 )
 from rulekit.compiler.scope import Context
-from rulekit.dsl import ast
+from rulekit.dsl import ast, habits
 from rulekit.dsl import types as t
 from rulekit.dsl.names import is_name
-from rulekit.dsl.printer import loop_target
+from rulekit.dsl.printer import loop_target, print_expr
 from rulekit.dsl.types import Type
 from rulekit.errors import did_you_mean
 from rulekit.runtime.builtins import BUILTINS, PLAYER_BUILTINS, VALUE_EFFECTS
@@ -78,8 +78,24 @@ class NameGen(CodeGenBase):
                 f"unknown name '{name}'", node, hint=f"a {decl.name} is written {decl.collection}.{name}"
             )
         else:
-            self.error(f"unknown name '{name}'", node, hint=did_you_mean(name, candidates))
+            self.error(
+                f"unknown name '{name}'",
+                node,
+                hint=habits.literal_hint(name)
+                or self.field_hint(name, ctx)
+                or did_you_mean(name, candidates),
+            )
         return "None", t.ANY
+
+    def field_hint(self, name: str, ctx: Context) -> str | None:
+        """``add 'me.'`` for a player field written bare (``money`` for ``me.money``), and so
+        for a game or turn field."""
+        if ctx.me and name in self.field_types["player"]:
+            return f"add 'me.': me.{name} is the acting player's field"
+        for owner in ("game", "turn"):
+            if name in self.field_types[owner]:
+                return f"add '{owner}.': {owner}.{name} is a {owner} field"
+        return None
 
     def constant(self, name: str) -> str:
         value = self.rules.constants[name].value
@@ -176,7 +192,11 @@ class NameGen(CodeGenBase):
             return f"B_get({subject_code}, {emit.literal(name)})", field_type, None
         if subject_type.is_map or subject_type == t.ANY:
             return f"B_get({subject_code}, {emit.literal(name)})", t.ANY, None
-        self.error(f"{article(subject_type)} has no attribute '{name}'", node)
+        self.error(
+            f"{article(subject_type)} has no attribute '{name}'",
+            node,
+            hint=habits.attribute_hint(name, print_expr(subject)) if subject_type.is_list else None,
+        )
         return "None", t.ANY, None
 
     def _expr_Index(self, node: ast.Index, ctx: Context) -> tuple[str, Type]:
@@ -228,12 +248,17 @@ class NameGen(CodeGenBase):
         builtin = BUILTINS.get(name)
         if builtin is None:
             if name in AGGREGATES:
-                self.error(f"{name}(...) takes a generator: {name}(x for x in xs)", node)
+                self.error(
+                    f"{name}(...) takes a generator: {name}(x for x in xs)",
+                    node,
+                    hint=habits.function_hint(name),
+                )
             else:
                 self.error(
                     f"unknown function '{name}'",
                     node,
-                    hint=did_you_mean(name, [*BUILTINS, *self.rules.functions, *AGGREGATES]),
+                    hint=habits.function_hint(name)
+                    or did_you_mean(name, [*BUILTINS, *self.rules.functions, *AGGREGATES]),
                 )
             return "None", t.ANY
         if builtin.effect and not (ctx.effects and name in VALUE_EFFECTS):
@@ -345,6 +370,13 @@ class NameGen(CodeGenBase):
                         self.error(f"cannot take {article(each)} apart into {loop_target(var)}", iterable)
                     py = "(" + "".join(ctx.bind(name, t.ANY) + ", " for name in var) + ")"
                 parts.append(f"for {py} in {emit.step_iter(code)}")
+            for name, value in comp.bindings:  # where n = v: a loop over the one value
+                self.in_iterable += 1
+                try:
+                    code, type_ = self.expr(value, ctx)
+                finally:
+                    self.in_iterable -= 1
+                parts.append(f"for {ctx.bind(name, type_)} in ({code},)")
             if comp.condition is not None:
                 cond, ctype = self.expr(comp.condition, ctx)
                 self.expect(t.BOOL, ctype, comp.condition, "a condition")

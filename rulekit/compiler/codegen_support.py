@@ -102,6 +102,7 @@ def bound_names(node: Any) -> set[str]:
         current = stack.pop()
         if isinstance(current, ast.Comprehension):
             found.update(name for var, _ in current.loops for name in loop_names(var))
+            found.update(name for name, _ in current.bindings)
         elif isinstance(current, ast.LetIn | ast.Where | ast.Let):
             found.add(current.name)
         elif isinstance(current, ast.For):

@@ -74,17 +74,21 @@ class Call:
 
 @frozen
 class Comprehension:
-    """``expr for x in xs [for y in ys] [if cond] [by key]``.
+    """``expr for x in xs [for y in ys] [where n = v] [if cond] [by key]``.
 
     Used inside ``[...]`` (a list) and as the single argument of an aggregate
     such as ``sum(...)``, ``count(...)`` or ``rank(...)``.  A loop's target is a
     name, or a tuple of names that takes each element apart (``for (cell, part) in region``).
+    ``bindings`` (the ``where`` clauses, before or after the ``if``) are computed in order for
+    each element, after the loops: the condition, the key, the element and the later bindings
+    see them.
     """
 
     element: Expr
     loops: tuple[tuple[str | tuple[str, ...], Expr], ...]
     condition: Expr | None = None
     key: Expr | None = None
+    bindings: tuple[tuple[str, Expr], ...] = ()
     span: Span = _span()
 
 

@@ -28,7 +28,7 @@ from lark.exceptions import (
 from lark.indenter import DedentError, Indenter
 
 from rulekit.cachedir import cache_dir
-from rulekit.dsl import ast
+from rulekit.dsl import ast, habits
 from rulekit.dsl.transform import Origin as Origin
 from rulekit.dsl.transform import ToAst
 from rulekit.errors import Diagnostic, DslSyntaxError, RulekitError, Span, remember_source
@@ -295,6 +295,22 @@ def _syntax_error(error: UnexpectedInput, text: str, origin: Origin) -> DslSynta
     else:  # pragma: no cover - lark has no other subclasses
         message = "syntax error"
     hint = _hint(text, message)
+    habit = _habit(error, text, line, column)
+    if habit is not None:  # the hint says what to write: the parser's alternatives are noise
+        hint, column, width = habit
+        expected = set()
+    else:
+        width = 1
+    if origin.flow and _unbalanced(text):
+        # YAML ended a plain scalar in a flow collection at a ',': the rest is another entry
+        line, column = _end_of_text(text)
+        message = "this value was cut at a ',' by YAML"
+        expected = set()
+        hint = (
+            "in a YAML flow collection ({...} or [...]) a ',' ends the value: "
+            "quote this value, or use a block mapping"
+        )
+        width = 1
     if (
         hint is None
         and isinstance(error, UnexpectedToken)
@@ -304,8 +320,45 @@ def _syntax_error(error: UnexpectedInput, text: str, origin: Origin) -> DslSynta
     ):
         hint = "in 'let name = value in body', put a value with a comparison, and/or or if/else in (...)"
     file_line, file_column = origin.locate(line, column)
-    span = Span(origin.file, file_line, file_column, file_line, file_column + 1)
+    span = Span(origin.file, file_line, file_column, file_line, file_column + width)
     return DslSyntaxError(Diagnostic(message, span, tuple(sorted(expected)), hint))
+
+
+def _habit(error: UnexpectedInput, text: str, line: int, column: int) -> tuple[str, int, int] | None:
+    """A Python habit's hint, and the column and width to point at (the method's name for
+    ``x.append(y)``)."""
+    lines = text.split("\n")
+    before = lines[line - 1][: column - 1] if 1 <= line <= len(lines) else ""
+    if isinstance(error, UnexpectedCharacters):
+        hint = habits.operator_hint(error.char)
+        return None if hint is None else (hint, column, 1)
+    if not isinstance(error, UnexpectedToken):
+        return None
+    token = str(error.token)
+    if token == "(":
+        method = habits.method_hint(before)
+        if method is not None:
+            hint, back = method
+            return hint, column - back, len(before.rstrip()) - (len(before) - back)
+    if token == "if":
+        hint = habits.else_if_hint(before)
+        if hint is not None:
+            start = before.rstrip().rfind("else")
+            return hint, start + 1, column + 2 - (start + 1)
+    if token == "is":
+        return "write '==' or '!=' (the DSL has no 'is')", column, 2
+    return None
+
+
+def _unbalanced(text: str) -> bool:
+    """Whether a bracket opened in ``text`` is never closed (outside strings)."""
+    depth = 0
+    for char in re.sub(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'', "", text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+    return depth > 0
 
 
 #: Words that bind more loosely than a let value may (it is an arithmetic expression).
@@ -325,8 +378,6 @@ def _hint(text: str, message: str) -> str | None:
         return "a '(' is never closed"
     if text.count("[") > text.count("]"):
         return "a '[' is never closed"
-    if "'/'" in message:
-        return "use '//' for division rounded down, or half(x)"
     if message == "unexpected indentation":
         return "only the body of an if, elif, else or for is indented"
     return None

@@ -154,6 +154,7 @@ def loop_names(var: str | tuple[str, ...]) -> tuple[str, ...]:
 def _comprehension(comp: ast.Comprehension) -> str:
     parts = [_expr(comp.element, _LET)]
     parts += [f"for {loop_target(var)} in {_expr(iterable, _OR)}" for var, iterable in comp.loops]
+    parts += [f"where {name} = {_expr(value, _OR)}" for name, value in comp.bindings]
     if comp.condition is not None:
         parts.append(f"if {_expr(comp.condition, _OR)}")
     if comp.key is not None:

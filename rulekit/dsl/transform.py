@@ -28,6 +28,8 @@ class Origin:
     scalar, whose escapes (``\\n``, ``\\"``, ``''``) and folded lines make the snippet
     differ from its source, has ``points``: ``(snippet line, snippet column, file line,
     file column)`` wherever the text stops following its source one character for one.
+    ``flow``: a plain scalar inside a YAML flow collection (``{...}``, ``[...]``), which a
+    ``,`` ends.
     """
 
     file: str = "<string>"
@@ -36,6 +38,7 @@ class Origin:
     continuation_column: int = 1
     segments: tuple[tuple[int, int, int], ...] = ()
     points: tuple[tuple[int, int, int, int], ...] = ()
+    flow: bool = False
 
     def locate(self, line: int, column: int) -> tuple[int, int]:
         if self.points:
@@ -61,6 +64,7 @@ class Origin:
             self.continuation_column,
             tuple((offset + width, line, column) for offset, line, column in self.segments),
             tuple((sl, sc + width if sl == 1 else sc, fl, fc) for sl, sc, fl, fc in self.points),
+            self.flow,
         )
 
 
@@ -262,17 +266,23 @@ class ToAst(Transformer[Token, Any]):
     def comprehension(self, meta: Any, c: list[Any]) -> ast.Comprehension:
         element, *rest = c
         loops = []
+        bindings = []
         condition = key = None
         for part in rest:
             if part is None:
                 continue
             if part[0] == "for":
                 loops.append((part[1], part[2]))
+            elif part[0] == "where":
+                bindings.append((part[1], part[2]))
             elif part[0] == "if":
                 condition = part[1]
+                bindings.extend(part[2])
             else:
                 key = part[1]
-        return ast.Comprehension(element, tuple(loops), condition, key, span=self._span(meta))
+        return ast.Comprehension(
+            element, tuple(loops), condition, key, tuple(bindings), span=self._span(meta)
+        )
 
     def for_clause(self, meta: Any, c: list[Any]) -> tuple[str, str | tuple[str, ...], Any]:
         *names, iterable = c
@@ -280,8 +290,11 @@ class ToAst(Transformer[Token, Any]):
             return ("for", str(names[0]), iterable)
         return ("for", tuple(str(n) for n in names), iterable)  # for (cell, part) in region
 
-    def if_clause(self, meta: Any, c: list[Any]) -> tuple[str, Any]:
-        return ("if", c[0])
+    def where_clause(self, meta: Any, c: list[Any]) -> tuple[str, str, Any]:
+        return ("where", str(c[0]), c[1])
+
+    def if_clause(self, meta: Any, c: list[Any]) -> tuple[str, Any, list[tuple[str, Any]]]:
+        return ("if", c[0], [(w[1], w[2]) for w in c[1:]])
 
     def by_clause(self, meta: Any, c: list[Any]) -> tuple[str, Any]:
         return ("by", c[0])

@@ -269,7 +269,7 @@ class Structurer:
                 self.error(
                     f"unknown {shape.what} key '{name}'",
                     key_span,
-                    did_you_mean(str(name), shape.names),
+                    _cut_at_comma(name) or did_you_mean(str(name), shape.names),
                     shape.names,
                 )
                 continue
@@ -323,3 +323,15 @@ def _plain_repr(raw: Any) -> str:
     if isinstance(raw, list):
         return "a list"
     return repr(raw)
+
+
+def _cut_at_comma(key: Any) -> str | None:
+    """The hint for a key that is the rest of a value YAML cut at a ',' in a flow mapping
+    (``{if: max(a, b) > 0}`` reads as ``if: max(a`` and a key ``b) > 0``)."""
+    origin = getattr(key, "origin", None)
+    if origin is None or not origin.flow:
+        return None
+    text = str(key)
+    if sum(text.count(c) for c in ")]}") <= sum(text.count(c) for c in "([{"):
+        return None
+    return "this is the rest of a value YAML cut at a ',': quote that value, or use a block mapping"

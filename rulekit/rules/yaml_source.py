@@ -63,7 +63,7 @@ def _span(file: str, node: yaml.Node) -> Span:
     return Span(file, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
 
 
-def _scalar_origin(file: str, node: yaml.ScalarNode, lines: list[str]) -> Origin:
+def _scalar_origin(file: str, node: yaml.ScalarNode, lines: list[str], flow: bool = False) -> Origin:
     mark, end = node.start_mark, node.end_mark
     line, column = mark.line + 1, mark.column + 1
     style = node.style
@@ -97,8 +97,8 @@ def _scalar_origin(file: str, node: yaml.ScalarNode, lines: list[str]) -> Origin
             raw = lines[r][: end.column] if r == end.line else lines[r]
             stripped = raw.lstrip()
             rows.append((r + 1, len(raw) - len(stripped) + 1, stripped.rstrip()))
-        return Origin(file, line, column, column, _folded(str(node.value), rows))
-    return Origin(file, line, column, column)
+        return Origin(file, line, column, column, _folded(str(node.value), rows), flow=flow)
+    return Origin(file, line, column, column, flow=flow)
 
 
 def _folded(value: str, rows: list[tuple[int, int, str]]) -> tuple[tuple[int, int, int], ...]:
@@ -251,8 +251,14 @@ _STANDARD_TAGS = frozenset(
 
 
 def _convert(
-    file: str, node: yaml.Node, lines: list[str], depth: int = 0, count: list[int] | None = None
+    file: str,
+    node: yaml.Node,
+    lines: list[str],
+    depth: int = 0,
+    count: list[int] | None = None,
+    flow: bool = False,
 ) -> Any:
+    # ``flow``: the node is an entry of a flow collection ({...}, [...]), whose plain scalars a ',' ends
     # Limits: nesting (a self-referencing alias nests forever) and values made, counting an
     # alias each time it is used (a "billion laughs" file is small but expands hugely).
     count = count if count is not None else [0]
@@ -289,7 +295,7 @@ def _convert(
         result.span = _span(file, node)
         result.key_spans = {}
         for key_node, value_node in node.value:
-            key = _convert(file, key_node, lines, depth + 1, count)
+            key = _convert(file, key_node, lines, depth + 1, count, bool(node.flow_style))
             if isinstance(key, list | dict):
                 raise RulesetError(Diagnostic("a mapping key must be a scalar", _span(file, key_node)))
             if key in result:
@@ -301,11 +307,13 @@ def _convert(
                         hint=f"'{key}' is already set on line {first.line}; a mapping holds each key once",
                     )
                 )
-            result[key] = _convert(file, value_node, lines, depth + 1, count)
+            result[key] = _convert(file, value_node, lines, depth + 1, count, bool(node.flow_style))
             result.key_spans[key] = _span(file, key_node)
         return result
     if isinstance(node, yaml.SequenceNode):
-        seq = LocList(_convert(file, item, lines, depth + 1, count) for item in node.value)
+        seq = LocList(
+            _convert(file, item, lines, depth + 1, count, bool(node.flow_style)) for item in node.value
+        )
         seq.span = _span(file, node)
         return seq
     assert isinstance(node, yaml.ScalarNode)
@@ -315,7 +323,7 @@ def _convert(
         raise RulesetError(Diagnostic("a lone surrogate (\\ud800-\\udfff) is not text", _span(file, node)))
     tag = node.tag
     if tag == "tag:yaml.org,2002:str" or node.style in ("'", '"', "|", ">"):
-        return LocStr(str(value), _span(file, node), _scalar_origin(file, node, lines))
+        return LocStr(str(value), _span(file, node), _scalar_origin(file, node, lines, flow))
     try:
         resolved = _CONSTRUCTOR.construct_object(node)
     except ValueError:  # e.g. more digits than Python converts (sys.get_int_max_str_digits)
@@ -325,7 +333,7 @@ def _convert(
             Diagnostic("numbers must be finite (.inf and .nan are not allowed)", _span(file, node))
         )
     if isinstance(resolved, str):
-        return LocStr(resolved, _span(file, node), _scalar_origin(file, node, lines))
+        return LocStr(resolved, _span(file, node), _scalar_origin(file, node, lines, flow))
     return resolved
 
 

@@ -1,8 +1,12 @@
 """``rulekit rules``: a listing of a ruleset (actions, triggers, modules, constants, functions,
-events, invariants), marking what a chosen module added, overrode or removed, with its file:line."""
+events, invariants), marking what a chosen module added, overrode or removed, with its file:line.
+
+Rule text is shown whole: a line longer than :data:`WIDTH` is wrapped at spaces, its
+continuation lines indented under it."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -10,10 +14,29 @@ from typing import Any
 from rulekit.rules.compose import fingerprint, plain_data
 from rulekit.rules.yaml_source import span_of
 
+#: The width the listing's lines are wrapped at.
+WIDTH = 100
 
-def _one_line(value: Any, limit: int = 100) -> str:
-    text = " ".join(str(value).split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+def _one_line(value: Any) -> str:
+    """``value`` as text on one line (line breaks and runs of spaces made one space)."""
+    return " ".join(str(value).split())
+
+
+def _wrapped(line: str) -> list[str]:
+    """``line`` wrapped at :data:`WIDTH`, continuation lines indented 4 more than it; a word
+    longer than a line is never cut."""
+    if len(line) <= WIDTH:
+        return [line]
+    indent = " " * (len(line) - len(line.lstrip(" ")) + 4)
+    return textwrap.wrap(
+        line,
+        WIDTH,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+        drop_whitespace=True,
+    )
 
 
 def _yaml_text(value: Any) -> str:
@@ -63,7 +86,7 @@ def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence
 
     out = [f"{rules.title} ({rules.name}), fingerprint {program.fingerprint}"]
     if rules.description:
-        out.append(_one_line(rules.description, 200))
+        out.append(_one_line(rules.description))
     out.append(
         f"players: {rules.min_players}-{rules.max_players}"
         + (f"; money: {rules.money}" if rules.money else "")
@@ -127,7 +150,7 @@ def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence
         timing = "before" if "before" in spec else "after"
         text = f"{name}: {timing} {spec.get(timing)}"
         if spec.get("when") is not None:
-            text += f" when {_one_line(spec['when'], 80)}"
+            text += f" when {_one_line(spec['when'])}"
         if spec.get("cite"):
             text += f"  [{spec['cite']}]"
         if spec.get("doc"):
@@ -142,8 +165,8 @@ def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence
     def function(name: str, spec: Any) -> str:
         if isinstance(spec, dict):
             params = ", ".join(f"{k}: {v}" for k, v in (spec.get("params") or {}).items())
-            return f"{name}({params}) = {_one_line(spec.get('body'), 80)}"
-        return f"{name}() = {_one_line(spec, 80)}"
+            return f"{name}({params}) = {_one_line(spec.get('body'))}"
+        return f"{name}() = {_one_line(spec)}"
 
     def event(name: str, spec: Any) -> str:
         fields = ", ".join(f"{k}: {v}" for k, v in (spec or {}).items()) if isinstance(spec, dict) else ""
@@ -153,7 +176,7 @@ def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence
         spec = spec if isinstance(spec, dict) else {}
         cite = f"  [{spec['cite']}]" if spec.get("cite") else ""
         message = f' — "{spec["message"]}"' if spec.get("message") else ""
-        return f"{name}: {_one_line(spec.get('holds'), 80)}{message}{cite}"
+        return f"{name}: {_one_line(spec.get('holds'))}{message}{cite}"
 
     simple("triggers", trigger)
 
@@ -177,7 +200,7 @@ def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence
             span = span_of(data.get(section))
             who = by_file.get(Path(span.file).resolve(), span.file) if span else "a module"
             out.append(f"{section}: replaced by {who}")
-    return "\n".join(out)
+    return "\n".join(wrapped for line in out for wrapped in _wrapped(line))
 
 
 def _item_ids(kind_spec: Any) -> list[str]:

@@ -256,6 +256,29 @@ def test_rules_lists_actions_triggers_and_constants(run: Run) -> None:
     assert "modules: none" in out
 
 
+def test_rules_shows_long_rule_text_whole_wrapped_at_100_columns(
+    run: Run, write_ruleset: Callable[..., Path]
+) -> None:
+    from tests.tools.conftest import TINY
+
+    terms = " and ".join(f"me.coins >= amount + {n}" for n in range(12))
+    assert len(terms) > 300
+    directory = write_ruleset(TINY.replace('"me.coins >= amount"', f'"{terms}"'), name="tiny")
+    status, out, _ = run("rules", str(directory))
+    assert status == 0, out
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("      requires "))
+    shown = []
+    for line in lines[start:]:
+        if line is not lines[start] and not line.startswith("          "):
+            break
+        assert len(line) <= 100
+        shown.append(line.strip())
+    assert len(shown) > 2
+    assert " ".join(shown).startswith(f"requires {terms} else")
+    assert "..." not in out
+
+
 def test_rules_with_a_module_marks_what_it_added_and_changed(
     run: Run, write_ruleset: Callable[..., Path]
 ) -> None:

@@ -307,3 +307,53 @@ def test_an_element_of_another_length_is_a_rule_error_when_evaluated() -> None:
     """The parts are counted at run time: three parts into two names fail, naming the cause."""
     with pytest.raises(ValueError, match="too many values to unpack"):
         _value("[a for (a, b) in [(1, 2, 3)]]")
+
+
+# ------------------------------------------------------------ where in comprehensions
+
+
+def test_a_where_clause_binds_a_name_for_each_element_seen_by_if_by_and_the_element() -> None:
+    """``[... for x in xs where y = f(x) if g(y) by h(y)]``: y is computed for each x."""
+    assert _value("[y for x in [3, 1, 2] where y = x * 10 if y > 10 by -y]") == (
+        (30, 20),
+        t.list_of(t.INT),
+    )
+    assert _value("count(x for x in [1, 2, 3, 4] where half = x // 2 if half == 1)") == (2, t.INT)
+
+
+def test_a_where_clause_may_follow_the_if_and_is_bound_before_it_is_tested() -> None:
+    assert _value("[x for x in [1, 2, 3] if y > 1 where y = x * x]")[0] == (2, 3)
+
+
+def test_where_clauses_are_bound_left_to_right_each_seeing_the_ones_before() -> None:
+    assert _value("sum(z for x in [1, 2, 3] where y = x * 2 where z = y + 1)") == (15, t.INT)
+    assert _value("[(x, y, s) for x in [1, 2] for y in [10] where s = x + y]")[0] == (
+        (1, 10, 11),
+        (2, 10, 12),
+    )
+
+
+def test_a_where_clause_may_rebind_the_loop_variable_for_the_rest_of_the_clauses() -> None:
+    assert _value("[x for x in [1, 2] where x = x * 10 if x > 10]")[0] == (20,)
+
+
+def test_a_where_name_is_typed_and_unknown_outside_its_comprehension() -> None:
+    assert "unknown name 'y'" in _error("len([y for x in [1] where y = x]) + y")
+    assert "a condition must be bool, not int" in _error("[x for x in [1] where y = x if y]")
+    assert "unknown player field 'cost'" in _error("[y.cost for p in players where y = p]")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[y for x in xs where y = x + 1]",
+        "[y for x in xs where y = x where z = y if z > 1 by -z]",
+        "sum(y for x in xs if y > 1 where y = x * x)",
+        "[(y where y = 1) for x in xs where z = x or w]",
+    ],
+)
+def test_where_clauses_print_and_parse_back_to_the_same_tree(text: str) -> None:
+    tree = parse_expression(text)
+    assert parse_expression(print_expr(tree)) == tree
+    assert isinstance(tree, ast.ListComprehension | ast.Aggregate)
+    assert tree.comprehension.bindings

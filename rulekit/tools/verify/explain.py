@@ -222,14 +222,16 @@ def _explain(
             if len(loop_vars) == 1
             else ast.TupleExpr(tuple(ast.Name(v) for v in loop_vars))
         )
-        witnesses_expr = ast.ListComprehension(ast.Comprehension(element, comp.loops, negated))
+        witnesses_expr = ast.ListComprehension(
+            ast.Comprehension(element, comp.loops, negated, bindings=comp.bindings)
+        )
         witnesses, list_type = _evaluate(program, witnesses_expr, state, bindings)
         element_type = t.element_type(list_type) if list_type.is_list else t.ANY
         shown = ", ".join(_show(w, element_type) for w in witnesses[:5]) + (
             ", ..." if len(witnesses) > 5 else ""
         )
         lines.append(f"{indent}fails for {' , '.join(loop_vars)} = {shown}")
-        if witnesses and len(loop_vars) == 1:
+        if witnesses and len(loop_vars) == 1 and not comp.bindings:
             binding = (loop_vars[0], element_type, witnesses[0])
             lines.append(f"{indent}  with {loop_vars[0]} = {_show(witnesses[0], element_type)}:")
             _explain(program, comp.element, state, [*bindings, binding], lines, depth + 2)
