@@ -32,12 +32,14 @@ JACKPOT = """triggers:
 
 @pytest.fixture
 def unreachable(tmp_path: Path) -> tuple[Path, Path]:
-    """A copy of Pig with a rule it never reaches, and a variant changing that rule."""
+    """A copy of Pig (to 30 points) with a rule it never reaches, and a variant changing that rule."""
     ruleset = tmp_path / "pig"
     shutil.copytree(ROOT / "rulesets" / "pig", ruleset)
     main_file = ruleset / "ruleset.yaml"
     text = main_file.read_text()
-    main_file.write_text(text.replace("triggers:\n", JACKPOT, 1))
+    assert "GOAL: 100" in text
+    # a shorter race keeps the games fast
+    main_file.write_text(text.replace("triggers:\n", JACKPOT, 1).replace("GOAL: 100", "GOAL: 30", 1))
     variant = tmp_path / "big_jackpot.yaml"
     variant.write_text(
         "variant: big_jackpot\ntitle: A bigger jackpot\nruleset: pig\n"
