@@ -40,6 +40,12 @@ def unreachable(tmp_path: Path) -> tuple[Path, Path]:
     assert "GOAL: 100" in text
     # a shorter race keeps the games fast
     main_file.write_text(text.replace("triggers:\n", JACKPOT, 1).replace("GOAL: 100", "GOAL: 30", 1))
+    (ruleset / "modules").mkdir()
+    (ruleset / "modules" / "loaded_die.yaml").write_text(
+        "module: loaded_die\ntitle: A die whose six is a jackpot\n"
+        "override:\n  triggers:\n"
+        "    jackpot: {after: rolled, when: face == SIDES, effect: turn.total += 10}\n"
+    )
     variant = tmp_path / "big_jackpot.yaml"
     variant.write_text(
         "variant: big_jackpot\ntitle: A bigger jackpot\nruleset: pig\n"
@@ -68,6 +74,7 @@ def test_a_variant_whose_rule_never_fires_gets_no_verdict_that_names_the_rule(
     assert "No difference is significant" not in verdict
     assert "both sides played the same 20 games" in verdict
     assert "--bots heuristic" in verdict  # a suggestion of bots that might reach it
+    assert "`--with loaded_die` (names jackpot)" in verdict  # and of the module that does
     assert data["verdict"] == {"given": False, "differing_games": 0, "not_reached": ["trigger jackpot"]}
     # identical games would have stopped the sequential test at the first look
     assert data["games"] == 20 and data["stopped"] == "all planned games played"

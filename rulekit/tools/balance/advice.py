@@ -3,13 +3,15 @@ modules, more games, and a search for the states where the rule applies."""
 
 from __future__ import annotations
 
+import json
 import math
+import re
 
 from rulekit.engine.game import Game
 from rulekit.errors import RulekitError
-from rulekit.rules.compose import load_source
+from rulekit.rules.compose import load_source, plain_data
 from rulekit.tools.balance.compare import Balance
-from rulekit.tools.balance.strength import all_random
+from rulekit.tools.balance.strength import RANDOM_KINDS, all_random, seat_bots
 from rulekit.tools.evaluation import has_evaluation
 
 
@@ -31,21 +33,15 @@ def suggestions(result: Balance, game: Game) -> list[str]:
                 "bots that search: `--bots mcts:iterations=200` (the ruleset has no `bots.evaluate`)"
             )
     else:
+        bot = next(b for b in seat_bots(result) if b.partition(":")[0] not in RANDOM_KINDS)
+        mixed = ",".join([bot] + ["random"] * (result.players - 1))
         found.append(
-            "other bots: random bots, alone or mixed in (`--bots random`, `--bots "
-            + ",".join(["heuristic"] + ["random"] * (result.players - 1))
-            + "`), try actions that these bots never choose; `--bots mcts:iterations=400` plans further ahead"
+            f"other bots: random bots, alone or mixed in (`--bots random`, `--bots {mixed}`), try "
+            "actions that these bots never choose; `--bots mcts:iterations=400` plans further ahead"
         )
     if result.players < rules.max_players:
         found.append(f"more players: `--players {rules.max_players}` (this run: {result.players})")
-    try:
-        modules = [m for m in load_source(result.a.ruleset).modules if m not in result.a.modules]
-    except RulekitError:  # advice only: a ruleset that cannot be re-read gets none
-        modules = []
-    if modules:
-        found.append(
-            "a module that brings the rule into play: " + ", ".join(f"`--with {m}`" for m in sorted(modules))
-        )
+    found += _modules(result)
     short = [games for _, games in result.unreached()]
     if result.differing() < result.min_reached:
         short.append(result.differing())
@@ -63,3 +59,25 @@ def suggestions(result: Balance, game: Game) -> list[str]:
         "fired; a scenario (`rulekit scenario`) plays the rule in a state you set up"
     )
     return found
+
+
+def _modules(result: Balance) -> list[str]:
+    """The modules not enabled whose text names a changed rule or the changed entry (a module
+    that adds the action a changed trigger follows, or a city whose costs changed)."""
+    names = {w.key.partition(":")[2] for w, _ in result.unreached()}
+    if result.changes is not None:
+        names |= {c.name.rpartition(".")[2] for c in result.changes.changes}
+    try:
+        source = load_source(result.a.ruleset)
+    except RulekitError:  # advice only: a ruleset that cannot be re-read gets none
+        return []
+    enabled = set(result.a.modules)
+    hits = []
+    for name, module in sorted(source.modules.items()):
+        if name in enabled or enabled & set(module.conflicts):
+            continue
+        text = json.dumps(plain_data(module.data))
+        named = sorted(n for n in names if re.search(rf"\b{re.escape(n)}\b", text))
+        if named:
+            hits.append(f"`--with {name}` (names {', '.join(named)})")
+    return ["a module that may bring it into play: " + ", ".join(hits)] if hits else []
