@@ -202,3 +202,20 @@ def test_the_win_rate_plot_takes_a_seat_that_won_every_game(tmp_path: Path) -> N
         "scores.png",
         "length.png",
     ]
+
+
+def test_fire_counts_are_the_same_from_worker_processes_and_read_back_from_the_results_database(
+    tmp_path: Path,
+) -> None:
+    argv = ["balance", "tic_tac_toe", "--variant", "misere", "--games", "12", "--batch", "12"]
+    runs = []
+    for extra in (
+        ["--workers", "1"],
+        ["--workers", "2", "--db", str(tmp_path / "r.db")],
+        ["--workers", "2", "--db", str(tmp_path / "r.db"), "--resume"],
+    ):
+        out = tmp_path / f"report{len(runs)}"
+        assert main([*argv, *extra, "--out", str(out)]) == 0
+        runs.append(json.loads((out / "report.json").read_text())["reach"])
+    assert runs[0]["fired"][0]["total_a"] > 0
+    assert runs[0] == runs[1] == runs[2]
