@@ -17,6 +17,11 @@ from typing import TextIO
 
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Replace ``path`` with ``text`` (UTF-8) all at once, or leave it as it was."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` all at once, or leave it as it was (a PNG, a text)."""
     target = Path(path)
     if target.is_dir():
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(target))
@@ -25,8 +30,8 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     except OSError as error:  # name the file the user asked for, not the temporary one
         raise OSError(error.errno, error.strerror, str(target)) from None
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, target)

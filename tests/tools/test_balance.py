@@ -62,9 +62,21 @@ def test_the_sequential_test_stops_when_a_seat_clearly_changes() -> None:
 def test_the_sequential_test_stops_when_no_seat_can_change_much() -> None:
     result = _balance()
     result.games_a = [_record(s, s % 2) for s in range(50)]
-    result.games_b = list(result.games_a)
+    # the same winners, other games (identical games would mean the variant was never reached)
+    result.games_b = [
+        GameRecord(s, r.seats, "f", (), (), True, r.scores, r.winners, 10, {}, 0.0)
+        for s, r in enumerate(result.games_a)
+    ]
     assert result.look()
     assert "no seat's win rate changes by 5 points or more" in result.stopped
+
+
+def test_the_sequential_test_plays_on_while_no_game_changed() -> None:
+    result = _balance()
+    result.games_a = [_record(s, s % 2) for s in range(50)]
+    result.games_b = list(result.games_a)
+    assert not result.look()
+    assert result.looks[-1]["differing_games"] == 0 and not result.looks[-1]["reached"]
 
 
 def test_the_sequential_test_plays_on_while_unsure() -> None:

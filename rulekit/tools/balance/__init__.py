@@ -26,23 +26,36 @@ version of a Pocock design).  The run stops early when
   the answer is clear the other way);
 
 else it plays all the games.
+
+Reach.  The report opens with what the variant changes (:mod:`.changes`, the computation of
+``rulekit diff``), the bots' strength against random bots (:mod:`.strength`) and how often
+each changed rule fired on each side.  Neither the sequential test's stop nor a verdict comes
+before the variant made a difference in ``min_reached`` games and each rule it changes fired
+in as many: until then the report says *no verdict*, names the rules, and suggests settings
+that may reach them (:mod:`.advice`).
 """
 
+from rulekit.tools.balance.changes import VariantChanges, Watched, variant_changes
 from rulekit.tools.balance.command import add_parser, run
 from rulekit.tools.balance.compare import Balance, run_balance
 from rulekit.tools.balance.report import render_markdown, write_plots
 from rulekit.tools.balance.stats import Paired, holm, margin, paired, win_shares
+from rulekit.tools.balance.strength import bot_strength
 
 __all__ = [
     "Balance",
     "Paired",
+    "VariantChanges",
+    "Watched",
     "add_parser",
+    "bot_strength",
     "holm",
     "margin",
     "paired",
     "render_markdown",
     "run",
     "run_balance",
+    "variant_changes",
     "win_shares",
     "write_plots",
 ]

@@ -11,8 +11,11 @@ from typing import Any
 from rulekit.engine.game import Game
 from rulekit.errors import Diagnostic, UsageError
 from rulekit.load import load_program
+from rulekit.tools.balance.advice import suggestions
+from rulekit.tools.balance.changes import variant_changes
 from rulekit.tools.balance.compare import run_balance
 from rulekit.tools.balance.report import render_markdown, write_plots
+from rulekit.tools.balance.strength import bot_strength
 from rulekit.tools.bots import make_bots
 from rulekit.tools.files import atomic_write_text
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names
@@ -56,6 +59,22 @@ def add_parser(subparsers: Any) -> None:
         "--no-early-stop", action="store_true", help="play all --games even when the answer is clear"
     )
     p.add_argument(
+        "--min-reached",
+        type=int,
+        default=10,
+        metavar="K",
+        help="games in which the variant must make a difference, and each rule it changes fire, "
+        "before a verdict or an early stop (default 10)",
+    )
+    p.add_argument(
+        "--strength-games",
+        type=int,
+        default=20,
+        metavar="G",
+        help="games measuring each non-random bot against random bots when the run has no random seat "
+        "(default 20; 0: do not measure)",
+    )
+    p.add_argument(
         "--max-actions", type=int, default=10_000, metavar="M", help="cut a game off after M actions"
     )
     p.add_argument(
@@ -77,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(Diagnostic("--alpha and --margin must be between 0 and 1"))
     if args.max_actions < 1:
         raise UsageError(Diagnostic("--max-actions must be at least 1"))
+    if args.min_reached < 1 or args.strength_games < 0:
+        raise UsageError(Diagnostic("--min-reached must be at least 1 and --strength-games at least 0"))
     check_run_options(args)
     modules = module_names(args.modules)
     configs = (Config(args.ruleset, modules, []), Config(args.ruleset, modules, list(args.variants)))
@@ -89,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(Diagnostic("the variant changes the minimum player count", hint="give --players N"))
     for game in games:
         make_bots(game, args.bot, args.seed)
+    changes = variant_changes(configs[0], configs[1], games[0].num_players)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     db = ResultsDB(args.db) if args.db else None
@@ -111,7 +133,34 @@ def run(args: argparse.Namespace) -> int:
             db=db,
             resume=args.resume,
             progress=progress,
+            changes=changes,
+            min_reached=args.min_reached,
         )
+        progress.close()
+        result.advice = suggestions(result, games[0])
+        strength_progress = Progress("bots' strength: ")
+        done = 0
+
+        def step(_: object, __: bool) -> None:
+            nonlocal done
+            done += 1
+            strength_progress(done, args.strength_games, 0)
+
+        try:
+            result.strength = bot_strength(
+                result,
+                games=args.strength_games,
+                seed=args.seed,
+                max_actions=args.max_actions,
+                workers=args.workers,
+                executor=args.executor,
+                address=args.address,
+                db=db,
+                resume=args.resume,
+                progress=step,
+            )
+        finally:
+            strength_progress.close()
     finally:
         progress.close()
         if db is not None:

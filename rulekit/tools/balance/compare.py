@@ -9,6 +9,7 @@ from typing import Any
 from attrs import define, field
 
 from rulekit.engine.game import Game
+from rulekit.tools.balance.changes import VariantChanges, Watched
 from rulekit.tools.balance.stats import NORMAL, Paired, holm, margin, paired, win_shares
 from rulekit.tools.runner import GameRecord, GameTask, ResultsDB, play_all
 from rulekit.tools.simulate.intervals import Z95, wilson_interval
@@ -33,6 +34,15 @@ class Balance:
     games_b: list[GameRecord] = field(factory=list)
     looks: list[dict[str, Any]] = field(factory=list)
     stopped: str = "all planned games played"
+    #: What the variant changes and the rules to watch (None: not computed, nothing watched).
+    changes: VariantChanges | None = None
+    #: Games in which the variant must have made a difference (and each directly changed rule
+    #: fired) before the report gives a verdict or the sequential test may stop.
+    min_reached: int = 10
+    #: The bots' strength (:mod:`rulekit.tools.balance.strength`), filled after the run.
+    strength: list[dict[str, Any]] = field(factory=list)
+    #: Settings that may reach the change when the run did not (Markdown lines).
+    advice: list[str] = field(factory=list)
 
     @property
     def games(self) -> int:
@@ -55,11 +65,56 @@ class Balance:
             for s in range(n)
         ]
 
+    def differing(self) -> int:
+        """How many seeds' games differ between A and B in anything the report measures
+        (finished, scores, winners, length, firing counts): where they do not, the variant
+        made no difference to that game."""
+        return sum(_figures(a) != _figures(b) for a, b in zip(self.games_a, self.games_b, strict=True))
+
+    def watched(self) -> list[Watched]:
+        return [] if self.changes is None else self.changes.watched
+
+    def fired(self, key: str) -> dict[str, Any]:
+        """How often a rule fired: per side, in how many games and how often in all."""
+        a = [r.fired.get(key, 0) for r in self.games_a]
+        b = [r.fired.get(key, 0) for r in self.games_b]
+        return {
+            "rule": key,
+            "games_a": sum(1 for x in a if x),
+            "games_b": sum(1 for x in b if x),
+            "total_a": sum(a),
+            "total_b": sum(b),
+            "games_either": sum(1 for x, y in zip(a, b, strict=True) if x or y),
+        }
+
+    def unreached(self) -> list[tuple[Watched, int]]:
+        """The directly changed rules that fired in fewer than ``min_reached`` games (on
+        either side), with that number."""
+        result = []
+        for watched in self.watched():
+            if watched.direct:
+                games = self.fired(watched.key)["games_either"]
+                if games < self.min_reached:
+                    result.append((watched, games))
+        return result
+
+    def reached(self) -> bool:
+        """Whether the games reached the change often enough to judge it: it made a difference
+        in at least ``min_reached`` games and every directly changed rule fired in as many."""
+        return self.differing() >= self.min_reached and not self.unreached()
+
     def look(self) -> bool:
-        """Test after a batch; True to stop now."""
+        """Test after a batch; True to stop now (never while the change is not reached)."""
         z = self.critical()
         wins = self.seat_wins()
-        record: dict[str, Any] = {"games": self.games, "critical_z": z, "seats": []}
+        reached = self.reached()
+        record: dict[str, Any] = {
+            "games": self.games,
+            "critical_z": z,
+            "differing_games": self.differing(),
+            "reached": reached,
+            "seats": [],
+        }
         changed = unchanged = False
         if self.games > 1:
             widths = []
@@ -71,6 +126,8 @@ class Balance:
                 changed = changed or zi >= z
             unchanged = all(-self.margin < low and high < self.margin for low, high in widths)
         self.looks.append(record)
+        if not reached:  # too few games where the change mattered: neither answer is supported
+            return False
         if changed:
             self.stopped = (
                 f"stopped early after {self.games} games: a seat's win rate changed (|z| >= {z:.2f})"
@@ -94,7 +151,7 @@ class Balance:
         ]
         tests.append(paired("winning margin", [margin(r) for r in a], [margin(r) for r in b]))
         tests.append(paired("game length", [r.length for r in a], [r.length for r in b]))
-        names = sorted({k for r in (*a, *b) for k in r.fired})
+        names = sorted({k for r in (*a, *b) for k in r.fired} | {w.key for w in self.watched()})
         tests += [
             paired(f"fired {name}", [r.fired.get(name, 0) for r in a], [r.fired.get(name, 0) for r in b])
             for name in names
@@ -143,8 +200,40 @@ class Balance:
                 "a": sides[0],
                 "b": sides[1],
                 "differences": [d.to_json() for d in self.differences()],
+                "variant": None if self.changes is None else self.changes.to_json(),
+                "reach": {
+                    "min_reached": self.min_reached,
+                    "differing_games": self.differing(),
+                    "reached": self.reached(),
+                    "fired": [
+                        {**self.fired(w.key), "direct": w.direct, "because": w.because}
+                        for w in self.watched()
+                    ],
+                    "unreached": [w.key for w, _ in self.unreached()],
+                },
+                "strength": self.strength,
+                "advice": self.advice,
+                "verdict": self.verdict(),
             }
         )
+
+    def verdict(self) -> dict[str, Any]:
+        """The report's conclusion: the Holm-significant rows, or no verdict and why."""
+        if self.reached():
+            return {
+                "given": True,
+                "significant": [d.name for d in self.differences() if d.holm],
+                "not_reached": [w.label for w, _ in self.unreached()],
+            }
+        return {
+            "given": False,
+            "differing_games": self.differing(),
+            "not_reached": [w.label for w, _ in self.unreached()],
+        }
+
+
+def _figures(record: GameRecord) -> tuple[Any, ...]:
+    return (record.finished, record.scores, record.winners, record.length, record.fired)
 
 
 def run_balance(
@@ -165,8 +254,11 @@ def run_balance(
     db: ResultsDB | None = None,
     resume: bool = False,
     progress: Callable[[int, int, int], None] | None = None,
+    changes: VariantChanges | None = None,
+    min_reached: int = 10,
 ) -> Balance:
-    """Play both sides batch by batch on the same seeds until the sequential test stops."""
+    """Play both sides batch by batch on the same seeds until the sequential test stops
+    (never before the change was reached in ``min_reached`` games, see :meth:`Balance.reached`)."""
     players = games[0].num_players
     result = Balance(
         configs[0],
@@ -178,6 +270,8 @@ def run_balance(
         batch,
         alpha,
         margin,
+        changes=changes,
+        min_reached=min_reached,
     )
     done = resumed = 0
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import math
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rulekit.tools.balance.changes import VariantChanges, describe_change
 from rulekit.tools.balance.compare import Balance
+from rulekit.tools.balance.strength import all_random
 from rulekit.tools.bots import describe_bots
+from rulekit.tools.files import atomic_write_bytes
 
 
 def render_markdown(result: Balance, plots: Sequence[str] = ()) -> str:
@@ -28,6 +30,19 @@ def render_markdown(result: Balance, plots: Sequence[str] = ()) -> str:
         else "* no games",
         f"* {result.stopped} (sequential test: {result.planned_looks} planned looks of {result.batch} games, "
         f"critical |z| {result.critical():.2f}, margin {100 * result.margin:.0f} points)",
+    ]
+    if result.games and all_random(result):
+        lines += [
+            "",
+            "**Warning: every seat is a random bot.** Random play says little about a strategic rule: "
+            "it reaches what chance reaches, and a rule that rewards a plan shows no effect between "
+            "players without one. Try `--bots heuristic` or `--bots mcts:...` (docs/bots.md).",
+        ]
+    if result.changes is not None:
+        lines += _changes_section(result.changes)
+    lines += _strength_section(result)
+    lines += _fired_section(result)
+    lines += [
         "",
         "## Win rate per seat",
         "",
@@ -68,15 +83,148 @@ def render_markdown(result: Balance, plots: Sequence[str] = ()) -> str:
             f"| {d.name} | {d.mean_a:.3f} | {d.mean_b:.3f} | {d.diff:+.3f} [{d.low:+.3f}, {d.high:+.3f}] | "
             f"{_p(d.p)} | {mark} |"
         )
-    significant = [d.name for d in differences if d.holm]
-    lines += ["", "## Verdict", ""]
-    if significant:
-        lines.append("Significant after correction: " + ", ".join(significant) + ".")
-    else:
-        lines.append("No difference is significant after correction.")
+    lines += ["", "## Verdict", "", *_verdict(result, [d.name for d in differences if d.holm])]
     if plots:
         lines += ["", "## Plots", ""] + [f"![{Path(p).stem}]({Path(p).name})" for p in plots]
     return "\n".join(lines) + "\n"
+
+
+def _changes_section(changes: VariantChanges) -> list[str]:
+    lines = ["", "## What the variant changes", ""]
+    for info in changes.diff.variants:
+        title = f"Variant {info['variant']}: {info['title']}"
+        lines.append(title + (f". {info['description'].strip()}" if info.get("description") else ""))
+        lines.append("")
+    if not changes.changes:
+        return [*lines, "Nothing: the variant leaves the composed rules as they were."]
+    lines.append("From `rulekit diff` (B against A):")
+    lines.append("")
+    for change in changes.changes:
+        lines.append(f"* {describe_change(change)}")
+        if change.diff:
+            text = change.diff.rstrip("\n").split("\n")
+            lines += ["", "  ```diff", *(f"  {line}" for line in text), "  ```", ""]
+        if change.used_by:
+            verb = "was read" if change.kind == "removed" else "read"
+            lines.append(f"  {verb} by: {', '.join(change.used_by)}")
+    return lines
+
+
+def _strength_section(result: Balance) -> list[str]:
+    if not result.strength:
+        return []
+    lines = [
+        "",
+        "## The bots' strength",
+        "",
+        "Win rate against random bots (95% Wilson interval); random play would win the share "
+        "given as chance.",
+        "",
+        "| bot | seats | win rate | chance | how |",
+        "|---|---|---|---|---|",
+    ]
+    for entry in result.strength:
+        rate, interval = entry["win_rate"], entry["win_rate_95"]
+        shown = "n/a"
+        if rate is not None:
+            shown = f"{100 * rate:.1f}% [{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]"
+        seats = ", ".join(entry["seats"])
+        chance = f"{100 * entry['chance']:.1f}%"
+        lines.append(f"| {entry['bot']} | {seats} | {shown} | {chance} | {entry['how']} |")
+    return lines
+
+
+def _fired_section(result: Balance) -> list[str]:
+    if result.changes is None:
+        return []
+    changes = result.changes
+    lines = [
+        "",
+        "## How often the changed rules fired",
+        "",
+        f"Games in which the variant changed anything the report measures (scores, winners, length, "
+        f"firing counts): **{result.differing()} of {result.games}**; a verdict needs {result.min_reached}, "
+        f"and each rule the variant changes must fire in as many games.",
+    ]
+    if changes.watched:
+        lines += [
+            "",
+            "| rule | why watched | A: games fired, per game | B: games fired, per game |",
+            "|---|---|---|---|",
+        ]
+        for watched in changes.watched:
+            fired = result.fired(watched.key)
+            why = "changed" if watched.direct else "reads the change (" + ", ".join(watched.because) + ")"
+            lines.append(
+                f"| {watched.label} | {why} | {_fire(fired['games_a'], fired['total_a'], result.games)} | "
+                f"{_fire(fired['games_b'], fired['total_b'], result.games)} |"
+            )
+        if any(not w.direct for w in changes.watched):
+            lines += [
+                "",
+                "A rule that reads the change fires whether or not the game uses the changed value "
+                "(an action reading every city's costs fires wherever one builds): its count shows the "
+                "game came near the change, the games that differ show whether it mattered.",
+            ]
+    if changes.always:
+        always = ", ".join(changes.always)
+        lines += ["", f"Read in every game (setup, flow, scoring or initial values): {always}."]
+    if changes.unplayed:
+        unplayed = ", ".join(changes.unplayed)
+        lines += ["", f"Read by no action, trigger, setup, flow or scoring (no effect on play): {unplayed}."]
+    return lines
+
+
+def _verdict(result: Balance, significant: list[str]) -> list[str]:
+    unreached = result.unreached()
+    if result.changes is not None and not result.reached():
+        never = [w.label for w, games in unreached if games == 0]
+        rare = [f"{w.label} (in {games} games)" for w, games in unreached if games]
+        lines = ["**No verdict.** These games cannot tell whether the variant matters:"]
+        if result.differing() == 0:
+            lines.append(
+                f"* both sides played the same {result.games} games: in every seed the scores, the "
+                "winners, the length and every firing count are equal, so the variant never made a "
+                "difference;"
+            )
+        elif result.differing() < result.min_reached:
+            lines.append(
+                f"* the variant made a difference in only {result.differing()} of {result.games} games "
+                f"(a verdict needs {result.min_reached});"
+            )
+        if never:
+            lines.append("* never fired, on either side: " + ", ".join(never) + ";")
+        if rare:
+            lines.append(f"* fired in fewer than {result.min_reached} games: " + ", ".join(rare) + ";")
+        if result.differing() == 0 and not unreached and result.changes.watched:
+            lines.append(
+                "* the changed rules fired (see above) but never changed a game: between these bots the "
+                "change makes no difference to anything measured, which says nothing about other players;"
+            )
+        lines += [
+            "",
+            'The paired differences above are reported as measured, but "not significant" here means '
+            '"not reached", not "does not matter". To reach the change, try:',
+            "",
+            *(f"* {line}" for line in result.advice),
+        ]
+        return lines
+    if significant:
+        lines = ["Significant after correction: " + ", ".join(significant) + "."]
+    else:
+        lines = ["No difference is significant after correction."]
+    if unreached:
+        lines += [
+            "",
+            f"Not reached: {', '.join(f'{w.label} (fired in {g} games)' for w, g in unreached)}. "
+            "The verdict is about the rest of the change and says nothing about these rules.",
+        ]
+    return lines
+
+
+def _fire(games: int, total: int, played: int) -> str:
+    per_game = total / played if played else 0.0
+    return f"{games} of {played} ({per_game:.2f})"
 
 
 def write_plots(result: Balance, directory: Path) -> list[str]:
@@ -94,8 +242,9 @@ def write_plots(result: Balance, directory: Path) -> list[str]:
     width = 0.38
     for offset, key, label in ((-width / 2, "a", "A (base)"), (width / 2, "b", "B (variant)")):
         rates = [r or 0.0 for r in data[key]["win_rate"]]
-        lows = [rate - iv[0] for rate, iv in zip(rates, data[key]["win_rate_95"], strict=True)]
-        highs = [iv[1] - rate for rate, iv in zip(rates, data[key]["win_rate_95"], strict=True)]
+        # max(0, ...): at a rate of 0 or 1 the Wilson bound may differ from it by a rounding error
+        lows = [max(0.0, rate - iv[0]) for rate, iv in zip(rates, data[key]["win_rate_95"], strict=True)]
+        highs = [max(0.0, iv[1] - rate) for rate, iv in zip(rates, data[key]["win_rate_95"], strict=True)]
         ax.bar([s + offset for s in range(n)], rates, width, yerr=[lows, highs], capsize=3, label=label)
     ax.set_xticks(range(n), [f"P{s + 1}" for s in range(n)])
     ax.set_ylabel("win rate (95% Wilson)")
@@ -121,10 +270,11 @@ def write_plots(result: Balance, directory: Path) -> list[str]:
 
 
 def _save(fig: Any, path: Path) -> str:
+    """Write the figure as PNG at once, with the mode of any file the user writes (umask)."""
     fig.tight_layout()
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".png", delete=False) as tmp:
-        fig.savefig(tmp, format="png", dpi=90)
-    os.replace(tmp.name, path)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90)
+    atomic_write_bytes(path, buffer.getvalue())
     return str(path)
 
 
