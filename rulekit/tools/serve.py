@@ -341,7 +341,7 @@ def make_app(session: Session) -> Any:
 
         async def run(request: Request) -> Response:
             try:
-                return await handler(request)  # type: ignore[no-any-return]
+                return await handler(request)
             except BadRequest as refused:
                 return JSONResponse({"ok": False, "error": str(refused)}, status_code=refused.status)
             except Exception:
@@ -434,7 +434,7 @@ def claim_log(path: str | None) -> str:
     The file is created exclusively, so no other process can slip one in between.
 
     Raises:
-        UsageError: the file given exists, or cannot be created.
+        RulekitError: the file given exists, or cannot be created (exit 1).
     """
     names = [path] if path is not None else [DEFAULT_LOG, *(f"game-{n}.jsonl" for n in range(2, 1000))]
     for name in names:
@@ -443,13 +443,13 @@ def claim_log(path: str | None) -> str:
         except FileExistsError:
             continue
         except OSError as error:
-            raise UsageError(Diagnostic(f"cannot create the log {name}: {error.strerror}")) from None
+            raise RulekitError(Diagnostic(f"cannot create the log {name}: {error.strerror}")) from None
         return name
     if path is not None:
-        raise UsageError(
+        raise RulekitError(
             Diagnostic(f"the log {path} exists; serve never overwrites a log", hint="give another --log")
         )
-    raise UsageError(Diagnostic("no free log name from game.jsonl to game-999.jsonl", hint="give --log"))
+    raise RulekitError(Diagnostic("no free log name from game.jsonl to game-999.jsonl", hint="give --log"))
 
 
 def session_from_args(args: argparse.Namespace) -> Session:
