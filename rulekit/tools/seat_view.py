@@ -86,8 +86,3 @@ def seat_panels(state: State, seat: int | None) -> list[str]:
         else:
             out.extend(str(line) for line in result)
     return out
-
-
-def score_text(score: int | None) -> str:
-    """A score as shown: ``?`` where the seat may not know it."""
-    return "?" if score is None else str(score)
