@@ -107,3 +107,124 @@ def determinize(state: State, player: int | None, rng: random.Random) -> State:
 
 def _order(item: Any) -> tuple[str, str]:
     return type(item).__name__, repr(item)
+
+
+# ------------------------------------------------------------------ scores
+
+#: What the scoring formulas read, for :func:`score_knowledge`: every field they read is
+#: public (``public``); the hidden ones are only the scored player's own ``owner`` fields
+#: (``own``: she knows her score, nobody else does); anything else (``none``).
+ScoreReach = str
+
+
+def score_reach(game: Game) -> ScoreReach:
+    """How far the scores (and tie-breaks) are known during play, from what their formulas read.
+
+    The scoring expressions and every function they call are read as syntax trees: a field
+    read through ``player`` (the scored player, or a function parameter given it) of an
+    ``owner`` field is the scored player's own secret; any other read of a field that is not
+    public (a deck, another player's hand, a field of the same name in any scope) hides the
+    score from everyone.  ``scoring: {public: true}`` in the rules says the scores are public
+    whatever they read (where this reading is too coarse)."""
+    cache: dict[str, ScoreReach] = game.__dict__.setdefault("_score_reach", {})
+    if "reach" in cache:
+        return cache["reach"]
+    rules = game.program.rules
+    scoring = rules.scoring
+    if scoring.public:
+        reach = "public"
+    else:
+        reads: set[tuple[str, bool]] = set()
+        walker = _ReadWalker(rules)
+        for expr in (scoring.score, *scoring.tiebreak):
+            if expr is not None:
+                reads |= walker.reads(expr, frozenset({"player"}))
+        reach = "public"
+        for name, own in reads:
+            for scope, decls in rules.fields.items():
+                decl = decls.get(name)
+                if decl is None or decl.visibility == "public":
+                    continue
+                if own and scope == "player" and decl.visibility == "owner":
+                    reach = "own" if reach == "public" else reach
+                else:
+                    reach = "none"
+    cache["reach"] = reach
+    return reach
+
+
+def known_scores(state: State, seat: int | None) -> list[int | None]:
+    """Each player's score as ``seat`` (None: a spectator) may know it: all of them once the
+    game is over; during play a score is None where its formulas read what the seat cannot
+    see for that player (:func:`score_reach`)."""
+    scores: list[int | None] = list(state.scores())
+    if state.is_terminal():
+        return scores
+    reach = score_reach(state.game)
+    if reach == "public":
+        return scores
+    return [value if reach == "own" and p == seat else None for p, value in enumerate(scores)]
+
+
+class _ReadWalker:
+    """The fields an expression reads, each with whether it is read of the scored player."""
+
+    def __init__(self, rules: Any) -> None:
+        self.rules = rules
+        self.memo: dict[tuple[str, frozenset[str]], set[tuple[str, bool]]] = {}
+        self.active: set[tuple[str, frozenset[str]]] = set()
+
+    def reads(self, node: Any, selves: frozenset[str]) -> set[tuple[str, bool]]:
+        from rulekit.dsl import ast
+
+        found: set[tuple[str, bool]] = set()
+        if isinstance(node, ast.Attribute):
+            own = isinstance(node.subject, ast.Name) and node.subject.id in selves
+            found.add((node.name, own))
+            found |= self.reads(node.subject, selves)
+        elif isinstance(node, ast.Call):
+            function = self.rules.functions.get(node.function)
+            for arg in (*node.args, *(k.value for k in node.keywords)):
+                found |= self.reads(arg, selves)
+            if function is not None:
+                given = frozenset(
+                    name
+                    for (name, _), arg in zip(function.params, node.args, strict=False)
+                    if isinstance(arg, ast.Name) and arg.id in selves
+                )
+                found |= self.function_reads(node.function, function.body, given)
+        elif isinstance(node, ast.Comprehension):
+            inner = selves
+            for target, iterable in node.loops:
+                found |= self.reads(iterable, inner)
+                inner = inner - ({target} if isinstance(target, str) else set(target))
+            for part in (node.element, node.condition, node.key):
+                if part is not None:
+                    found |= self.reads(part, inner)
+        elif isinstance(node, ast.LetIn | ast.Where):
+            found |= self.reads(node.value, selves)
+            bound = isinstance(node.value, ast.Name) and node.value.id in selves
+            inner = selves | {node.name} if bound else selves - {node.name}
+            found |= self.reads(node.body, inner)
+        elif isinstance(node, tuple):
+            for item in node:
+                found |= self.reads(item, selves)
+        elif hasattr(node, "__attrs_attrs__"):
+            for attribute in node.__attrs_attrs__:
+                if attribute.name != "span":
+                    found |= self.reads(getattr(node, attribute.name), selves)
+        return found
+
+    def function_reads(self, name: str, body: Any, selves: frozenset[str]) -> set[tuple[str, bool]]:
+        key = (name, selves)
+        if key in self.memo:
+            return self.memo[key]
+        if key in self.active:  # a recursive call: its reads are the ones being gathered
+            return set()
+        self.active.add(key)
+        try:
+            found = self.reads(body, selves)
+        finally:
+            self.active.discard(key)
+        self.memo[key] = found
+        return found

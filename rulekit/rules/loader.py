@@ -547,4 +547,6 @@ class _Builder:
     def scoring(self) -> m.Scoring:
         node = self.node("scoring")
         score = score_original(node.get("score"), node.get("original") or ())
-        return m.Scoring(score, tuple(node.get("tiebreak", [])), node.get("end_when"), node.span)
+        return m.Scoring(
+            score, tuple(node.get("tiebreak", [])), node.get("end_when"), node.span, bool(node.get("public"))
+        )

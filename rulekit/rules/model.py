@@ -248,6 +248,8 @@ class Scoring:
     tiebreak: tuple[ast.Expr, ...]
     end_when: ast.Expr | None
     span: Span | None
+    #: ``public: true``: the scores may be shown to every seat during play, whatever they read.
+    public: bool = False
 
 
 @frozen

@@ -400,6 +400,13 @@ SCORING = Table(
         Key("tiebreak", ListOf(Expr(), one_ok=True), "Tie-breaks, in order (highest wins)."),
         Key("end_when", Expr(), "The game ends as soon as this holds."),
         Key(
+            "public",
+            Flag(),
+            "The scores may be shown to every seat during play, whatever they read "
+            "(else: only those whose formulas read nothing the seat cannot see).",
+            default=False,
+        ),
+        Key(
             "original",
             ListOf(Expr()),
             "The scores original() stands for: set when an override or replace wraps the scoring "

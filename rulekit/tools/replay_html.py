@@ -21,11 +21,13 @@ from rulekit.errors import Span
 from rulekit.tools.files import write_output
 from rulekit.tools.log import apply_logged, load_game_for, player_text, read_log
 from rulekit.tools.options import parse_seat
-from rulekit.tools.render import describe_decision
+from rulekit.tools.seat_view import seat_view
 from rulekit.tools.svg import svg_parts
-from rulekit.tools.view import Picture, caption, compile_view, draw
+from rulekit.tools.view import Picture, compile_view
 
 CHART_W, CHART_H = 360, 170
+#: What each step keeps of the seat's view (:func:`seat_view`) besides its picture.
+STEP_KEYS = ("scores", "decision", "told", "errors")
 
 
 def rule_table(game: Game) -> dict[str, dict[str, str]]:
@@ -136,15 +138,13 @@ def _step(
     notes: list[str],
     seat: int | None,
 ) -> dict[str, Any]:
-    picture = draw(state, seat)
+    view = seat_view(state, seat)  # what the seat is shown, as serve and render --seat show it
     return {
-        "frame": chunks.frame(picture, caption(state, seat)),
+        "frame": chunks.frame(view.picture, view.caption),
         "action": action,
         "fired": fired,
         "notes": notes,
-        "scores": state.scores(),
-        "decision": describe_decision(state),
-        "errors": list(picture.errors),
+        **{key: view.data[key] for key in STEP_KEYS},
     }
 
 
@@ -156,12 +156,14 @@ def _standings(state: State) -> str:
 
 
 def score_chart(data: dict[str, Any]) -> str:
-    """The scores over time as an inline SVG line chart (one line per player)."""
+    """The scores over time as an inline SVG line chart (one line per player), drawn from
+    the scores the seat was shown: a score it could not know (None) is a gap in its line."""
     steps = data["steps"]
     count = max(1, len(steps) - 1)
     scores = [s["scores"] for s in steps]
-    low = min(0, *(min(s) for s in scores if s))
-    high = max(1, *(max(s) for s in scores if s))
+    known = [v for s in scores for v in s if v is not None]
+    low = min([0, *known])
+    high = max([1, *known])
     left, top, width, height = 40, 12, CHART_W - 52, CHART_H - 36
 
     def x(i: int) -> float:
@@ -181,12 +183,13 @@ def score_chart(data: dict[str, Any]) -> str:
     ]
     colours = data["colours"] or ["#333"]
     for player in range(data["players"]):
-        points = " ".join(f"{x(i):.1f},{y(s[player]):.1f}" for i, s in enumerate(scores))
         colour = colours[player % len(colours)]
-        out.append(
-            f'<polyline class="score-line" data-player="P{player + 1}" points="{points}" fill="none" '
-            f'stroke="{html.escape(colour)}" stroke-width="2"/>'
-        )
+        for run in _runs([(i, s[player]) for i, s in enumerate(scores)]):
+            points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in run)
+            out.append(
+                f'<polyline class="score-line" data-player="P{player + 1}" points="{points}" fill="none" '
+                f'stroke="{html.escape(colour)}" stroke-width="2"/>'
+            )
         out.append(
             f'<text x="{left + 4 + 34 * player}" y="{top + 12}" fill="{html.escape(colour)}" '
             f'font-weight="bold">P{player + 1}</text>'
@@ -197,6 +200,18 @@ def score_chart(data: dict[str, Any]) -> str:
     )
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _runs(points: list[tuple[int, int | None]]) -> list[list[tuple[int, int]]]:
+    """The stretches of a line between unknown (None) values."""
+    runs: list[list[tuple[int, int]]] = [[]]
+    for i, value in points:
+        if value is None:
+            if runs[-1]:
+                runs.append([])
+        else:
+            runs[-1].append((i, value))
+    return [run for run in runs if run]
 
 
 def _json_for_script(data: Any) -> str:

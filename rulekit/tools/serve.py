@@ -7,14 +7,26 @@ shapes of the picture (shapes whose ``ref`` is an argument of a legal action),
 and explains a rejected attempt with the rule's message and citation.  The log
 is written as JSON Lines after every action, so it replays with ``rulekit replay``.
 
+Every request carries a token (docs/security.md): one per seat played by a person, which
+shows that seat's view and acts for it alone, and one for the session, which watches as a
+spectator and cannot act.  Bodies are read as a stream and refused past :data:`MAX_BODY`
+bytes; JSON nested deeper than ``LIMITS.max_depth`` or holding text that is not Unicode is
+answered 400; anything unexpected is a short 500 (the traceback goes to the server's stderr).
+
 Needs the ``web`` extra (Starlette and uvicorn): ``pip install 'rulekit[web]'``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import secrets
 import socket
+import sys
 import threading
+import traceback
+from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,18 +34,22 @@ from urllib.parse import urlsplit
 from rulekit.engine.game import Action, Game, State
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, UsageError
+from rulekit.limits import LIMITS
 from rulekit.load import load_program
 from rulekit.tools.bots import Bot, make_bots
 from rulekit.tools.files import atomic_write_text
 from rulekit.tools.log import GameRecorder
 from rulekit.tools.options import module_names, parse_seat
-from rulekit.tools.render import describe_decision
-from rulekit.tools.svg import to_svg
-from rulekit.tools.view import compile_view, draw
+from rulekit.tools.seat_view import seat_view
+from rulekit.tools.view import compile_view
 
 MAX_ACTION_TEXT = 500
 MAX_BOT_ACTIONS = 100_000
+MAX_BODY = 16 * 1024  # bytes of a request body: an action is at most MAX_ACTION_TEXT characters
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+TOKEN_HEADER = "X-Rulekit-Token"
+DEFAULT_LOG = "game.jsonl"
+SPECTATOR = -1  # who a session token is: it watches, it never acts
 
 
 class Session:
@@ -52,6 +68,8 @@ class Session:
             raise UsageError(Diagnostic("serve needs at least one seat played by a person (--human)"))
         self.recorder = GameRecorder(game.new_initial_state(seed), seed, source)
         self.humans = humans
+        self.session_token = secrets.token_urlsafe(32)
+        self.seat_tokens = {seat: secrets.token_urlsafe(32) for seat in sorted(humans)}
         self.bots = bots
         self.log_path = log_path
         self.lock = threading.Lock()
@@ -62,6 +80,26 @@ class Session:
     @property
     def state(self) -> State:
         return self.recorder.state
+
+    def who(self, token: str | None) -> int | None:
+        """The seat a token is for, :data:`SPECTATOR` for the session's, None for no valid token
+        (every token is compared in constant time)."""
+        if not token:
+            return None
+        given = token.encode("utf-8", "replace")
+        found = None
+        if secrets.compare_digest(given, self.session_token.encode()):
+            found = SPECTATOR
+        for seat, expected in self.seat_tokens.items():
+            if secrets.compare_digest(given, expected.encode()):
+                found = seat
+        return found
+
+    def urls(self, port: int) -> list[tuple[str, str]]:
+        """What to open: one address per seat played by a person, then the spectator's."""
+        base = f"http://127.0.0.1:{port}/?token="
+        found = [(f"P{seat + 1}", base + token) for seat, token in self.seat_tokens.items()]
+        return [*found, ("watch", base + self.session_token)]
 
     @property
     def game(self) -> Game:
@@ -139,24 +177,13 @@ class Session:
             return {"ok": False, "error": f"no action can be taken with {ref} now"}
 
     # -------------------------------------------------------------- show
-    def seat_to_show(self, requested: int | None) -> int:
-        """The seat whose picture is shown: the one asked for, else the person on turn, else the first."""
-        if requested is not None:
-            return requested
-        state = self.state
-        if not state.is_terminal() and state.current_player() in self.humans:
-            return state.current_player()
-        return min(self.humans)
-
-    def snapshot(self, requested: int | None = None) -> dict[str, Any]:
-        """What the page shows for a seat: the picture, the legal actions if it is her turn, the log."""
+    def snapshot(self, seat: int | None) -> dict[str, Any]:
+        """What the page shows ``seat`` (None: a spectator): its view (:func:`seat_view`), the
+        legal actions if it is her turn, the log of actions."""
         with self.lock:
             state = self.state
-            seat = self.seat_to_show(requested)
-            picture = draw(state, seat)
-            deciding = None if state.is_terminal() else state.current_player()
             legal = []
-            if deciding == seat and seat in self.humans:
+            if not state.is_terminal() and seat == state.current_player() and seat in self.humans:
                 for action in state.legal_actions():
                     text = self.game.action_to_string(action)
                     legal.append({"text": text, "name": action.name, "refs": self._refs(action)})
@@ -166,21 +193,12 @@ class Session:
                 for n, (p, text) in enumerate(actions, start=1)
             ][-200:]
             return {
-                "seat": f"P{seat + 1}",
+                **seat_view(state, seat).payload(),
                 "humans": [f"P{h + 1}" for h in sorted(self.humans)],
-                "svg": to_svg(picture),
                 "legal": legal,
                 "your_turn": bool(legal),
-                "decision": describe_decision(state),
-                "terminal": state.is_terminal(),
-                "standings": [[f"P{p + 1}", list(key)] for p, key in state.standings()]
-                if state.is_terminal()
-                else [],
-                "scores": state.scores(),
-                "moves": state.moves(),
                 "log": log,
                 "log_file": self.log_path,
-                "errors": list(picture.errors),
             }
 
     def _refs(self, action: Action) -> list[str]:
@@ -200,13 +218,107 @@ def _message(error: RulekitError) -> str:
     return "; ".join(parts)
 
 
+class BadRequest(Exception):
+    """A request refused with an HTTP status and a message for the client."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 def _seat_param(value: Any, players: int) -> int | None:
     if value in (None, ""):
         return None
     raw = str(value).removeprefix("P").removeprefix("p")
     if not raw.isdigit() or not 1 <= int(raw) <= players:
-        raise ValueError(f"no seat {value!r}")
+        raise BadRequest(400, f"no seat {str(value)[:40]!r}")
     return int(raw) - 1
+
+
+def json_depth(text: str) -> int:
+    """How deeply the arrays and objects of JSON ``text`` nest (strings skipped), counted
+    without parsing, so a bomb of brackets costs one pass."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _check_text(value: Any) -> None:
+    """Refuse text that is not Unicode (a lone surrogate, as from a ``\\ud800`` escape)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise BadRequest(400, "the request holds text that is not valid Unicode") from None
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+
+
+def parse_body(raw: bytes) -> Any:
+    """A request body as JSON: UTF-8, nested at most ``LIMITS.max_depth`` deep, all text Unicode.
+
+    Raises:
+        BadRequest: 400 with what is wrong.
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise BadRequest(400, f"the body is not UTF-8 (byte {error.start})") from None
+    if json_depth(text) > LIMITS.max_depth:
+        raise BadRequest(400, f"the JSON nests deeper than {LIMITS.max_depth} levels")
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        raise BadRequest(400, f"the body is not JSON: {error}") from None
+    _check_text(value)
+    return value
+
+
+async def read_body(request: Any, cap: int = MAX_BODY) -> bytes:
+    """The body of ``request``, read as a stream and refused past ``cap`` bytes (the rest is
+    never read).
+
+    Raises:
+        BadRequest: 413 past the cap (a Content-Length over it is refused before reading).
+    """
+    too_big = BadRequest(413, f"a request body is at most {cap} bytes")
+    length = request.headers.get("content-length")
+    if length is not None and (not length.strip().isdigit() or int(length) > cap):
+        if not length.strip().isdigit():
+            raise BadRequest(400, "a bad Content-Length")
+        raise too_big
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > cap:
+            raise too_big
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+Handler = Callable[[Any], Awaitable[Any]]
 
 
 def make_app(session: Session) -> Any:
@@ -221,55 +333,79 @@ def make_app(session: Session) -> Any:
     page = (resources.files("rulekit.tools") / "assets" / "serve.html").read_text(encoding="utf-8")
     title = session.game.program.rules.title
     players = session.game.num_players
+    no_store = {"Cache-Control": "no-store"}
 
-    def index(request: Request) -> Response:
+    def guarded(handler: Handler) -> Handler:
+        """Refusals as their status with a JSON message; anything unexpected as a short 500,
+        its traceback to the server's stderr only."""
+
+        async def run(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except BadRequest as refused:
+                return JSONResponse({"ok": False, "error": str(refused)}, status_code=refused.status)
+            except Exception:
+                traceback.print_exc(file=sys.stderr)
+                return JSONResponse(
+                    {"ok": False, "error": "internal error (the server's output says more)"},
+                    status_code=500,
+                )
+
+        return run
+
+    def authenticate(token: str | None) -> int:
+        seat = session.who(token)
+        if seat is None:
+            raise BadRequest(403, "a valid token is needed: open the address rulekit serve printed")
+        return seat
+
+    def asked_seat(value: Any, who: int) -> int | None:
+        """The seat a request is for: its token's, and no other (None: a spectator)."""
+        asked = _seat_param(value, players)
+        if who == SPECTATOR:
+            if asked is not None:
+                raise BadRequest(403, "the session's token watches as a spectator: it shows no seat")
+            return None
+        if asked is not None and asked != who:
+            raise BadRequest(403, f"this token is P{who + 1}'s: it neither shows nor plays P{asked + 1}")
+        return who
+
+    async def index(request: Request) -> Response:
+        authenticate(request.query_params.get("token"))
         return HTMLResponse(page.replace("%TITLE%", title), headers={"Cache-Control": "no-store"})
 
-    def state(request: Request) -> Response:
-        try:
-            seat = _seat_param(request.query_params.get("seat"), players)
-        except ValueError as error:
-            return JSONResponse({"error": str(error)}, status_code=400)
-        if seat is not None and seat not in session.humans:
-            # a bot's seat sees its own hidden cards: the person at the page may not
-            return JSONResponse(
-                {"error": f"P{seat + 1} is played by a bot: only the seats of people are shown"},
-                status_code=403,
-            )
-        return JSONResponse(session.snapshot(seat), headers={"Cache-Control": "no-store"})
+    async def state(request: Request) -> Response:
+        who = authenticate(request.headers.get(TOKEN_HEADER))
+        seat = asked_seat(request.query_params.get("seat"), who)
+        return JSONResponse(session.snapshot(seat), headers=no_store)
 
     async def act(request: Request) -> Response:
+        who = authenticate(request.headers.get(TOKEN_HEADER))
         # Another site's page can post to 127.0.0.1 too: only JSON (which browsers send across
         # sites only after a CORS preflight this server never allows) from no or a local origin.
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            return JSONResponse(
-                {"ok": False, "error": "send JSON (Content-Type: application/json)"}, status_code=415
-            )
+            raise BadRequest(415, "send JSON (Content-Type: application/json)")
         origin = urlsplit(request.headers.get("origin", "")).hostname
         if origin is not None and origin not in ALLOWED_HOSTS:
-            return JSONResponse(
-                {"ok": False, "error": "requests from other sites are refused"}, status_code=403
-            )
-        try:
-            body = await request.json()
-            seat = _seat_param(body.get("seat"), players)
-            text = body.get("action")
-            ref = body.get("ref")
-        except (ValueError, AttributeError) as error:
-            return JSONResponse({"ok": False, "error": f"bad request: {error}"}, status_code=400)
+            raise BadRequest(403, "requests from other sites are refused")
+        body = parse_body(await read_body(request))
+        if not isinstance(body, dict):
+            raise BadRequest(400, "send {action: TEXT} or {ref: TEXT}")
+        seat = asked_seat(body.get("seat"), who)
         if seat is None:
-            seat = session.seat_to_show(None)
+            raise BadRequest(403, "the session's token watches as a spectator: it cannot act")
+        text, ref = body.get("action"), body.get("ref")
         if isinstance(text, str):
             return JSONResponse(session.act(seat, text))
         if isinstance(ref, str) and len(ref) <= MAX_ACTION_TEXT:
             return JSONResponse(session.explain_ref(seat, ref))
-        return JSONResponse({"ok": False, "error": "send {action: TEXT} or {ref: TEXT}"}, status_code=400)
+        raise BadRequest(400, "send {action: TEXT} or {ref: TEXT}")
 
     return Starlette(
         routes=[
-            Route("/", index),
-            Route("/api/state", state),
-            Route("/api/act", act, methods=["POST"]),
+            Route("/", guarded(index)),
+            Route("/api/state", guarded(state)),
+            Route("/api/act", guarded(act), methods=["POST"]),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=ALLOWED_HOSTS)],
     )
@@ -292,6 +428,30 @@ def make_server(app: Any) -> Any:
     return uvicorn.Server(config)
 
 
+def claim_log(path: str | None) -> str:
+    """Create the log file, never over an existing one: a path given (``--log``) that exists is
+    refused; without one, the first free name of ``game.jsonl``, ``game-2.jsonl`` ... is taken.
+    The file is created exclusively, so no other process can slip one in between.
+
+    Raises:
+        RulekitError: the file given exists, or cannot be created (exit 1).
+    """
+    names = [path] if path is not None else [DEFAULT_LOG, *(f"game-{n}.jsonl" for n in range(2, 1000))]
+    for name in names:
+        try:
+            os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise RulekitError(Diagnostic(f"cannot create the log {name}: {error.strerror}")) from None
+        return name
+    if path is not None:
+        raise RulekitError(
+            Diagnostic(f"the log {path} exists; serve never overwrites a log", hint="give another --log")
+        )
+    raise RulekitError(Diagnostic("no free log name from game.jsonl to game-999.jsonl", hint="give --log"))
+
+
 def session_from_args(args: argparse.Namespace) -> Session:
     modules = module_names(args.modules)
     program = load_program(args.ruleset, modules, args.variants, players=args.players)
@@ -305,7 +465,7 @@ def session_from_args(args: argparse.Namespace) -> Session:
         from rulekit.rules.compose import find_ruleset
 
         source = str(find_ruleset(args.ruleset).resolve())
-    return Session(game, args.seed, humans, bots, args.log, source)
+    return Session(game, args.seed, humans, bots, claim_log(args.log), source)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -321,12 +481,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ) from None
     if not 0 <= args.port <= 65535:
         raise UsageError(Diagnostic("--port must be from 0 to 65535"))
+    sock = bind(args.port)  # before the log is created: a port in use leaves no file behind
     session = session_from_args(args)
-    sock = bind(args.port)
     port = sock.getsockname()[1]
-    print(
-        f"{session.game.program.rules.title}: open http://127.0.0.1:{port}/ (Ctrl-C stops; log: {args.log})"
-    )
+    title = session.game.program.rules.title
+    print(f"{title} (log: {session.log_path}; Ctrl-C stops). Open, each in its own browser:")
+    for who, url in session.urls(port):
+        print(f"  {who}: {url}" if who != "watch" else f"  to watch (no seat, cannot act): {url}")
     server = make_server(make_app(session))
     server.run(sockets=[sock])
     return 0

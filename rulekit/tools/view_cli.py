@@ -13,8 +13,8 @@ from rulekit.tools.bots import make_bots
 from rulekit.tools.files import write_output
 from rulekit.tools.log import apply_logged, load_game_for, read_log
 from rulekit.tools.options import add_bot_option, add_rules_options, module_names, parse_seat
-from rulekit.tools.svg import to_svg
-from rulekit.tools.view import caption, compile_view, draw
+from rulekit.tools.seat_view import seat_view
+from rulekit.tools.view import compile_view
 
 
 def add_parser(subparsers: Any) -> None:
@@ -59,7 +59,10 @@ def add_parser(subparsers: Any) -> None:
         "--port", type=int, default=8000, metavar="PORT", help="port on 127.0.0.1 (0: any free port)"
     )
     p.add_argument(
-        "--log", metavar="FILE", default="game.jsonl", help="where to save the log (default game.jsonl)"
+        "--log",
+        metavar="FILE",
+        help="where to save the log: a new file, never overwritten (default game.jsonl, or the first "
+        "free game-N.jsonl)",
     )
     add_rules_options(p)
 
@@ -117,11 +120,10 @@ def cmd_render(args: argparse.Namespace) -> int:
                 break
             state.apply_action(bots[state.current_player()].choose(state))
     seat = None if args.seat is None else parse_seat(args.seat, state.game.num_players)
-    picture = draw(state, seat)
-    line = caption(state, seat)
-    write_output(args.out, to_svg(picture, caption=line))
+    view = seat_view(state, seat)  # what serve and replay --html --seat show the seat, too
+    write_output(args.out, view.svg())
     if args.out != "-":
-        print(f"wrote {args.out} ({len(picture.shapes)} shapes; {line})")
-    for error in picture.errors:
+        print(f"wrote {args.out} ({len(view.picture.shapes)} shapes; {view.caption})")
+    for error in view.picture.errors:
         print(f"warning: {error}")
     return 0

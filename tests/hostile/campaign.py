@@ -1,7 +1,8 @@
 """A long fuzzing campaign: ``python -m tests.hostile.campaign --inputs 100000``.
 
 Runs consecutive seeds of every case kind of :mod:`tests.hostile.fuzzing` (mutated shipped
-rulesets, generated DSL, damaged logs, scenarios and variants), each command in-process
+rulesets, generated DSL, damaged logs, scenarios and variants, hostile HTTP requests to
+``serve``'s application), each command in-process
 under a wall-clock alarm, and prints the counts: inputs, commands, exit statuses, exit 1
 without a position, internal errors (exit 3 or an exception escaping ``main``) and hangs,
 with the command line and message of each internal error or hang.

@@ -1,7 +1,8 @@
 """Hostile inputs made from a seed, and the judge that runs rulekit on them.
 
 Shared by ``test_fuzz.py`` (hypothesis chooses the seeds and the DSL snippets) and
-``campaign.py`` (a long run over consecutive seeds).  Each case writes its files into a
+``campaign.py`` (a long run over consecutive seeds).  The ``web`` kind sends hostile HTTP
+requests to ``serve``'s application instead of running a command line.  Each case writes its files into a
 work directory and returns the command lines to run, in order; the judge runs each in
 this process and classifies the outcome.  Anything but exit 0, 1 or 2 — in particular
 exit 3, an exception escaping ``main`` — is an internal error.
@@ -17,6 +18,7 @@ import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from attrs import frozen
 
@@ -318,12 +320,47 @@ def _variant_case(rng: random.Random, work: Path) -> list[list[str]]:
     ]
 
 
+def _web_case(rng: random.Random, work: Path) -> list[list[str]]:
+    """Hostile HTTP requests to serve's application (:mod:`tests.hostile.web_requests`); the
+    "command" names the seed of the requests, :func:`run_web` sends them."""
+    return [[WEB, str(rng.randrange(2**32))]]
+
+
+WEB = "web"
+#: Requests per web input: each is judged on its own (any 5xx is an internal error).
+WEB_REQUESTS = 8
+_WEB_SESSIONS: dict[Path, tuple[Any, Any]] = {}
+
+
+def run_web(argv: list[str], work: Path) -> Outcome:
+    """Send the requests of a web "command" to a session kept per work directory (a new game
+    once one is over); a 5xx or an exception escaping the application is exit 3."""
+    from tests.hostile.web_requests import client, hostile_request, new_session, send
+
+    found = _WEB_SESSIONS.get(work)
+    if found is None or found[0].state.is_terminal():
+        session = new_session(work)
+        found = _WEB_SESSIONS[work] = (session, client(session))
+    session, test_client = found
+    rng = random.Random(argv[1])
+    seen = []
+    for _ in range(WEB_REQUESTS):
+        request = hostile_request(session, rng)
+        answer = send(test_client, request)
+        seen.append(f"HTTP {answer.status}")
+        if answer.internal:
+            shown = f"{request.method} {request.path[:200]} {request.headers} {request.body[:200]!r}"
+            return Outcome(tuple(argv), 3, " ".join(seen), f"{shown}\n{answer.escaped or answer.body}")
+    return Outcome(tuple(argv), 0, " ".join(seen), "")
+
+
 CASES: dict[str, Callable[[random.Random, Path], list[list[str]]]] = {
     "rules": _rules_case,
     "dsl": _dsl_case,
     "log": _log_case,
     "scenario": _scenario_case,
     "variant": _variant_case,
+    WEB: _web_case,
 }
 
 
@@ -336,7 +373,7 @@ def fuzz_one(kind: str, seed: int, work: Path, snippet: str | None = None) -> li
     for argv in commands:
         if "replay" in argv and not Path(argv[argv.index("replay") + 1]).exists():
             continue  # the game before failed to start: nothing to replay
-        outcome = run(argv)
+        outcome = run_web(argv, work) if argv[0] == WEB else run(argv)
         outcomes.append(outcome)
         if outcome.status != 0 and "check" in argv:
             break

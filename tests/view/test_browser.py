@@ -161,8 +161,9 @@ def test_a_served_tic_tac_toe_game_is_played_by_clicking_the_board(
     session = Session(
         load_game("tic_tac_toe", 2), 0, {0}, [FirstLegalBot(), FirstLegalBot()], str(tmp_path / "t.jsonl")
     )
-    browser.get(serve(session))
+    browser.get(serve(session) + f"?token={session.seat_tokens[0]}")
     _wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, '#board rect.clickable[data-ref="b2"]'))
+    assert "token" not in browser.current_url  # the page took it out of the address bar
     browser.find_element(By.CSS_SELECTOR, '#board rect[data-ref="b2"]').click()
     _wait(browser, lambda b: len(b.find_elements(By.CSS_SELECTOR, "#log li")) == 2)
     assert session.state.value("b2", "mark") == 0 and session.state.value("a1", "mark") == 1
@@ -186,7 +187,7 @@ def test_a_served_el_capitan_game_explains_a_rejected_action_with_its_citation(
 
     game = load_game("el_capitan", 3)
     session = Session(game, 2, {0}, [FirstLegalBot() for _ in range(3)], str(tmp_path / "c.jsonl"))
-    browser.get(serve(session))
+    browser.get(serve(session) + f"?token={session.seat_tokens[0]}")
     box = _wait(browser, lambda b: b.find_element(By.ID, "action-text"))
     _wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, "#actions button"))
     box.send_keys("take_loan(10)", Keys.ENTER)
@@ -233,9 +234,9 @@ def test_a_served_el_caballero_game_shows_the_own_hand_and_plays_a_power_card(
 
     game = load_game("el_caballero", 3)
     session = Session(game, 1, {0}, [FirstLegalBot() for _ in range(3)], str(tmp_path / "b.jsonl"))
-    url = serve(session)
-    browser.get(url + "?seat=P2")  # a bot's seat: its picture (its hand) is not shown
-    _wait(browser, lambda b: "P2 is played by a bot" in b.find_element(By.ID, "message").text)
+    url = serve(session) + f"?token={session.seat_tokens[0]}"
+    browser.get(url + "&seat=P2")  # a bot's seat: its picture (its hand) is not shown
+    _wait(browser, lambda b: "neither shows nor plays P2" in b.find_element(By.ID, "message").text)
     assert browser.find_element(By.ID, "board").get_attribute("innerHTML").strip() == ""
     browser.get(url)
     _wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, '#board rect.clickable[data-ref="7"]'))

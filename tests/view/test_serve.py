@@ -16,7 +16,7 @@ from rulekit.cli import main
 from rulekit.load import load_game
 from rulekit.tools.bots import FirstLegalBot, make_bots
 from rulekit.tools.log import replay
-from rulekit.tools.serve import Session
+from rulekit.tools.serve import TOKEN_HEADER, Session
 from tests.view.conftest import need_web
 
 
@@ -65,31 +65,37 @@ def test_clicking_a_taken_cell_explains_why_nothing_can_be_done_there(tmp_path: 
 
 def test_the_snapshot_offers_the_legal_actions_with_their_board_refs(tmp_path: Path) -> None:
     session = _session(tmp_path)
-    snap = session.snapshot()
+    snap = session.snapshot(0)
     assert snap["your_turn"] is True and snap["seat"] == "P1"
     assert [a["text"] for a in snap["legal"]][:2] == ["place(a1)", "place(b1)"]
     assert snap["legal"][0]["refs"] == ["a1"]
     assert 'data-ref="a1"' in snap["svg"]
 
 
-def test_a_hot_seat_game_shows_the_picture_of_the_person_on_turn(tmp_path: Path) -> None:
-    """Two people at one screen: after P1 acts, P2's view and options are shown."""
+def test_two_people_each_see_their_own_view_and_options_in_turn(tmp_path: Path) -> None:
+    """Two people, each at her own page: after P1 acts, P2 has the options and P1 none."""
     session = _session(tmp_path, "el_caballero", 2, frozenset({0, 1}))
-    assert session.snapshot()["seat"] == "P1"
-    session.act(0, session.snapshot()["legal"][0]["text"])
-    snap = session.snapshot()
-    assert snap["seat"] == "P2" and snap["your_turn"]
+    assert session.snapshot(0)["seat"] == "P1" and session.snapshot(1)["legal"] == []
+    session.act(0, session.snapshot(0)["legal"][0]["text"])
+    snap = session.snapshot(1)
+    assert snap["seat"] == "P2" and snap["your_turn"] and not session.snapshot(0)["your_turn"]
 
 
-def _get(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as response:
+def test_a_spectator_sees_no_hand_and_has_no_options(tmp_path: Path) -> None:
+    session = _session(tmp_path, "royal_letter", 2)
+    snap = session.snapshot(None)
+    assert snap["seat"] is None and snap["legal"] == [] and snap["scores"] == [None, None]
+
+
+def _get(url: str, token: str) -> Any:
+    request = urllib.request.Request(url, headers={TOKEN_HEADER: token})
+    with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
 
 
-def _post(url: str, body: dict[str, Any]) -> Any:
-    request = urllib.request.Request(
-        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST"
-    )
+def _post(url: str, body: dict[str, Any], token: str) -> Any:
+    headers = {"Content-Type": "application/json", TOKEN_HEADER: token}
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
 
@@ -99,23 +105,27 @@ def test_the_web_app_plays_a_whole_game_over_http(tmp_path: Path, serve: Callabl
     game = load_game("tic_tac_toe", 2)
     session = Session(game, 0, {0}, make_bots(game, "random", 5), str(tmp_path / "web.jsonl"))
     url = serve(session)
-    with urllib.request.urlopen(url, timeout=10) as response:
+    token = session.seat_tokens[0]
+    with urllib.request.urlopen(f"{url}?token={token}", timeout=10) as response:
         page = response.read().decode()
     assert "<title>Tic-tac-toe · rulekit</title>" in page
     for _ in range(9):
-        snap = _get(url + "api/state")
+        snap = _get(url + "api/state", token)
         if snap["terminal"]:
             break
-        assert _post(url + "api/act", {"action": snap["legal"][0]["text"], "seat": "P1"}) == {"ok": True}
-    snap = _get(url + "api/state")
+        move = {"action": snap["legal"][0]["text"], "seat": "P1"}
+        assert _post(url + "api/act", move, token) == {"ok": True}
+    snap = _get(url + "api/state", token)
     assert snap["terminal"] and snap["standings"]
     assert replay(tmp_path / "web.jsonl").state_hash() == session.state.state_hash()
 
 
 def test_the_web_app_answers_only_to_local_host_names(tmp_path: Path, serve: Callable[[Any], str]) -> None:
     """A page on another site cannot reach the game through DNS rebinding."""
-    url = serve(_session(tmp_path))
-    request = urllib.request.Request(url + "api/state", headers={"Host": "attacker.example"})
+    session = _session(tmp_path)
+    url = serve(session)
+    headers = {"Host": "attacker.example", TOKEN_HEADER: session.seat_tokens[0]}
+    request = urllib.request.Request(url + "api/state", headers=headers)
     try:
         urllib.request.urlopen(request, timeout=10)
         raise AssertionError("a foreign Host header was accepted")
@@ -143,10 +153,11 @@ def test_the_web_app_refuses_moves_posted_by_other_sites(tmp_path: Path, serve: 
     """A form on another site can post to 127.0.0.1: without JSON, or from a foreign origin, it is refused."""
     session = _session(tmp_path)
     url = serve(session) + "api/act"
+    token = {TOKEN_HEADER: session.seat_tokens[0]}
     body = json.dumps({"action": "place(b2)", "seat": "P1"}).encode()
     attempts = [
-        ({"Content-Type": "text/plain"}, 415),
-        ({"Content-Type": "application/json", "Origin": "http://attacker.example"}, 403),
+        ({**token, "Content-Type": "text/plain"}, 415),
+        ({**token, "Content-Type": "application/json", "Origin": "http://attacker.example"}, 403),
     ]
     for headers, code in attempts:
         request = urllib.request.Request(url, data=body, headers=headers, method="POST")
@@ -156,24 +167,25 @@ def test_the_web_app_refuses_moves_posted_by_other_sites(tmp_path: Path, serve: 
         except urllib.error.HTTPError as error:
             assert error.code == code
     assert session.state.moves() == 0
-    local = {"Content-Type": "application/json", "Origin": url.rsplit("/api", 1)[0]}
+    local = {**token, "Content-Type": "application/json", "Origin": url.rsplit("/api", 1)[0]}
     request = urllib.request.Request(url, data=body, headers=local, method="POST")
     with urllib.request.urlopen(request, timeout=10) as response:
         assert json.loads(response.read()) == {"ok": True}
 
 
-def test_the_page_shows_only_the_seats_people_play(tmp_path: Path, serve: Callable[[Any], str]) -> None:
+def test_the_page_shows_only_the_seat_of_its_token(tmp_path: Path, serve: Callable[[Any], str]) -> None:
     """A bot's seat sees its own hidden hand: asking for its picture is refused, acting for it too."""
     session = _session(tmp_path, "royal_letter", 3)
     url = serve(session)
-    assert _get(url + "api/state?seat=P1")["seat"] == "P1"
+    token = session.seat_tokens[0]
+    assert _get(url + "api/state?seat=P1", token)["seat"] == "P1"
     for seat in ("P2", "P3"):
         try:
-            _get(url + f"api/state?seat={seat}")
+            _get(url + f"api/state?seat={seat}", token)
             raise AssertionError(f"the picture of {seat} (a bot) was shown")
         except urllib.error.HTTPError as error:
             assert error.code == 403
-            assert f"{seat} is played by a bot" in json.loads(error.read())["error"]
+            assert f"neither shows nor plays {seat}" in json.loads(error.read())["error"]
     assert session.act(1, "discard") == {"ok": False, "error": "P2 is played by a bot, not by a person"}
 
 
@@ -214,6 +226,6 @@ def test_a_bots_action_that_breaks_a_rule_is_reported_not_a_server_error(
     assert result["ok"] is False
     assert result["error"].startswith("your action was played, but a bot's failed: ")
     assert "ZeroDivisionError" in result["error"]
-    assert session.state.moves() == 1 and session.snapshot()["moves"] == 1
+    assert session.state.moves() == 1 and session.snapshot(0)["moves"] == 1
     saved = (tmp_path / "f.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(line).get("action") for line in saved[1:2]] == ["go"]
