@@ -60,6 +60,7 @@ def open_checked(path: Path, schema: str) -> sqlite3.Connection:
         connection = sqlite3.connect(path, timeout=BUSY_SECONDS)
     except sqlite3.Error as error:  # no such directory, no permission
         raise refused(path, f"cannot open it as a results database ({error})") from None
+    connection.text_factory = _text
     try:
         # SQL functions in the file's schema (views, triggers, indexes) may not have side effects
         connection.execute("PRAGMA trusted_schema = OFF")
@@ -72,10 +73,29 @@ def open_checked(path: Path, schema: str) -> sqlite3.Connection:
     except sqlite3.Error as error:  # not a database, a damaged one
         connection.close()
         raise refused(path, f"not a rulekit results database ({error})") from None
+    except UnicodeDecodeError:  # SQLite's message quotes a damaged schema that is not UTF-8
+        connection.close()
+        raise refused(path, "not a rulekit results database (its schema is damaged)") from None
     except BaseException:
         connection.close()
         raise
     return connection
+
+
+class NotUtf8(bytes):
+    """Text in the file that is not UTF-8: kept as bytes, shown as such, equal to no text."""
+
+    def __repr__(self) -> str:
+        return "text that is not UTF-8"
+
+
+def _text(raw: bytes) -> str:
+    """How text comes out of the file (a ``text_factory``): decoded, or :class:`NotUtf8`, which
+    every check refuses (typed ``str`` for the schema's columns, which are compared only)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return NotUtf8(raw)  # type: ignore[return-value]
 
 
 def check_schema(connection: sqlite3.Connection, path: Path, schema: str) -> None:
@@ -100,8 +120,12 @@ def check_schema(connection: sqlite3.Connection, path: Path, schema: str) -> Non
     if kind != "table":
         article = "an" if str(kind)[:1] in "aeiou" else "a"
         raise refused(path, f"not a rulekit results database ('games' is {article} {kind}, not a table)")
-    if not isinstance(sql, str) or not re.match(r"\s*CREATE\s+TABLE\b", sql, re.IGNORECASE):
-        raise refused(path, "not a rulekit results database ('games' is a virtual table)")
+    if (
+        not isinstance(sql, str)
+        or isinstance(sql, NotUtf8)
+        or not re.match(r"\s*CREATE\s+TABLE\b", sql, re.IGNORECASE)
+    ):
+        raise refused(path, "not a rulekit results database ('games' is not a plain table)")
     triggers = sorted(str(e[1]) for e in entries if e[0] == "trigger" and e[2] == "games")
     if triggers:
         raise refused(
@@ -168,6 +192,8 @@ def reading(path: Path) -> Iterator[None]:
         ) from None
     except sqlite3.Error as error:
         raise refused(path, f"cannot read it as a results database ({error})") from None
+    except UnicodeDecodeError:  # SQLite's message quotes damaged text
+        raise refused(path, "cannot read it as a results database (it is damaged)") from None
 
 
 @contextmanager
@@ -177,6 +203,8 @@ def writing(path: Path) -> Iterator[None]:
         yield
     except (sqlite3.Error, OverflowError) as error:
         raise refused(path, f"cannot store a game in it ({error})") from None
+    except UnicodeDecodeError:  # SQLite's message quotes damaged text
+        raise refused(path, "cannot store a game in it (it is damaged)") from None
 
 
 @frozen

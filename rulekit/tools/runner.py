@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import json
 import logging
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -192,7 +193,7 @@ def _run_ray(tasks: Sequence[GameTask], address: str | None) -> Iterator[GameRec
         raise UsageError(Diagnostic("--executor ray needs Ray", hint="pip install 'rulekit[ray]'")) from None
     if not ray.is_initialized():
         # once per process: a command that plays several batches (balance) reuses the cluster
-        ray.init(address=address, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+        start_ray(address)
         atexit.register(ray.shutdown)
     remote = ray.remote(play_task)
     pending = [remote.remote(task) for task in tasks]
@@ -200,6 +201,57 @@ def _run_ray(tasks: Sequence[GameTask], address: str | None) -> Iterator[GameRec
         done, pending = ray.wait(pending, num_returns=1)
         for ref in done:
             yield ray.get(ref)
+
+
+#: Ray's switch for a single-machine node that uses the loopback address (its default on
+#: Windows and macOS); read by the processes Ray starts, from their environment.
+_RAY_LOCAL_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def start_ray(address: str | None) -> None:
+    """``ray.init`` for ``--executor ray``: join the cluster at ``address``, or start a local
+    Ray whose servers (GCS, raylet, object manager, workers) listen on 127.0.0.1 only.
+
+    Ray has no authentication: a local Ray listening on every interface would let anyone who
+    can reach the machine run code as the user for the whole run (see docs/security.md).
+    Ray binds its servers to all interfaces unless the node's address is the loopback one,
+    which it uses when clusters are disabled; that setting is passed to the processes Ray
+    starts through their environment, and is restored in this process afterwards.
+
+    Raises:
+        RulekitError: the local Ray came up on another address (it is stopped first).
+    """
+    import ray
+    from ray._private import ray_constants  # the flag is read when ray.init asks for the node IP
+
+    options: dict[str, object] = {
+        "include_dashboard": False,
+        "logging_level": logging.ERROR,
+        "log_to_driver": False,
+    }
+    if address is not None:
+        ray.init(address=address, **options)
+        return
+    saved_env, saved_flag = os.environ.get(_RAY_LOCAL_ONLY), ray_constants.ENABLE_RAY_CLUSTER
+    os.environ[_RAY_LOCAL_ONLY] = "0"
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        ray.init(_node_ip_address="127.0.0.1", **options)
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = saved_flag
+        if saved_env is None:
+            del os.environ[_RAY_LOCAL_ONLY]
+        else:
+            os.environ[_RAY_LOCAL_ONLY] = saved_env
+    node = ray.util.get_node_ip_address()
+    if node != "127.0.0.1":
+        ray.shutdown()
+        raise RulekitError(
+            Diagnostic(
+                f"the local Ray came up on {node}, not 127.0.0.1: stopped it (Ray has no authentication)",
+                hint="start Ray yourself (ray start --head --node-ip-address 127.0.0.1) and give --address",
+            )
+        )
 
 
 # ---------------------------------------------------------------- the results database

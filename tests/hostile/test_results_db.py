@@ -304,3 +304,20 @@ def test_a_seed_beyond_64_bits_with_a_database_is_refused(run: Run, tmp_path: Pa
     db = tmp_path / "results.db"
     status, _, err = run(*COMMANDS["simulate"], "--seed", str(2**63), "--db", str(db))
     assert_refused(status, err, db, "do not fit in a 64-bit SQLite integer")
+
+
+def test_text_that_is_not_utf8_is_refused_where_it_is(run: Run, stored: Stored) -> None:
+    """Bytes that are not UTF-8 in a text cell (found by the fuzzer: a UnicodeDecodeError)."""
+    db, resume = stored("UPDATE games SET scores = CAST(x'5bff5d' AS TEXT) WHERE rowid = 2")
+    assert_refused(
+        *run(*resume)[::2], db, "row 2, column scores: expected JSON text, not text that is not UTF-8"
+    )
+
+
+def test_a_schema_that_is_not_utf8_is_refused(run: Run, stored: Stored) -> None:
+    """SQLite's own message quotes the damaged schema text (found by the fuzzer)."""
+    db, resume = stored(
+        "PRAGMA writable_schema = ON",
+        "UPDATE sqlite_master SET sql = 'CREATE TABLE games (' || CAST(x'ff' AS TEXT) WHERE name = 'games'",
+    )
+    assert_refused(*run(*resume)[::2], db, "not a rulekit results database")
