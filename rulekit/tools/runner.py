@@ -23,6 +23,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from attrs import frozen
 
@@ -224,7 +225,7 @@ def start_ray(address: str | None) -> None:
     import ray
     from ray._private import ray_constants  # the flag is read when ray.init asks for the node IP
 
-    options: dict[str, object] = {
+    options: dict[str, Any] = {
         "include_dashboard": False,
         "logging_level": logging.ERROR,
         "log_to_driver": False,
