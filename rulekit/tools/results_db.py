@@ -245,6 +245,7 @@ def read_games(
     if low < SEED_RANGE[0] or high > SEED_RANGE[1]:
         raise refused(path, f"seeds {low}..{high} do not fit in a 64-bit SQLite integer")
     wanted = set(seeds)
+    checks = row_checks(fingerprint, expected)
     games: dict[int, dict[str, Any]] = {}
     rows: dict[int, int] = {}
     with reading(path):
@@ -255,46 +256,49 @@ def read_games(
         ).fetchone()
         if odd is not None:
             raise _located(path, odd[0], "seed", f"expected a whole number, not {odd[1]}")
-        # rowids first, then one row at a time: a value over the length limit is located
-        rowids = [
-            r[0]
-            for r in connection.execute(
-                "SELECT rowid FROM games WHERE run_key = ? AND fingerprint = ? AND seed BETWEEN ? AND ?",
-                (run_key, fingerprint, low, high),
-            )
-        ]
-        for rowid in rowids:
-            try:
-                row = connection.execute(f"SELECT {_READ} FROM games WHERE rowid = ?", (rowid,)).fetchone()
-            except sqlite3.DataError:
-                raise refused(
-                    path,
-                    f"row {rowid}: a value longer than {LIMITS.max_line_bytes} bytes",
-                    hint="see docs/security.md for the limit (max_line_bytes) and how to raise it",
-                ) from None
-            if row is None or row[2] not in wanted:
-                continue
-            game = check_row(path, row, fingerprint, expected)
-            seed = game["seed"]
-            if seed in games:
-                raise _located(path, rowid, "seed", f"seed {seed} is stored twice (also in row {rows[seed]})")
-            games[seed] = game
-            rows[seed] = rowid
+        where = "FROM games WHERE run_key = ? AND fingerprint = ? AND seed BETWEEN ? AND ?"
+        keys = (run_key, fingerprint, low, high)
+        try:
+            for row in connection.execute(f"SELECT {_READ} {where}", keys):
+                if row[2] not in wanted:
+                    continue
+                game = check_row(path, row, checks)
+                seed = game["seed"]
+                if seed in games:
+                    also = rows[seed]
+                    raise _located(path, row[0], "seed", f"seed {seed} is stored twice (also in row {also})")
+                games[seed] = game
+                rows[seed] = row[0]
+        except sqlite3.DataError:  # a value over the length limit, never loaded: which row?
+            for (rowid,) in connection.execute(f"SELECT rowid {where}", keys).fetchall():
+                try:
+                    connection.execute(f"SELECT {_READ} FROM games WHERE rowid = ?", (rowid,)).fetchone()
+                except sqlite3.DataError:
+                    raise refused(
+                        path,
+                        f"row {rowid}: a value longer than {LIMITS.max_line_bytes} bytes",
+                        hint="see docs/security.md for the limit (max_line_bytes) and how to raise it",
+                    ) from None
+            raise
     return games
 
 
-def check_row(path: Path, row: tuple[Any, ...], fingerprint: str, expected: Expected) -> dict[str, Any]:
-    """One row (the columns of ``_READ``) checked against the run it was read for."""
-    rowid = row[0]
-    cells = dict(zip([c.strip() for c in _READ.split(",")], row, strict=True))
+#: The columns of ``_READ`` by name.
+_NAMES = tuple(c.strip() for c in _READ.split(","))
+
+Checks = list[tuple[int, str, Callable[[Any], Any]]]
+
+
+def row_checks(fingerprint: str, expected: Expected) -> Checks:
+    """(position in ``_READ``, column, check) for every column of a row of the run."""
     players = len(expected.seats)
     checks: list[tuple[str, Callable[[Any], Any]]] = [
         ("ruleset", lambda v: _equal(v, expected.ruleset)),
         ("fingerprint", lambda v: _equal(v, fingerprint)),
         ("seed", lambda v: _integer(v, *SEED_RANGE)),
-        ("seats", lambda v: _equal(tuple(_json(v, list)), expected.seats)),
-        ("modules", lambda v: _equal(tuple(_json(v, list)), expected.modules)),
-        ("variants", lambda v: _equal(tuple(_json(v, list)), expected.variants)),
+        ("seats", _same_list(expected.seats)),
+        ("modules", _same_list(expected.modules)),
+        ("variants", _same_list(expected.variants)),
         ("finished", lambda v: bool(_integer(v, 0, 1))),
         ("scores", lambda v: _scores(_json(v, list), players)),
         ("winner", lambda v: _winners(_json(v, list), players)),
@@ -302,16 +306,34 @@ def check_row(path: Path, row: tuple[Any, ...], fingerprint: str, expected: Expe
         ("fired", lambda v: _fired(_json(v, dict), expected.fired)),
         ("duration", _duration),
     ]
+    return [(_NAMES.index(column), column, check) for column, check in checks]
+
+
+def _same_list(wanted: tuple[str, ...]) -> Callable[[Any], tuple[str, ...]]:
+    """The check of a column that holds the same JSON list in every row of the run: the text
+    rulekit writes is accepted as it is, any other is parsed and compared."""
+    text = json.dumps(list(wanted))
+
+    def check(value: Any) -> tuple[str, ...]:
+        if value == text and type(value) is str:
+            return wanted
+        return _equal(tuple(_json(value, list)), wanted)
+
+    return check
+
+
+def check_row(path: Path, row: tuple[Any, ...], checks: Checks) -> dict[str, Any]:
+    """One row (the columns of ``_READ``) checked against the run it was read for."""
     values: dict[str, Any] = {}
-    for column, check in checks:
+    for position, column, check in checks:
         try:
-            values[column] = check(cells[column])
+            values[column] = check(row[position])
         except _BadCell as error:
-            raise _located(path, rowid, column, str(error)) from None
+            raise _located(path, row[0], column, str(error)) from None
     if values["winner"] and not values["finished"]:
-        raise _located(path, rowid, "winner", "a game cut off at --max-actions has no winner")
+        raise _located(path, row[0], "winner", "a game cut off at --max-actions has no winner")
     if not values["winner"] and values["finished"]:
-        raise _located(path, rowid, "winner", "a finished game has at least one winner")
+        raise _located(path, row[0], "winner", "a finished game has at least one winner")
     return {
         "seed": values["seed"],
         "seats": values["seats"],
@@ -355,6 +377,10 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number")
 
 
+#: JSON without NaN, Infinity and -Infinity (Python's json accepts them by default).
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def _json(value: object, kind: type) -> Any:
     """The JSON text of a cell parsed, nesting bounded before the parser recurses."""
     if not isinstance(value, str):
@@ -370,7 +396,7 @@ def _json(value: object, kind: type) -> Any:
         if deepest > LIMITS.max_depth:
             raise _BadCell(f"JSON nested more than {LIMITS.max_depth} levels deep")
     try:
-        parsed = json.loads(value, parse_constant=_reject_constant)
+        parsed = _DECODER.decode(value)
     except json.JSONDecodeError as error:
         raise _BadCell(f"not JSON ({error.msg} at character {error.pos + 1})") from None
     except (ValueError, RecursionError) as error:  # NaN, Infinity, an integer beyond the digit limit
