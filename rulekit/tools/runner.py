@@ -210,8 +210,9 @@ _RAY_LOCAL_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
 def start_ray(address: str | None) -> None:
-    """``ray.init`` for ``--executor ray``: join the cluster at ``address``, or start a local
-    Ray whose servers (GCS, raylet, object manager, workers) listen on 127.0.0.1 only.
+    """``ray.init`` for ``--executor ray``: join the cluster at ``address`` (or ``RAY_ADDRESS``),
+    or start a local Ray (none, or ``local``) whose servers (GCS, raylet, object manager,
+    workers) listen on 127.0.0.1 only.
 
     Ray has no authentication: a local Ray listening on every interface would let anyone who
     can reach the machine run code as the user for the whole run (see docs/security.md).
@@ -230,14 +231,19 @@ def start_ray(address: str | None) -> None:
         "logging_level": logging.ERROR,
         "log_to_driver": False,
     }
-    if address is not None:
+    if address is None:
+        address = os.environ.get("RAY_ADDRESS") or None  # what ray.init() itself would join
+    if address is not None and address != "local":  # "local": Ray's name for a new local Ray
         ray.init(address=address, **options)
         return
-    saved_env, saved_flag = os.environ.get(_RAY_LOCAL_ONLY), ray_constants.ENABLE_RAY_CLUSTER
+    saved_env, saved_flag = (
+        os.environ.get(_RAY_LOCAL_ONLY),
+        getattr(ray_constants, "ENABLE_RAY_CLUSTER", True),
+    )
     os.environ[_RAY_LOCAL_ONLY] = "0"
     ray_constants.ENABLE_RAY_CLUSTER = False
     try:
-        ray.init(_node_ip_address="127.0.0.1", **options)
+        ray.init(address="local", _node_ip_address="127.0.0.1", **options)
     finally:
         ray_constants.ENABLE_RAY_CLUSTER = saved_flag
         if saved_env is None:
