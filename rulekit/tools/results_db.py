@@ -101,12 +101,10 @@ def _text(raw: bytes) -> str:
 def check_schema(connection: sqlite3.Connection, path: Path, schema: str) -> None:
     """Refuse a foreign schema: ``games`` must be a plain table with ``schema``'s columns and no
     trigger; a database without ``games`` gets it only if it has no tables of its own."""
-    entries = connection.execute(
-        "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
-    ).fetchall()
+    entries = connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
     games = [e for e in entries if e[1] == "games"]
     if not games:
-        tables = sorted(str(e[1]) for e in entries if e[0] == "table")
+        tables = sorted(str(e[1]) for e in entries if e[0] == "table" and not str(e[1]).startswith("sqlite_"))
         if tables:
             raise refused(
                 path,
@@ -171,7 +169,8 @@ def _schema_columns(schema: str) -> list[tuple[Any, ...]]:
 def _describe(columns: list[tuple[Any, ...]]) -> str:
     if not columns:
         return "none"
-    return ", ".join(f"{c[0]} {c[1]}".strip() for c in columns[:20]) + (" ..." if len(columns) > 20 else "")
+    shown = ", ".join(f"{str(c[0])[:40]} {str(c[1])[:20]}".strip() for c in columns[:20])
+    return shown + (" ..." if len(columns) > 20 else "")
 
 
 def _names(names: list[str]) -> str:
