@@ -19,16 +19,18 @@ from __future__ import annotations
 import atexit
 import json
 import logging
-import sqlite3
+import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from attrs import frozen
 
 from rulekit.engine.game import Game
 from rulekit.errors import Diagnostic, RulekitError, UsageError
 from rulekit.load import load_program
+from rulekit.tools import results_db
 from rulekit.tools.bots import make_bots, parse_bots, play_game, seat_specs
 
 
@@ -192,7 +194,7 @@ def _run_ray(tasks: Sequence[GameTask], address: str | None) -> Iterator[GameRec
         raise UsageError(Diagnostic("--executor ray needs Ray", hint="pip install 'rulekit[ray]'")) from None
     if not ray.is_initialized():
         # once per process: a command that plays several batches (balance) reuses the cluster
-        ray.init(address=address, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+        start_ray(address)
         atexit.register(ray.shutdown)
     remote = ray.remote(play_task)
     pending = [remote.remote(task) for task in tasks]
@@ -200,6 +202,63 @@ def _run_ray(tasks: Sequence[GameTask], address: str | None) -> Iterator[GameRec
         done, pending = ray.wait(pending, num_returns=1)
         for ref in done:
             yield ray.get(ref)
+
+
+#: Ray's switch for a single-machine node that uses the loopback address (its default on
+#: Windows and macOS); read by the processes Ray starts, from their environment.
+_RAY_LOCAL_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def start_ray(address: str | None) -> None:
+    """``ray.init`` for ``--executor ray``: join the cluster at ``address`` (or ``RAY_ADDRESS``),
+    or start a local Ray (none, or ``local``) whose servers (GCS, raylet, object manager,
+    workers) listen on 127.0.0.1 only.
+
+    Ray has no authentication: a local Ray listening on every interface would let anyone who
+    can reach the machine run code as the user for the whole run (see docs/security.md).
+    Ray binds its servers to all interfaces unless the node's address is the loopback one,
+    which it uses when clusters are disabled; that setting is passed to the processes Ray
+    starts through their environment, and is restored in this process afterwards.
+
+    Raises:
+        RulekitError: the local Ray came up on another address (it is stopped first).
+    """
+    import ray
+    from ray._private import ray_constants  # the flag is read when ray.init asks for the node IP
+
+    options: dict[str, Any] = {
+        "include_dashboard": False,
+        "logging_level": logging.ERROR,
+        "log_to_driver": False,
+    }
+    if address is None:
+        address = os.environ.get("RAY_ADDRESS") or None  # what ray.init() itself would join
+    if address is not None and address != "local":  # "local": Ray's name for a new local Ray
+        ray.init(address=address, **options)
+        return
+    saved_env, saved_flag = (
+        os.environ.get(_RAY_LOCAL_ONLY),
+        getattr(ray_constants, "ENABLE_RAY_CLUSTER", True),
+    )
+    os.environ[_RAY_LOCAL_ONLY] = "0"
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        ray.init(address="local", _node_ip_address="127.0.0.1", **options)
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = saved_flag
+        if saved_env is None:
+            del os.environ[_RAY_LOCAL_ONLY]
+        else:
+            os.environ[_RAY_LOCAL_ONLY] = saved_env
+    node = ray.util.get_node_ip_address()
+    if node != "127.0.0.1":
+        ray.shutdown()
+        raise RulekitError(
+            Diagnostic(
+                f"the local Ray came up on {node}, not 127.0.0.1: stopped it (Ray has no authentication)",
+                hint="start Ray yourself (ray start --head --node-ip-address 127.0.0.1) and give --address",
+            )
+        )
 
 
 # ---------------------------------------------------------------- the results database
@@ -229,16 +288,8 @@ class ResultsDB:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        try:
-            self.connection = sqlite3.connect(self.path)
-            self.connection.execute(SCHEMA)
-            self.connection.commit()
-        except sqlite3.OperationalError as error:  # no such directory, no permission, a locked file
-            raise RulekitError(
-                Diagnostic(f"{self.path}: cannot open it as a results database ({error})")
-            ) from None
-        except sqlite3.DatabaseError as error:
-            raise RulekitError(Diagnostic(f"{self.path}: not a rulekit results database ({error})")) from None
+        # a stranger's file: a foreign schema is refused (rulekit/tools/results_db.py)
+        self.connection = results_db.open_checked(self.path, SCHEMA)
 
     def close(self) -> None:
         self.connection.close()
@@ -255,14 +306,33 @@ class ResultsDB:
         ).fetchone()
         return int(row[0])
 
-    def seeds(self, run_key: str, fingerprint: str) -> set[int]:
-        rows = self.connection.execute(
-            "SELECT seed FROM games WHERE run_key = ? AND fingerprint = ?", (run_key, fingerprint)
+    def stored(self, tasks: Sequence[GameTask], fingerprint: str) -> dict[int, GameRecord]:
+        """The games of ``tasks`` (all of one run) the file holds, by seed, each row checked.
+
+        Raises:
+            RulekitError: a damaged or foreign row, located by rowid and column.
+        """
+        if not tasks:
+            return {}
+        task = tasks[0]
+        game = game_for(task)
+        names = None
+        if game.program.fingerprint == fingerprint:  # the rules' own names (else: any name)
+            rules = game.program.rules
+            names = frozenset(
+                [*(f"action:{a}" for a in rules.actions), *(f"trigger:{t}" for t in rules.triggers)]
+            )
+        seats = tuple(str(s) for s in seat_specs(parse_bots(task.bots), task.players))
+        expected = results_db.Expected(
+            task.ruleset, task.modules, task.variants, seats, task.max_actions, names
         )
-        return {int(seed) for (seed,) in rows}
+        rows = results_db.read_games(
+            self.connection, self.path, task.run_key(), fingerprint, [t.seed for t in tasks], expected
+        )
+        return {seed: GameRecord(**row) for seed, row in rows.items()}
 
     def add(self, task: GameTask, record: GameRecord) -> None:
-        with self.connection:
+        with results_db.writing(self.path), self.connection:
             self.connection.execute(
                 "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -281,31 +351,6 @@ class ResultsDB:
                     record.seconds,
                 ),
             )
-
-    def records(self, run_key: str, fingerprint: str, seeds: Iterable[int]) -> list[GameRecord]:
-        wanted = set(seeds)
-        rows = self.connection.execute(
-            "SELECT seed, seats, fingerprint, modules, variants, finished, scores, winner, length, fired,"
-            " duration FROM games WHERE run_key = ? AND fingerprint = ? ORDER BY seed",
-            (run_key, fingerprint),
-        )
-        return [
-            GameRecord(
-                seed=row[0],
-                seats=tuple(json.loads(row[1])),
-                fingerprint=row[2],
-                modules=tuple(json.loads(row[3])),
-                variants=tuple(json.loads(row[4])),
-                finished=bool(row[5]),
-                scores=tuple(json.loads(row[6])),
-                winners=tuple(json.loads(row[7])),
-                length=row[8],
-                fired=json.loads(row[9]),
-                seconds=row[10],
-            )
-            for row in rows
-            if row[0] in wanted
-        ]
 
 
 def play_all(
@@ -334,8 +379,8 @@ def play_all(
     stored: list[GameRecord] = []
     todo = list(tasks)
     if db is not None and tasks:
-        key = tasks[0].run_key()
-        done = db.seeds(key, fingerprint) & {t.seed for t in tasks}
+        found = db.stored(tasks, fingerprint)
+        done = set(found)
         if done and not resume:
             raise UsageError(
                 Diagnostic(
@@ -343,7 +388,7 @@ def play_all(
                     hint="add --resume to continue that run, or use another --db file",
                 )
             )
-        stored = db.records(key, fingerprint, done)
+        stored = [found[seed] for seed in sorted(found)]
         todo = [t for t in tasks if t.seed not in done]
         for record in stored:
             if progress is not None:

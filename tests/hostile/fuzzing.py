@@ -16,6 +16,7 @@ import json
 import random
 import re
 import shutil
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,8 @@ SOURCES = {
 WEIGHTS = {"tic_tac_toe": 8, "cards": 6, "el_caballero": 1, "el_capitan": 1}
 
 _POSITION = re.compile(r":\d+:\d+: (error|note)")
+#: A results database's errors name the file (and the row and column where one applies).
+_DB_POSITION = re.compile(r"error: \S+\.db: ")
 
 #: Bounds that keep every run short: a hostile input may not hang the fuzzer either.
 LIMITS = ["--limit", "max_steps=200000", "--limit", "max_candidates=5000"]
@@ -95,7 +98,12 @@ class Outcome:
         """Exit 1 with a file:line:col (or log line) in the message, or for the fuzzer's own
         ``--max-actions`` cap (a game that goes on is no input error)."""
         text = self.out + self.err
-        return self.status != 1 or _POSITION.search(text) is not None or "did not end within" in text
+        return (
+            self.status != 1
+            or _POSITION.search(text) is not None
+            or _DB_POSITION.search(text) is not None
+            or "did not end within" in text
+        )
 
 
 def run(argv: list[str]) -> Outcome:
@@ -353,6 +361,113 @@ def run_web(argv: list[str], work: Path) -> Outcome:
             return Outcome(tuple(argv), 3, " ".join(seen), f"{shown}\n{answer.escaped or answer.body}")
     return Outcome(tuple(argv), 0, " ".join(seen), "")
 
+#: Hostile cell values for a results database: wrong types, NaN and Infinity, huge and deep.
+DB_VALUES: list[object] = [
+    None,
+    0,
+    -1,
+    1,
+    7,
+    2**63 - 1,
+    -(2**63),
+    1.5,
+    float("inf"),
+    float("-inf"),
+    b"\x00\xff",
+    b"[0]",
+    "",
+    "not json",
+    "[" * 3000 + "]" * 3000,
+    '{"a":' * 500 + "1" + "}" * 500,
+    "[NaN, 1]",
+    "[Infinity, 0]",
+    "[1e999, 0]",
+    "[" + "9" * 5000 + ", 0]",
+    "[1.5, 0]",
+    "[]",
+    "[0]",
+    "[0, 1, 2]",
+    "[5]",
+    "[-1]",
+    "[true, false]",
+    '"random"',
+    "{}",
+    '{"action:place": -1}',
+    '{"action:place": 1e400}',
+    '{"action:\\u001b[31m": 1}',
+    '{"action:\\ud800": 1}',
+    '["random", "random", "random"]',
+    '["tic_tac_toe"]',
+    "x" * 2_000_000,
+]
+
+#: Schema changes: foreign tables, views, triggers, indexes, columns.
+DB_SCHEMAS: list[list[str]] = [
+    ["DROP TABLE games", "CREATE TABLE games (id INTEGER, name TEXT)"],
+    ["ALTER TABLE games RENAME TO old", "CREATE VIEW games AS SELECT * FROM old"],
+    ["ALTER TABLE games RENAME TO old"],
+    ["ALTER TABLE games ADD COLUMN extra TEXT"],
+    ["ALTER TABLE games RENAME COLUMN scores TO points"],
+    ["ALTER TABLE games DROP COLUMN duration"],
+    ["CREATE TABLE copy AS SELECT * FROM games", "DROP TABLE games", "ALTER TABLE copy RENAME TO games"],
+    ["CREATE TRIGGER t BEFORE INSERT ON games BEGIN SELECT RAISE(ABORT, 'no'); END"],
+    [
+        "CREATE TRIGGER t BEFORE INSERT ON games BEGIN SELECT count(*) FROM"
+        " (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c); END"
+    ],
+    ["CREATE INDEX i ON games(json_extract(scores, '$[0]'))"],
+    ["CREATE TABLE other (x)", "DROP TABLE games"],
+    ["CREATE VIEW v AS SELECT * FROM games", "CREATE TABLE t2 (a)"],
+]
+
+
+def _results_db_case(rng: random.Random, work: Path) -> list[list[str]]:
+    """A results database of a short run, damaged (cells, schema, bytes), then resumed."""
+    base = work / "base.db"
+    simulate = ["simulate", "tic_tac_toe", "--games", "4", "--workers", "1"]
+    if not base.exists():
+        run([*simulate, "--db", str(base)])
+    damaged = work / "damaged.db"
+    shutil.copyfile(base, damaged)
+    connection = sqlite3.connect(damaged)
+    try:
+        columns = [row[1] for row in connection.execute("PRAGMA table_info(games)")]
+        # cells, then rows, then the schema: the fuzzer's own writes must not fire a trigger
+        # that never ends (a recursive one), and each cell is one of the rows of the run
+        kinds = [rng.randrange(10) for _ in range(rng.choice((1, 1, 2, 3)))]
+        for kind in sorted(kinds, key=lambda k: (k >= 6) + (k in (6, 7))):
+            if kind < 6:  # a cell: a hostile value, or the stored text mutated
+                column, rowid = rng.choice(columns), rng.randint(1, 4)
+                value = rng.choice(DB_VALUES)
+                if kind < 2:
+                    old = connection.execute(f"SELECT {column} FROM games WHERE rowid = ?", (rowid,))
+                    value = mutate(str(old.fetchone()[0]), rng).replace("\n", "")
+                connection.execute(f"UPDATE games SET {column} = ? WHERE rowid = ?", (value, rowid))
+            elif kind < 8:
+                with contextlib.suppress(sqlite3.Error):  # a change may not apply after another one
+                    for statement in rng.choice(DB_SCHEMAS):
+                        connection.execute(statement)
+            else:
+                connection.execute(
+                    "INSERT OR REPLACE INTO games SELECT run_key, ruleset, fingerprint, ?, seats, modules,"
+                    " variants, finished, scores, winner, length, fired, duration FROM games WHERE rowid = 1",
+                    (rng.choice([-1, 2, 3, 5, 2**63 - 1]),),
+                )
+        connection.commit()
+    except sqlite3.Error:
+        pass  # the damage before the failing statement stays
+    finally:
+        connection.close()
+    if rng.random() < 0.3:  # bytes of the file overwritten, or the file cut short
+        data = bytearray(damaged.read_bytes())
+        if rng.random() < 0.2:
+            del data[rng.randrange(len(data)) :]
+        else:
+            for _ in range(rng.randint(1, 16)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+        damaged.write_bytes(bytes(data))
+    return [[*simulate, "--games", str(rng.choice((4, 5, 6))), "--db", str(damaged), "--resume"]]
+
 
 CASES: dict[str, Callable[[random.Random, Path], list[list[str]]]] = {
     "rules": _rules_case,
@@ -361,6 +476,7 @@ CASES: dict[str, Callable[[random.Random, Path], list[list[str]]]] = {
     "scenario": _scenario_case,
     "variant": _variant_case,
     WEB: _web_case,
+    "results_db": _results_db_case,
 }
 
 

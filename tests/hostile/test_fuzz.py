@@ -1,6 +1,7 @@
 """Fuzzing: mutated shipped files and generated DSL never make rulekit fail internally.
 
-For ``check``, ``play``, ``replay`` and ``scenario``, every input ends in exit 0, 1 or 2
+For ``check``, ``play``, ``replay``, ``scenario`` and ``simulate --resume`` over a damaged
+results database, every input ends in exit 0, 1 or 2
 (never exit 3 or an exception escaping ``main``).  The CI profile runs a few dozen inputs
 of each kind in seconds; the ``slow`` versions run thousands; ``python -m
 tests.hostile.campaign`` runs as many as you like (see docs/security.md).
