@@ -361,6 +361,7 @@ def run_web(argv: list[str], work: Path) -> Outcome:
             return Outcome(tuple(argv), 3, " ".join(seen), f"{shown}\n{answer.escaped or answer.body}")
     return Outcome(tuple(argv), 0, " ".join(seen), "")
 
+
 #: Hostile cell values for a results database: wrong types, NaN and Infinity, huge and deep.
 DB_VALUES: list[object] = [
     None,
