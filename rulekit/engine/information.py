@@ -198,6 +198,10 @@ class _ReadWalker:
             for target, iterable in node.loops:
                 found |= self.reads(iterable, inner)
                 inner = inner - ({target} if isinstance(target, str) else set(target))
+            for name, value in node.bindings:  # ``where`` clauses, bound in order
+                found |= self.reads(value, inner)
+                bound = isinstance(value, ast.Name) and value.id in inner
+                inner = inner | {name} if bound else inner - {name}
             for part in (node.element, node.condition, node.key):
                 if part is not None:
                     found |= self.reads(part, inner)

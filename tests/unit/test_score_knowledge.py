@@ -48,6 +48,8 @@ CASES = [
     ("{score: first_secret()}", "none", None),
     ("{score: '[q.secret for q in players][0]'}", "none", None),
     ("{score: 'sum(p.secret for p in players if p == player)'}", "none", None),  # coarse: a loop variable
+    ("{score: 'sum(s for q in players where s = q.secret)'}", "none", None),  # a comprehension's where
+    ("{score: 'sum(s for q in [player] where r = q where s = r.shown)'}", "public", [5, 5]),
     ("{score: game.pot}", "none", None),
     ("{score: game.pot, public: true}", "public", [3, 3]),
 ]
