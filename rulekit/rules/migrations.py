@@ -6,7 +6,7 @@ A ruleset that changes its data encoding (a field's type, a function's name) rai
 to the DSL of scenario files whose ``rules_version`` is older.  A rewrite is a template, not a
 regular expression: ``find: "let {v} = player_at({n})"`` with ``replace:
 "let {v} = main_warehouse(player_at({n}))"``; a ``{name}`` matches a name, a number or a dotted
-path.  ``lines_with:`` limits it to lines containing one of some texts, ``not_after:`` skips
+path, perhaps with simple arguments (``player_at(2)``).  ``lines_with:`` limits it to lines containing one of some texts, ``not_after:`` skips
 matches right after a text.  Templates compile to patterns without nested repetition, so a
 hostile file cannot make matching slow.  docs/authoring.md describes the file.
 """
@@ -29,8 +29,9 @@ MIGRATIONS_FILE = "migrations.yaml"
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _WORD = re.compile(r"[A-Za-z0-9_]")
-#: What a ``{name}`` matches: a name, a number or a dotted path.
-_SLOT = r"[A-Za-z0-9_.]+"
+#: What a ``{name}`` matches: a name, a number or a dotted path, perhaps called with simple
+#: arguments (``player_at(2)``, ``f(a, b)``); no nested repetition, so matching stays linear.
+_SLOT = r"[A-Za-z0-9_.]+(?:\([A-Za-z0-9_., ]*\))?"
 
 REWRITE = Table(
     "rewrite",
