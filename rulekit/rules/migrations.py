@@ -6,9 +6,10 @@ A ruleset that changes its data encoding (a field's type, a function's name) rai
 to the DSL of scenario files whose ``rules_version`` is older.  A rewrite is a template, not a
 regular expression: ``find: "let {v} = player_at({n})"`` with ``replace:
 "let {v} = main_warehouse(player_at({n}))"``; a ``{name}`` matches a name, a number or a dotted
-path, perhaps with simple arguments (``player_at(2)``).  ``lines_with:`` limits it to lines containing one of some texts, ``not_after:`` skips
-matches right after a text.  Templates compile to patterns without nested repetition, so a
-hostile file cannot make matching slow.  docs/authoring.md describes the file.
+path, perhaps with simple arguments (``player_at(2)``).  ``lines_with:`` limits it to lines
+containing one of some texts, ``not_after:`` skips matches right after a text.  Templates
+compile to patterns without nested repetition, so a hostile file cannot make matching slow.
+docs/authoring.md describes the file.
 """
 
 from __future__ import annotations

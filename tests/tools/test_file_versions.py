@@ -196,7 +196,8 @@ def test_a_file_outside_the_ruleset_runs_with_ruleset_given(
             "rewrite: two {names} next to each other cannot be told apart",
         ),
         (
-            "version: 2\nmigrations:\n  - to: 2\n    doc: d\n    rewrite: [{find: 'f({a})', replace: '{b}'}]\n",
+            "version: 2\nmigrations:\n  - to: 2\n    doc: d\n"
+            "    rewrite: [{find: 'f({a})', replace: '{b}'}]\n",
             "replace uses {b}, which find does not have",
         ),
         (

@@ -28,7 +28,9 @@ KNOWN = {
 SAMPLE = {
     "el_caballero/scenarios/01_setup.yaml": "expectation failed: all(p.stock == 8",  # range inclusive
     "el_caballero/scenarios/05_next_round_lowest_starts.yaml": "invariant 'area_cards_accounted' fails",
-    "el_capitan/scenarios/two_player_fortress_counts_neutral_warehouses.yaml": "unknown function 'neutral_colour'",
+    "el_capitan/scenarios/two_player_fortress_counts_neutral_warehouses.yaml": (
+        "unknown function 'neutral_colour'"
+    ),
     "el_capitan/scenarios/expansions/lisboa_site_eleven_shuts_down_the_front.yaml": (
         "the value of cities.lisboa.sites must be list[{colour: colour, owner: player}], not list[player]"
     ),
