@@ -129,8 +129,11 @@ def template_rewrite(
     parts: list[str] = []
     position = 0
     for match in _PLACEHOLDER.finditer(find):
-        if names and match.start() == position:
-            raise ValueError("two {names} next to each other cannot be told apart")
+        if names and not re.search(r"[^A-Za-z0-9_.]", find[position : match.start()]):
+            raise ValueError(
+                "two {names} must be parted by a character other than a letter, digit, _ or . "
+                "(else they cannot be told apart quickly)"
+            )
         parts.append(re.escape(find[position : match.start()]))
         name = match.group(1)
         if name in names:

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from rulekit.cli import main
-from rulekit.errors import RulesetError
+from rulekit.errors import ReplayError, RulesetError
 from rulekit.rules.migrations import load_migrations, template_rewrite
+from rulekit.tools.log.reading import read_log
 from rulekit.tools.scenario import run_scenario
 
 TALLY = """\
@@ -193,7 +194,7 @@ def test_a_file_outside_the_ruleset_runs_with_ruleset_given(
         ("version: 1\nmigrations:\n  - {to: 3, doc: d, rewrite: []}\n", "migration to 3: migrations go one"),
         (
             "version: 2\nmigrations:\n  - to: 2\n    doc: d\n    rewrite: [{find: '{a}{b}', replace: x}]\n",
-            "rewrite: two {names} next to each other cannot be told apart",
+            "rewrite: two {names} must be parted by a character other than",
         ),
         (
             "version: 2\nmigrations:\n  - to: 2\n    doc: d\n"
@@ -216,6 +217,8 @@ def test_a_malformed_migrations_file_is_a_located_error(tmp_path: Path, text: st
 def test_a_template_matches_its_text_literally_and_whole_names_only() -> None:
     rename = template_rewrite("f({x}) + .*", "g({x})")
     assert rename.apply("f(a) + .* and f(b) + 1") == "g(a) and f(b) + 1"
+    with pytest.raises(ValueError, match="parted by"):
+        template_rewrite("{a}.{b}", "{b}")
     wrap = template_rewrite("p({n})", "w(p({n}))", lines_with=(".sites",), not_after="w(")
     assert wrap.apply("c.sites = [p(1), w(p(2)), top(3)]") == "c.sites = [w(p(1)), w(p(2)), top(3)]"
     assert wrap.apply("c.fortresses = [p(1)]") == "c.fortresses = [p(1)]"
@@ -223,4 +226,14 @@ def test_a_template_matches_its_text_literally_and_whole_names_only() -> None:
     assert (
         call.apply("old(player_at(2)) + old(a.b) + old(f(g(1)))")
         == "new(player_at(2)) + new(a.b) + old(f(g(1)))"
+    )
+
+
+def test_a_log_of_a_newer_format_is_refused_saying_so(tmp_path: Path) -> None:
+    path = tmp_path / "game.jsonl"
+    path.write_text('{"rulekit_log": 2, "ruleset": "tic_tac_toe"}\n', encoding="utf-8")
+    with pytest.raises(ReplayError) as caught:
+        read_log(path)
+    assert (
+        f"{path}:1:1: error: the log is of format 2, newer than this rulekit's (1)" in caught.value.render()
     )
