@@ -22,12 +22,13 @@ from typing import Any
 
 from attrs import define, field
 
-from rulekit.errors import Diagnostic, RulekitError
+from rulekit.errors import Diagnostic, RulekitError, RulesetError, Span
 from rulekit.rules.yaml_source import load_file
 from rulekit.tools.files import atomic_write_text
 from rulekit.tools.scenario.files import find_scenarios
-from rulekit.tools.scenario.rewrite import insert_lines, rewrite
+from rulekit.tools.scenario.rewrite import insert_lines, read, rewrite
 from rulekit.tools.scenario.run import run_scenario
+from rulekit.tools.scenario.versions import FORMAT
 
 #: The comment on the ``skip_invariants:`` line an upgrade adds.
 SKIP_NOTE = "format 1 checked no invariants; the set-up breaks these"
@@ -72,6 +73,7 @@ def upgrade_file(path: Path, ruleset: str | None = None) -> Upgrade:
     load_file(path)  # the size, encoding and YAML checks, with positions
     old = path.read_text(encoding="utf-8")
     done = rewrite(old, path, ruleset=ruleset, header=True)
+    _check_layout(path, done.text)
     result = Upgrade(path, old, done.text, list(done.changes))
     asked = "check_invariants" in done.data or "skip_invariants" in done.data
     if done.format >= 2 or asked:
@@ -96,6 +98,24 @@ def upgrade_file(path: Path, ruleset: str | None = None) -> Upgrade:
         first = run.failures[0].splitlines()[0] if run.failures else "?"
         result.notes.append(f"it does not pass after the upgrade: {first}")
     return result
+
+
+def _check_layout(path: Path, text: str) -> None:
+    """Refuse an upgrade whose text edit did not give a file of today's versions (a layout the
+    line edit does not handle, such as the whole file written as one flow mapping)."""
+    try:
+        data = read(text, str(path))
+    except RulesetError:
+        data = None
+    if data is None or data.get("format") != FORMAT:
+        raise RulesetError(
+            Diagnostic(
+                "cannot upgrade this file's layout by editing its lines",
+                Span(str(path), 1, 1),
+                hint=f"write its top-level keys one per line (block style), or add format: {FORMAT} "
+                "and the rewrites by hand",
+            )
+        )
 
 
 def run(args: argparse.Namespace) -> int:

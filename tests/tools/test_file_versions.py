@@ -175,6 +175,16 @@ def test_upgrade_of_a_bad_file_is_exit_1_with_a_position(
     assert path.read_text(encoding="utf-8") == "scenario: [unclosed\n"
 
 
+def test_upgrade_refuses_a_layout_it_cannot_edit_and_leaves_the_file(
+    tally: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flow = "{scenario: one line, actions: [mark]}\n"
+    path = _write(tally, flow)
+    assert main(["upgrade", str(path)]) == 1
+    assert f"{path}:1:1: error: cannot upgrade this file's layout" in capsys.readouterr().out
+    assert path.read_text(encoding="utf-8") == flow
+
+
 def test_a_file_outside_the_ruleset_runs_with_ruleset_given(
     tally: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
