@@ -55,11 +55,20 @@ def read(text: str, name: str) -> LocDict:
     return data
 
 
-def rewrite(text: str, path: Path, *, ruleset: str | None = None, header: bool = False) -> Rewritten:
-    """``text`` (the file at ``path``) with its DSL rewritten for today's format and rules version;
-    with ``header``, also its ``format:`` (and ``rules_version:``) lines set to today's."""
+def rewrite(
+    text: str,
+    path: Path,
+    *,
+    ruleset: str | None = None,
+    header: bool = False,
+    data: LocDict | None = None,
+) -> Rewritten:
+    """``text`` (the file at ``path``; ``data``: it parsed, when the caller has it) with its DSL
+    rewritten for today's format and rules version; with ``header``, also its ``format:`` (and
+    ``rules_version:``) lines set to today's."""
     name = str(path)
-    data = read(text, name)
+    if data is None:
+        data = read(text, name)
     start = Span(name, 1, 1)
     fmt = declared_version(
         data, "format", FORMAT, data.key_spans.get("format", start), "this rulekit's format"

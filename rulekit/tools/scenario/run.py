@@ -14,7 +14,7 @@ from rulekit.errors import Diagnostic, RulekitError, RulesetError
 from rulekit.rules.compose import is_file
 from rulekit.rules.schema_scenario import SCENARIO
 from rulekit.rules.structure import Structurer
-from rulekit.rules.yaml_source import LocDict, LocStr, load_file, span_of
+from rulekit.rules.yaml_source import LocDict, LocStr, load_file, load_text, span_of
 from rulekit.tools.scenario import expect, invariants, rewrite, start, steps, values
 from rulekit.tools.scenario.context import (
     InvariantFailure,
@@ -49,9 +49,13 @@ def run_scenario(
     result = ScenarioResult(str(path), path.stem)
     try:
         if text is None:
-            load_file(path)  # the size, encoding and YAML checks, with positions
+            parsed = load_file(path)  # the size, encoding and YAML checks, with positions
             text = path.read_text(encoding="utf-8")
-        rewritten = rewrite.rewrite(text, path, ruleset=ruleset)
+        else:
+            parsed = load_text(text, str(path))
+        if not isinstance(parsed, LocDict):
+            parsed = rewrite.read(text, str(path))  # raises: not a mapping
+        rewritten = rewrite.rewrite(text, path, ruleset=ruleset, data=parsed)
         data = rewritten.data
         if rewritten.old:
             data = rewrite.read(rewritten.text, str(path))
