@@ -34,6 +34,7 @@ PLUGIN_COMMANDS = (
     "rulekit.tools.simulate",
     "rulekit.tools.balance",
     "rulekit.tools.view_cli",
+    "rulekit.tools.upgrade",
 )
 
 
@@ -205,6 +206,11 @@ def build_parser(*, plugins: bool = True) -> tuple[argparse.ArgumentParser, dict
 
     p = sub.add_parser("scenario", help="run scenario files or directories of them")
     p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument(
+        "--ruleset",
+        metavar="RULESET",
+        help="the ruleset of files that name none and are outside a ruleset's directory",
+    )
     add_rules_options(p)
     p.set_defaults(handler=cmd_scenario)
 
@@ -402,7 +408,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_scenario(args: argparse.Namespace) -> int:
     from rulekit.tools.scenario import run_paths
 
-    return run_paths(args.paths, variants=args.variants, modules=module_names(args.modules))
+    return run_paths(
+        args.paths, variants=args.variants, modules=module_names(args.modules), ruleset=args.ruleset
+    )
 
 
 def cmd_rules(args: argparse.Namespace) -> int:

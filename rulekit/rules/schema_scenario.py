@@ -80,6 +80,16 @@ SCENARIO = Table(
     "scenario",
     (
         Key("scenario", Text(), "What the scenario shows.", required=True),
+        Key(
+            "format",
+            Int(1),
+            "The scenario format the file is written in (default 1, the oldest; rulekit upgrade).",
+        ),
+        Key(
+            "rules_version",
+            Int(1),
+            "The version of the ruleset's data encoding it is written for (default 1; migrations.yaml).",
+        ),
         Key("cite", Text(), "The rule or example it comes from."),
         Key("doc", Text(), "More explanation."),
         Key("ruleset", Text(), "The ruleset (optional inside the ruleset's directory)."),

@@ -22,6 +22,7 @@ from typing import Any
 from rulekit.rules import schema as s
 from rulekit.rules import view as view_decl
 from rulekit.rules.compose import EXTENDABLE, MODULE_KEYS, NAMED_SECTIONS, RULESET_KEYS, SINGLE_SECTIONS
+from rulekit.rules.migrations import MIGRATIONS
 from rulekit.rules.schema_scenario import SCENARIO, SCENARIO_KEYS
 from rulekit.rules.variants import VARIANT_KEYS
 
@@ -29,7 +30,7 @@ SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID = "https://rulekit.invalid/schema/"
 #: Schema file per kind of YAML file.
-KINDS = ("ruleset", "module", "variant", "scenario", "sections")
+KINDS = ("ruleset", "module", "variant", "scenario", "sections", "migrations")
 
 _EXPR = {
     "description": "A DSL expression (a string), or a literal number / true / false / none.",
@@ -286,6 +287,13 @@ def build_schemas() -> dict[str, dict[str, Any]]:
         "sections": _schema(
             "sections", "rulekit sections file", "A file of sections included by a ruleset.", sections
         ),
+        "migrations": _schema(
+            "migrations",
+            "rulekit migrations",
+            MIGRATIONS.doc,
+            _file(MIGRATIONS),
+            required=[k.name for k in MIGRATIONS.keys if k.required],
+        ),
     }
     _check_keys(schemas)
     return schemas
@@ -299,6 +307,7 @@ def _check_keys(schemas: dict[str, dict[str, Any]]) -> None:
         "variant": set(VARIANT_KEYS),
         "scenario": set(SCENARIO_KEYS),
         "sections": {*NAMED_SECTIONS, *SINGLE_SECTIONS},
+        "migrations": set(MIGRATIONS.names),
     }
     for kind, keys in expected.items():
         have = set(schemas[kind]["properties"])
@@ -307,7 +316,7 @@ def _check_keys(schemas: dict[str, dict[str, Any]]) -> None:
 
 
 def schema_path(kind: str) -> Path:
-    """The shipped schema file for ``kind`` (ruleset, module, variant, scenario, sections)."""
+    """The shipped schema file for ``kind`` (ruleset, module, variant, scenario, sections, migrations)."""
     return SCHEMA_DIR / f"{kind}.schema.json"
 
 

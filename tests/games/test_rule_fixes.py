@@ -81,7 +81,7 @@ def test_the_area_card_invariant_catches_a_turned_up_card_that_vanishes(power: s
     scenario = _write(
         tmp_path,
         "exploit.yaml",
-        "scenario: the turned-up card vanishes\nruleset: el_caballero\nvariants: [before.yaml]\n"
+        "scenario: the turned-up card vanishes\nformat: 2\nruleset: el_caballero\nvariants: [before.yaml]\n"
         + SETUP
         + "actions:\n"
         + EXPLOITS[power]

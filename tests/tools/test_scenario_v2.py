@@ -192,9 +192,9 @@ expect:
 
 
 def test_invariants_are_checked_after_the_set_up_and_may_be_skipped(deck: Path) -> None:
-    bad = "scenario: five cards\nsetup:\n  game.deck: [1, 2, 3, 4, 4]\n"
+    bad = "scenario: five cards\nformat: 2\nsetup:\n  game.deck: [1, 2, 3, 4, 4]\n"
     failures = _run(deck, bad)
-    assert "s.yaml:2:1: error: invariant 'cards_kept' fails after the set-up: a card vanished" in failures[0]
+    assert "s.yaml:3:1: error: invariant 'cards_kept' fails after the set-up: a card vanished" in failures[0]
     assert _run(deck, bad + "skip_invariants: [cards_kept]\n") == []
     assert _run(deck, bad + "check_invariants: false\n") == []
     failures = _run(deck, bad + "skip_invariants: [cards_kep]\n")
@@ -206,13 +206,14 @@ def test_invariants_are_checked_after_every_step(deck: Path) -> None:
         deck,
         """\
 scenario: a card vanishes
+format: 2
 actions:
   - draw
   - effect: game.drawn = []
   - draw
 """,
     )
-    assert "s.yaml:4:13: error: invariant 'cards_kept' fails after game.drawn = []" in failures[0]
+    assert "s.yaml:5:13: error: invariant 'cards_kept' fails after game.drawn = []" in failures[0]
 
 
 def test_variant_paths_are_relative_to_the_scenario_file(

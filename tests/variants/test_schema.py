@@ -41,6 +41,8 @@ def classify() -> dict[Path, str]:
             kinds[path] = "variant"
         elif isinstance(data, dict) and "scenario" in data:
             kinds[path] = "scenario"
+        elif path.name == "migrations.yaml" and (path.parent / "ruleset.yaml").is_file():
+            kinds[path] = "migrations"
         else:
             continue
         for included in _includes(path, data):
@@ -68,7 +70,9 @@ def test_schema_is_valid_draft_2020_12(kind: str) -> None:
 @pytest.mark.parametrize("path", sorted(FILES), ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_shipped_yaml_file_validates(path: Path) -> None:
     kind = FILES[path]
-    assert kind != "unknown", f"{path}: not a ruleset, module, variant, scenario or included sections file"
+    assert kind != "unknown", (
+        f"{path}: not a ruleset, module, variant, scenario, migrations or included sections file"
+    )
     schema = json.loads(schema_path(kind).read_text(encoding="utf-8"))
     errors = sorted(
         jsonschema.Draft202012Validator(schema).iter_errors(_load(path)), key=lambda e: list(e.absolute_path)

@@ -63,6 +63,14 @@ def read_log(path: str | Path) -> GameLog:
             raise ReplayError(Diagnostic("each log line must be a JSON object", where))
         if header is None:
             version = entry.get("rulekit_log")
+            if type(version) is int and version > LOG_VERSION:
+                raise ReplayError(
+                    Diagnostic(
+                        f"the log is of format {version}, newer than this rulekit's ({LOG_VERSION})",
+                        where,
+                        hint="replay it with the rulekit that wrote it, or a newer one",
+                    )
+                )
             if type(version) is not int or version != LOG_VERSION:
                 raise ReplayError(
                     Diagnostic(

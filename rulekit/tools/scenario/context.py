@@ -17,6 +17,14 @@ class ScenarioFailure(Exception):
     """A scenario step went wrong; the message is ready to print."""
 
 
+class InvariantFailure(ScenarioFailure):
+    """An invariant the scenario checks does not hold; ``name`` names it."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
 class Stopped(Exception):
     """A checkpoint failed (its failures are recorded); the scenario stops there."""
 
@@ -28,6 +36,8 @@ class ScenarioResult:
     path: str
     name: str
     failures: list[str] = field(factory=list)
+    #: The invariant whose failure stopped the scenario (else None).
+    invariant: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -42,6 +52,10 @@ class ScenarioFile:
     data: LocDict
     result: ScenarioResult
     bag: DiagnosticBag = field(factory=DiagnosticBag)
+    #: The scenario format the file is written in (its ``format:``, default 1).
+    format: int = 1
+    #: The ruleset of a file that names none outside any ruleset's directory (``--ruleset``).
+    ruleset: str | None = None
 
     def span(self, value: Any, key: str | None = None) -> Span:
         """Where ``value`` was written (else the top-level ``key``, else the file's start)."""

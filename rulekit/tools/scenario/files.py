@@ -49,8 +49,9 @@ def find_scenarios(paths: Iterable[str | Path]) -> list[Path]:
     return found
 
 
-def ruleset_for(path: Path, given: Any) -> str:
-    """The ruleset a scenario runs against: ``ruleset:`` or the directory above holding ruleset.yaml."""
+def ruleset_for(path: Path, given: Any, default: str | None = None) -> str:
+    """The ruleset a scenario runs against: ``ruleset:``, else the directory above holding
+    ruleset.yaml, else ``default`` (``--ruleset``)."""
     if given:
         candidate = path.parent / str(given)
         if is_file(candidate / "ruleset.yaml"):
@@ -59,10 +60,12 @@ def ruleset_for(path: Path, given: Any) -> str:
     for parent in path.resolve().parents:
         if (parent / "ruleset.yaml").is_file():
             return str(parent)
+    if default is not None:
+        return default
     raise RulesetError(
         Diagnostic(
             "the scenario names no ruleset",
             Span(str(path), 1, 1),
-            hint="add 'ruleset: NAME' or put the file inside the ruleset's directory",
+            hint="add 'ruleset: NAME', put the file inside the ruleset's directory or give --ruleset",
         )
     )

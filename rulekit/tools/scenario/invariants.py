@@ -5,12 +5,14 @@ from __future__ import annotations
 from rulekit.compiler.program import CompiledInvariant
 from rulekit.engine.game import State
 from rulekit.errors import Diagnostic, Span, did_you_mean
-from rulekit.tools.scenario.context import ScenarioFailure, ScenarioRun, as_list, error_text
+from rulekit.tools.scenario.context import InvariantFailure, ScenarioRun, as_list, error_text
 
 
 def chosen_invariants(run: ScenarioRun) -> list[CompiledInvariant]:
-    """The invariants checked after the set-up and after every step (all unless opted out)."""
-    if not run.flag("check_invariants", True):
+    """The invariants checked after the set-up and after every step (all unless opted out; none
+    in a file of format 1 unless it asks with ``check_invariants: true`` or ``skip_invariants:``)."""
+    asked = "check_invariants" in run.data or "skip_invariants" in run.data
+    if not run.flag("check_invariants", True) or (run.format < 2 and not asked):
         return []
     skip = run.data.get("skip_invariants")
     names = {str(n) for n in as_list(skip)}
@@ -38,11 +40,12 @@ def check_invariants(run: ScenarioRun, state: State, after: str, where: Span) ->
             detail = ""
         if holds is not True:
             cite = f" [{decl.cite}]" if decl.cite else ""
-            raise ScenarioFailure(
+            raise InvariantFailure(
                 Diagnostic(
                     f"invariant '{decl.name}' fails {after}: {decl.message}{cite}{detail}", where
                 ).render()
                 + (f"\n  (invariant at {decl.span})" if decl.span else "")
                 + "\n  (a scenario whose set-up leaves the rules' world on purpose says"
-                " skip_invariants: [NAME] or check_invariants: false)"
+                " skip_invariants: [NAME] or check_invariants: false)",
+                decl.name,
             )

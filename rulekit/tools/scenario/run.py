@@ -10,13 +10,14 @@ import attrs
 
 from rulekit.compiler.program import Program
 from rulekit.engine.game import Game, State
-from rulekit.errors import Diagnostic, RulekitError, RulesetError, Span
+from rulekit.errors import Diagnostic, RulekitError, RulesetError
 from rulekit.rules.compose import is_file
 from rulekit.rules.schema_scenario import SCENARIO
 from rulekit.rules.structure import Structurer
-from rulekit.rules.yaml_source import LocDict, LocStr, load_file, span_of
-from rulekit.tools.scenario import expect, invariants, start, steps, values
+from rulekit.rules.yaml_source import LocDict, LocStr, load_file, load_text, span_of
+from rulekit.tools.scenario import expect, invariants, rewrite, start, steps, values
 from rulekit.tools.scenario.context import (
+    InvariantFailure,
     ScenarioFailure,
     ScenarioFile,
     ScenarioResult,
@@ -29,26 +30,41 @@ from rulekit.tools.scenario.files import find_scenarios, ruleset_for
 
 
 def run_scenario(
-    path: str | Path, variants: Sequence[str] = (), modules: Sequence[str] = ()
+    path: str | Path,
+    variants: Sequence[str] = (),
+    modules: Sequence[str] = (),
+    *,
+    ruleset: str | None = None,
+    text: str | None = None,
 ) -> ScenarioResult:
     """Run one scenario file; problems in the file itself count as failures.
 
     ``variants`` are applied after the scenario's own ``variants:``, ``modules``
-    added to its ``modules:``.
+    added to its ``modules:``; ``ruleset`` is the one a file outside any ruleset's directory
+    and without ``ruleset:`` runs against; ``text`` stands for the file's content.  A file of an
+    older format or rules version runs as it was written: its DSL through the rewrites of
+    :mod:`rulekit.tools.scenario.rewrite`, invariants as its format checked them.
     """
     path = Path(path)
     result = ScenarioResult(str(path), path.stem)
     try:
-        data = load_file(path)
-        if not isinstance(data, LocDict):
-            raise RulesetError(
-                Diagnostic(
-                    "a scenario file is a mapping (scenario:, actions:, expect: ...)",
-                    span_of(data, Span(str(path), 1, 1)),
-                )
-            )
+        if text is None:
+            parsed = load_file(path)  # the size, encoding and YAML checks, with positions
+            text = path.read_text(encoding="utf-8")
+        else:
+            parsed = load_text(text, str(path))
+        if not isinstance(parsed, LocDict):
+            parsed = rewrite.read(text, str(path))  # raises: not a mapping
+        rewritten = rewrite.rewrite(text, path, ruleset=ruleset, data=parsed)
+        data = rewritten.data
+        if rewritten.old:
+            data = rewrite.read(rewritten.text, str(path))
         result.name = str(data.get("scenario") or path.stem)
-        play(_load(ScenarioFile(path, data, result), variants, modules))
+        scenario = ScenarioFile(path, data, result, format=rewritten.format, ruleset=ruleset)
+        play(_load(scenario, variants, modules))
+    except InvariantFailure as failure:
+        result.failures.append(str(failure))
+        result.invariant = failure.name
     except ScenarioFailure as failure:
         result.failures.append(str(failure))
     except Stopped:
@@ -64,6 +80,7 @@ def run_paths(
     *,
     variants: Sequence[str] = (),
     modules: Sequence[str] = (),
+    ruleset: str | None = None,
 ) -> int:
     """Run every scenario under ``paths``, print PASS/FAIL lines; 0 if all passed, else 1.
 
@@ -75,7 +92,7 @@ def run_paths(
         raise RulekitError(Diagnostic(f"no scenario files in {', '.join(str(p) for p in paths)}"))
     failed = 0
     for file in files:
-        result = run_scenario(file, variants, modules)
+        result = run_scenario(file, variants, modules, ruleset=ruleset)
         if result.passed:
             out(f"PASS  {result.name}  ({result.path})")
             continue
@@ -94,7 +111,7 @@ def _load(scenario: ScenarioFile, extra_variants: Sequence[str], extra_modules: 
     # Keys and the shape of every value, against the format's declaration, in one report.
     Structurer(scenario.bag).value(SCENARIO, data, span_of(data), "")
     scenario.bag.raise_if_any()
-    ruleset = ruleset_for(scenario.path, data.get("ruleset"))
+    ruleset = ruleset_for(scenario.path, data.get("ruleset"), scenario.ruleset)
     modules = [str(m) for m in as_list(data.get("modules"))]
     modules += [m for m in extra_modules if m not in modules]
     variants = [variant_path(scenario, v) for v in as_list(data.get("variants"))] + list(extra_variants)
@@ -115,7 +132,16 @@ def _load(scenario: ScenarioFile, extra_variants: Sequence[str], extra_modules: 
             )
         )
     game = Game(program, players if players is not None else rules.min_players)
-    return ScenarioRun(scenario.path, data, scenario.result, scenario.bag, program=program, game=game)
+    return ScenarioRun(
+        scenario.path,
+        data,
+        scenario.result,
+        scenario.bag,
+        format=scenario.format,
+        ruleset=scenario.ruleset,
+        program=program,
+        game=game,
+    )
 
 
 def _located(scenario: ScenarioFile, diagnostic: Diagnostic, command_line: Sequence[str]) -> Diagnostic:

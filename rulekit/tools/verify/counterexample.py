@@ -11,6 +11,7 @@ from rulekit.compiler.program import CompiledInvariant, Program
 from rulekit.engine.game import Game
 from rulekit.errors import Span
 from rulekit.rules.yaml_source import dump_text
+from rulekit.tools.scenario.versions import FORMAT
 from rulekit.tools.verify.explain import explain_invariant, unparse
 from rulekit.tools.verify.failures import (
     ENGINE_PROPERTIES,
@@ -119,6 +120,7 @@ def scenario_text(
         what = f"engine property '{ENGINE_PROPERTIES.get(example.name, example.name)}'"
     data: dict[str, Any] = {
         "scenario": f"verify counterexample: {what} fails after {len(example.actions)} action(s)",
+        "format": FORMAT,
     }
     if example.invariant is not None and example.invariant.decl.cite:
         data["cite"] = example.invariant.decl.cite
