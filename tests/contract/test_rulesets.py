@@ -8,12 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from rulekit.cli import main
 from rulekit.load import load_game
 from rulekit.tools.bots import make_bots, play_game
 from rulekit.tools.log import read_log, replay_actions
 from rulekit.tools.scenario import run_scenario
+from rulekit.tools.scenario.versions import FORMAT
 from rulekit.tools.verify import VerifyOptions, verify
 from tests.rulesets import Setup, module_names, scenario_files, setups, shipped_rulesets
 
@@ -31,6 +33,14 @@ def _scenario_id(case: tuple[Path, Path]) -> str:
 def test_every_shipped_ruleset_is_discovered() -> None:
     """Discovery finds the bundled games (a broken glob would silently test nothing)."""
     assert {"el_capitan", "el_caballero", "tic_tac_toe"} <= {p.name for p in RULESETS}
+
+
+@pytest.mark.parametrize("case", SCENARIOS, ids=_scenario_id)
+def test_every_shipped_scenario_declares_the_current_format(case: tuple[Path, Path]) -> None:
+    """A file without ``format:`` runs with the oldest semantics (no invariant checks): every
+    shipped scenario says it is written for today's."""
+    data = yaml.safe_load(case[1].read_text(encoding="utf-8"))
+    assert data.get("format") == FORMAT, f"add 'format: {FORMAT}' to {case[1]}"
 
 
 @pytest.mark.parametrize("ruleset", RULESETS, ids=lambda p: p.name)
