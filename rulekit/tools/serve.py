@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import socket
 import threading
-from importlib import resources
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -25,6 +24,7 @@ from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, 
 from rulekit.load import load_program
 from rulekit.tools.bots import Bot, make_bots
 from rulekit.tools.files import atomic_write_text
+from rulekit.tools.html import new_nonce, policy, render
 from rulekit.tools.log import GameRecorder
 from rulekit.tools.options import module_names, parse_seat
 from rulekit.tools.render import describe_decision
@@ -218,12 +218,22 @@ def make_app(session: Session) -> Any:
     from starlette.responses import HTMLResponse, JSONResponse, Response
     from starlette.routing import Route
 
-    page = (resources.files("rulekit.tools") / "assets" / "serve.html").read_text(encoding="utf-8")
     title = session.game.program.rules.title
     players = session.game.num_players
 
     def index(request: Request) -> Response:
-        return HTMLResponse(page.replace("%TITLE%", title), headers={"Cache-Control": "no-store"})
+        # a fresh nonce per response: the page's one script and one style run, nothing else
+        nonce = new_nonce()
+        source = f"'nonce-{nonce}'"
+        return HTMLResponse(
+            render("serve.html", title=title, nonce=nonce),
+            headers={
+                "Cache-Control": "no-store",
+                "Content-Security-Policy": policy(source, source, served=True),
+                "X-Content-Type-Options": "nosniff",
+                "Referrer-Policy": "no-referrer",
+            },
+        )
 
     def state(request: Request) -> Response:
         try:
