@@ -96,8 +96,8 @@ def shape_svg(shape: Shape) -> str:
         weight = ' font-weight="bold"' if p.get("bold") else ""
         return (
             f'<text {common} x="{_num(p["x"])}" y="{_num(p["y"])}" font-size="{_num(p.get("size", 12))}" '
-            f"text-anchor={quoteattr(p.get('anchor', 'start'))} fill={quoteattr(safe_colour(p.get('fill', '#222')))}"
-            f"{weight}>"
+            f"text-anchor={quoteattr(p.get('anchor', 'start'))} "
+            f"fill={quoteattr(safe_colour(p.get('fill', '#222')))}{weight}>"
             f"{title}{escape(str(p['text']))}</text>"
         )
     else:

@@ -172,7 +172,11 @@ def page_problems(text: str, header_csp: str | None = None) -> list[str]:
     JSON data that does not parse, a picture in the data that is not inert."""
     parser = parse(text)
     problems = _element_problems(parser, PAGE_TAGS | SVG_TAGS)
-    metas = [a["content"] for t, a in parser.elements if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
+    metas = [
+        a["content"]
+        for t, a in parser.elements
+        if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"
+    ]
     policies = [p for p in [header_csp, *metas] if p]
     if not policies:
         return [*problems, "no Content-Security-Policy"]

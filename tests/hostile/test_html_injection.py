@@ -167,7 +167,9 @@ def test_the_served_page_sends_a_policy_with_a_fresh_nonce_per_response(tmp_path
             "frame-ancestors": "'none'",
         }
         parsed = parse(response.text)
-        assert [f"'nonce-{a['nonce']}'" for t, a in parsed.elements if t in ("script", "style")] == [nonce] * 2
+        assert [f"'nonce-{a['nonce']}'" for t, a in parsed.elements if t in ("script", "style")] == [
+            nonce
+        ] * 2
         assert page_problems(response.text, csp) == []
         nonces.append(nonce)
     assert nonces[0] != nonces[1]
@@ -183,7 +185,9 @@ def test_no_page_has_an_inline_handler_and_only_pictures_go_through_inner_html()
         assert text.count("innerHTML =") <= 1, path.name
         for line in text.splitlines():
             if "innerHTML =" in line:
-                assert re.search(r"\.innerHTML = (s\.svg|step\.frame\.map\(\(k\) => DATA\.chunks\[k\]\))", line)
+                assert re.search(
+                    r"\.innerHTML = (s\.svg|step\.frame\.map\(\(k\) => DATA\.chunks\[k\]\))", line
+                )
 
 
 # ------------------------------------------------------------------ pictures
