@@ -224,14 +224,23 @@ def page_texts(text: str) -> dict[str, str]:
     return parse(text).texts
 
 
-#: Where text from a ruleset reaches the pages: field -> how it is put into tic-tac-toe.
-PLACES = ("title", "action doc", "action cite", "trigger cite", "note", "view label", "shape title")
+#: Where text from a ruleset or a variant reaches the pages (see :func:`hostile_ruleset`).
+PLACES = (
+    "title", "action doc", "action cite", "trigger cite", "note", "view label", "shape title",
+    "variant doc", "variant cite",
+)  # fmt: skip
+
+
+def variant_args(texts: dict[str, str]) -> list[str]:
+    """The options that play the ruleset of :func:`hostile_ruleset` with its hostile variant, if any."""
+    return ["--variant", "hostile"] if {"variant doc", "variant cite"} & set(texts) else []
 
 
 def hostile_ruleset(target: Path, texts: dict[str, str]) -> Path:
     """Tic-tac-toe copied to ``target`` with ``texts[place]`` written at each place of :data:`PLACES`
     it names: the title, the action's doc and cite, the trigger's cite, a note the action writes,
-    a text layer of the view and the title (tooltip) of the cells."""
+    a text layer of the view, the title (tooltip) of the cells, and the action's doc and the
+    trigger's cite as a variant ``hostile`` sets them (play it with :func:`variant_args`)."""
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(TIC_TAC_TOE, target, ignore=shutil.ignore_patterns("scenarios", "variants", "*.json"))
     data = yaml.safe_load((target / "ruleset.yaml").read_text(encoding="utf-8"))
@@ -257,6 +266,19 @@ def hostile_ruleset(target: Path, texts: dict[str, str]) -> Path:
         layers.append({"name": "label", "text": {"x": 5, "y": 12, "text": "LABEL"}})
     text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=10**6)
     (target / "ruleset.yaml").write_text(text, encoding="utf-8")
+    changes = {
+        "actions.place.doc": texts.get("variant doc"),
+        "triggers.three_in_a_row.cite": texts.get("variant cite"),
+    }
+    if variant_args(texts):
+        (target / "variants").mkdir()
+        variant = {
+            "variant": "hostile",
+            "ruleset": "tic_tac_toe",
+            "set": {k: v for k, v in changes.items() if v is not None},
+        }
+        text = yaml.safe_dump(variant, allow_unicode=True, sort_keys=False, width=10**6)
+        (target / "variants" / "hostile.yaml").write_text(text, encoding="utf-8")
     return target
 
 

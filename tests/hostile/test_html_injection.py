@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from tests.hostile.html_checks import (
     page_texts,
     parse,
     svg_problems,
+    variant_args,
 )
 from tests.view.conftest import need_web
 
@@ -44,25 +46,27 @@ IMG = "<img src=x onerror=window.pwned=1>"
 ASSETS = Path(__file__).resolve().parents[2] / "rulekit" / "tools" / "assets"
 
 
-def _replay(directory: Path, work: Path, seed: int = 1) -> tuple[str, dict[str, Any]]:
+def _replay(
+    directory: Path, work: Path, seed: int = 1, variant: list[str] = ()
+) -> tuple[str, dict[str, Any]]:
     """The replay page of a game of ``directory``, and the data it should hold."""
     log, page = work / "game.jsonl", work / "game.html"
     log.unlink(missing_ok=True)
-    played = run_cli(["play", str(directory), "--quiet", "--seed", str(seed), "--log", str(log)])
+    played = run_cli(["play", str(directory), *variant, "--quiet", "--seed", str(seed), "--log", str(log)])
     assert played.status == 0, played.err
     replayed = run_cli(["replay", str(log), "--ruleset", str(directory), "--html", str(page)])
     assert replayed.status == 0, replayed.err
     return page.read_text(encoding="utf-8"), collect(log, ruleset=str(directory))
 
 
-def _served(directory: Path, work: Path) -> tuple[str, str, dict[str, Any]]:
+def _served(directory: Path, work: Path, variants: Sequence[str] = ()) -> tuple[str, str, dict[str, Any]]:
     """The served page of ``directory`` (its text and policy header) and the state it asks for."""
     need_web()
     from starlette.testclient import TestClient
 
     from rulekit.tools.serve import Session, make_app
 
-    game = load_game(str(directory), 2)
+    game = load_game(str(directory), 2, variants=variants)
     session = Session(game, 0, {0}, [FirstLegalBot(), FirstLegalBot()], str(work / "served.jsonl"))
     session.act(0, "place(b2)")  # the log and a note
     client = TestClient(make_app(session), base_url="http://127.0.0.1")
@@ -75,6 +79,16 @@ def _served(directory: Path, work: Path) -> tuple[str, str, dict[str, Any]]:
 
 def _title(directory: Path) -> str:
     return load_program(str(directory)).rules.title
+
+
+@pytest.mark.parametrize("place", ["variant doc", "variant cite"])
+def test_a_variants_text_reaches_the_replay_page_as_text(tmp_path: Path, place: str) -> None:
+    texts = {place: "<!-- " + IMG, "title": "%DATA%"}
+    directory = hostile_ruleset(tmp_path / "rs", texts)
+    page, data = _replay(directory, tmp_path, 1, variant_args(texts))
+    assert page_problems(page) == []
+    assert page_data(page) == data
+    assert "<!-- " + IMG in json.dumps(page_data(page), ensure_ascii=False)
 
 
 # ------------------------------------------------------------------ the findings
@@ -267,16 +281,34 @@ _TEXTS = st.fixed_dictionaries({}, optional={"title": _TITLE, **dict.fromkeys(PL
 def test_hostile_text_anywhere_in_a_ruleset_reaches_every_page_inert(
     tmp_path: Path, texts: dict[str, str], seed: int
 ) -> None:
-    """Breakouts of HTML, SVG, scripts, comments and templates at every place of a ruleset whose
-    text reaches a page: the replay page and the served page are inert and still work."""
+    """Breakouts of HTML, SVG, scripts, comments and templates at every place of a ruleset or
+    variant whose text reaches a page: the replay page and the served page are inert and work."""
+    _assert_inert_pages(tmp_path, texts, seed)
+
+
+@pytest.mark.slow
+@settings(
+    parent=settings(),
+    max_examples=max(settings().max_examples, 300),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(texts=_TEXTS, seed=st.integers(0, 50))
+def test_much_hostile_text_reaches_every_page_inert(tmp_path: Path, texts: dict[str, str], seed: int) -> None:
+    """The long version of the property."""
+    _assert_inert_pages(tmp_path, texts, seed)
+
+
+def _assert_inert_pages(tmp_path: Path, texts: dict[str, str], seed: int) -> None:
+    """The replay page and the served page of the hostile ruleset ``texts`` are inert and work."""
     directory = hostile_ruleset(tmp_path / "rs", texts)
     title = _title(directory)
-    page, data = _replay(directory, tmp_path, seed)
+    variant = variant_args(texts)
+    page, data = _replay(directory, tmp_path, seed, variant)
     assert page_problems(page) == []
     assert page_data(page) == data
     assert page_texts(page)["html/head/title"] == f"{title} · replay"
     assert page_texts(page)["html/body/header/h1"] == f"{title} · replay"
-    served, csp, state = _served(directory, tmp_path)
+    served, csp, state = _served(directory, tmp_path, ["hostile"] if variant else [])
     assert page_problems(served, csp) == []
     assert page_texts(served)["html/head/title"] == f"{title} · rulekit"
     assert svg_problems(state["svg"]) == []
