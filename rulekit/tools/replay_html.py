@@ -9,20 +9,18 @@ are fetched.  Keys: left/right step, PageUp/PageDown ten steps, Home/End.
 
 from __future__ import annotations
 
-import html
-import json
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from rulekit.engine.game import Game, State
 from rulekit.errors import Span
 from rulekit.tools.files import write_output
+from rulekit.tools.html import render, script_data
 from rulekit.tools.log import apply_logged, load_game_for, player_text, read_log
 from rulekit.tools.options import parse_seat
 from rulekit.tools.seat_view import seat_view
-from rulekit.tools.svg import svg_parts
+from rulekit.tools.svg import safe_colour, svg_parts
 from rulekit.tools.view import Picture, compile_view
 
 CHART_W, CHART_H = 360, 170
@@ -155,9 +153,9 @@ def _standings(state: State) -> str:
     return "final standings: " + ", ".join(f"P{p + 1} {key[0]}" for p, key in standings)
 
 
-def score_chart(data: dict[str, Any]) -> str:
-    """The scores over time as an inline SVG line chart (one line per player), drawn from
-    the scores the seat was shown: a score it could not know (None) is a gap in its line."""
+def score_chart(data: dict[str, Any]) -> dict[str, Any]:
+    """The geometry of the score chart (one line per player) that the page template draws as
+    SVG, from the scores the seat was shown: a score it could not know (None) is a gap in its line."""
     steps = data["steps"]
     count = max(1, len(steps) - 1)
     scores = [s["scores"] for s in steps]
@@ -172,34 +170,35 @@ def score_chart(data: dict[str, Any]) -> str:
     def y(v: float) -> float:
         return top + height * (1 - (v - low) / (high - low))
 
-    out = [
-        f'<svg id="chart" xmlns="http://www.w3.org/2000/svg" width="{CHART_W}" height="{CHART_H}" '
-        f'viewBox="0 0 {CHART_W} {CHART_H}" font-family="DejaVu Sans, Arial, sans-serif" font-size="10">',
-        f'<rect x="{left}" y="{top}" width="{width}" height="{height}" fill="#fff" stroke="#bbb"/>',
-        f'<text x="{left - 4}" y="{y(high) + 4:.1f}" text-anchor="end">{high}</text>',
-        f'<text x="{left - 4}" y="{y(low) + 4:.1f}" text-anchor="end">{low}</text>',
-        f'<text x="{left}" y="{CHART_H - 8}">0</text>',
-        f'<text x="{left + width}" y="{CHART_H - 8}" text-anchor="end">{len(steps) - 1} actions</text>',
+    labels = [
+        {"x": left - 4, "y": f"{y(high) + 4:.1f}", "anchor": "end", "text": high},
+        {"x": left - 4, "y": f"{y(low) + 4:.1f}", "anchor": "end", "text": low},
+        {"x": left, "y": CHART_H - 8, "anchor": "start", "text": 0},
+        {"x": left + width, "y": CHART_H - 8, "anchor": "end", "text": f"{len(steps) - 1} actions"},
     ]
-    colours = data["colours"] or ["#333"]
-    for player in range(data["players"]):
-        colour = colours[player % len(colours)]
-        for run in _runs([(i, s[player]) for i, s in enumerate(scores)]):
-            points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in run)
-            out.append(
-                f'<polyline class="score-line" data-player="P{player + 1}" points="{points}" fill="none" '
-                f'stroke="{html.escape(colour)}" stroke-width="2"/>'
-            )
-        out.append(
-            f'<text x="{left + 4 + 34 * player}" y="{top + 12}" fill="{html.escape(colour)}" '
-            f'font-weight="bold">P{player + 1}</text>'
-        )
-    out.append(
-        f'<line id="cursor" x1="{left}" y1="{top}" x2="{left}" y2="{top + height}" '
-        'stroke="#555" stroke-dasharray="3,3"/>'
-    )
-    out.append("</svg>")
-    return "\n".join(out)
+    colours = [safe_colour(c, "#333") for c in data["colours"]] or ["#333"]
+    lines = [
+        {
+            "player": f"P{player + 1}",
+            "runs": [
+                " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in run)
+                for run in _runs([(i, s[player]) for i, s in enumerate(scores)])
+            ],
+            "colour": colours[player % len(colours)],
+            "legend_x": left + 4 + 34 * player,
+        }
+        for player in range(data["players"])
+    ]
+    return {
+        "width": CHART_W,
+        "height": CHART_H,
+        "left": left,
+        "top": top,
+        "inner_width": width,
+        "inner_height": height,
+        "labels": labels,
+        "lines": lines,
+    }
 
 
 def _runs(points: list[tuple[int, int | None]]) -> list[list[tuple[int, int]]]:
@@ -214,24 +213,17 @@ def _runs(points: list[tuple[int, int | None]]) -> list[list[tuple[int, int]]]:
     return [run for run in runs if run]
 
 
-def _json_for_script(data: Any) -> str:
-    """JSON safe inside a <script> element."""
-    return json.dumps(data, separators=(",", ":")).replace("</", "<\\/").replace("<!--", "<\\!--")
-
-
 def render_page(data: dict[str, Any]) -> str:
-    """The self-contained HTML page."""
-    title = html.escape(f"{data['title']} · replay")
+    """The self-contained HTML page (the template ``assets/replay.html``, see :mod:`rulekit.tools.html`)."""
     modules = f" with {', '.join(data['modules'])}" if data["modules"] else ""
     seen = f" · as seen by {data['seat']}" if data.get("seat") else ""
-    subtitle = html.escape(f"{data['players']} players{modules}, seed {data['seed']}{seen} · {data['final']}")
-    page = (resources.files("rulekit.tools") / "assets" / "replay.html").read_text(encoding="utf-8")
-    return (
-        page.replace("%TITLE%", title)
-        .replace("%SUBTITLE%", subtitle)
-        .replace("%CHART%", score_chart(data))
-        .replace("%LAST%", str(len(data["steps"]) - 1))
-        .replace("%DATA%", _json_for_script(data))
+    return render(
+        "replay.html",
+        title=data["title"],
+        subtitle=f"{data['players']} players{modules}, seed {data['seed']}{seen} · {data['final']}",
+        chart=score_chart(data),
+        last=len(data["steps"]) - 1,
+        data=script_data(data),
     )
 
 

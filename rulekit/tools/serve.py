@@ -27,7 +27,6 @@ import sys
 import threading
 import traceback
 from collections.abc import Awaitable, Callable
-from importlib import resources
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -38,6 +37,7 @@ from rulekit.limits import LIMITS
 from rulekit.load import load_program
 from rulekit.tools.bots import Bot, make_bots
 from rulekit.tools.files import atomic_write_text
+from rulekit.tools.html import new_nonce, policy, render
 from rulekit.tools.log import GameRecorder
 from rulekit.tools.options import module_names, parse_seat
 from rulekit.tools.seat_view import seat_view
@@ -330,7 +330,6 @@ def make_app(session: Session) -> Any:
     from starlette.responses import HTMLResponse, JSONResponse, Response
     from starlette.routing import Route
 
-    page = (resources.files("rulekit.tools") / "assets" / "serve.html").read_text(encoding="utf-8")
     title = session.game.program.rules.title
     players = session.game.num_players
     no_store = {"Cache-Control": "no-store"}
@@ -372,7 +371,18 @@ def make_app(session: Session) -> Any:
 
     async def index(request: Request) -> Response:
         authenticate(request.query_params.get("token"))
-        return HTMLResponse(page.replace("%TITLE%", title), headers={"Cache-Control": "no-store"})
+        # a fresh nonce per response: the page's one script and one style run, nothing else
+        nonce = new_nonce()
+        source = f"'nonce-{nonce}'"
+        return HTMLResponse(
+            render("serve.html", title=title, nonce=nonce),
+            headers={
+                "Cache-Control": "no-store",
+                "Content-Security-Policy": policy(source, source, served=True),
+                "X-Content-Type-Options": "nosniff",
+                "Referrer-Policy": "no-referrer",
+            },
+        )
 
     async def state(request: Request) -> Response:
         who = authenticate(request.headers.get(TOKEN_HEADER))

@@ -5,16 +5,39 @@ Every shape carries ``class="layer-NAME"``; a shape with a ``ref`` carries
 can match it with the legal actions, and ``data-action="NAME ..."`` when the view
 says which actions a click on it may play.  Layer errors are drawn in red at the
 bottom and kept in an XML comment.
+
+Every text and attribute value is escaped with :func:`markupsafe.escape` (the escaping of
+rulekit's HTML templates, :mod:`rulekit.tools.html`), element and attribute names are fixed
+here, and colours that are not ``#rgb``/``#rrggbb``/a CSS name/``none`` are never written: text
+from a ruleset can make neither an element, an event handler, nor a link in a picture.
 """
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape, quoteattr
+import re
+from typing import Any
+
+from markupsafe import escape
 
 from rulekit.tools.view import Picture, Shape
 
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 ERROR_LINE = 14
+
+
+_COLOUR = re.compile(r"#[0-9a-fA-F]{3,8}|[a-z]{3,20}")
+
+
+def quoteattr(value: Any) -> str:
+    """An attribute value, escaped and in double quotes."""
+    return f'"{escape(str(value))}"'
+
+
+def safe_colour(value: Any, default: str = "none") -> str:
+    """``value`` if it is a colour (``#rgb``, ``#rrggbb``, a CSS name or ``none``), else ``default``:
+    no ``url(...)`` paint reference or other text ever reaches a fill or stroke."""
+    text = str(value)
+    return text if _COLOUR.fullmatch(text) else default
 
 
 def _num(value: float) -> str:
@@ -36,7 +59,7 @@ def _common(shape: Shape) -> str:
 
 def _paint(shape: Shape) -> str:
     props = shape.props
-    fill, stroke = str(props.get("fill", "none")), str(props.get("stroke", "none"))
+    fill, stroke = safe_colour(props.get("fill", "none")), safe_colour(props.get("stroke", "none"))
     return f"fill={quoteattr(fill)} stroke={quoteattr(stroke)}"
 
 
@@ -66,14 +89,15 @@ def shape_svg(shape: Shape) -> str:
     elif shape.kind == "line":
         head = (
             f'<line {common} x1="{_num(p["x1"])}" y1="{_num(p["y1"])}" x2="{_num(p["x2"])}" '
-            f'y2="{_num(p["y2"])}" stroke={quoteattr(str(p.get("stroke", "#333")))} '
+            f'y2="{_num(p["y2"])}" stroke={quoteattr(safe_colour(p.get("stroke", "#333")))} '
             f'stroke-width="{_num(p.get("width", 1))}"'
         )
     elif shape.kind == "text":
         weight = ' font-weight="bold"' if p.get("bold") else ""
         return (
             f'<text {common} x="{_num(p["x"])}" y="{_num(p["y"])}" font-size="{_num(p.get("size", 12))}" '
-            f'text-anchor="{p.get("anchor", "start")}" fill={quoteattr(str(p.get("fill", "#222")))}{weight}>'
+            f"text-anchor={quoteattr(p.get('anchor', 'start'))} "
+            f"fill={quoteattr(safe_colour(p.get('fill', '#222')))}{weight}>"
             f"{title}{escape(str(p['text']))}</text>"
         )
     else:
@@ -95,7 +119,7 @@ def svg_parts(picture: Picture, *, caption: str | None = None) -> list[str]:
             f'viewBox="0 0 {width} {height}" font-family="{FONT}" role="img">',
             f"<title>{escape(picture.title)}</title>",
             f'<rect class="background" x="0" y="0" width="{width}" height="{height}" '
-            f"fill={quoteattr(picture.background)}/>",
+            f"fill={quoteattr(safe_colour(picture.background, '#ffffff'))}/>",
         ]
     )
     parts = [head]

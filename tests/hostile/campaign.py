@@ -5,7 +5,8 @@ rulesets, generated DSL, damaged logs, scenarios and variants, hostile HTTP requ
 ``serve``'s application), each command in-process
 under a wall-clock alarm, and prints the counts: inputs, commands, exit statuses, exit 1
 without a position, internal errors (exit 3 or an exception escaping ``main``) and hangs,
-with the command line and message of each internal error or hang.
+with the command line and message of each internal error or hang, and live scripts: a page
+(``replay --html``) or picture (``render``) that is not inert.
 
 ``--seconds`` stops it (after the input under way) when the time is up, and so does
 SIGTERM or Ctrl-C; the summary then counts the inputs actually run.
@@ -90,6 +91,12 @@ def main(argv: list[str] | None = None) -> int:
                     unlocated += 1
                     first = (outcome.err.strip().splitlines() or [""])[0][:200]
                     print(f"without a position: {kind} seed {number // len(kinds)}: {first}", flush=True)
+                if outcome.live:
+                    print(f"live script: {kind} seed {number // len(kinds)}", flush=True)
+                    problems.append(
+                        f"live script: {kind} seed {number // len(kinds)}: {' '.join(outcome.argv)}\n"
+                        + "\n".join(outcome.live[:10])
+                    )
                 if outcome.internal:
                     print(f"internal error: {kind} seed {number // len(kinds)}", flush=True)
                     problems.append(
@@ -109,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"campaign: {done} inputs (numbers {args.start}..{args.start + done - 1}), "
         f"{commands} commands ({shown}); exit 1 without a position: {unlocated}; "
-        f"internal errors and hangs: {len(problems)}; "
+        f"internal errors, hangs and live scripts: {len(problems)}; "
         f"{time.monotonic() - started:.0f}s"
     )
     return 1 if problems else 0

@@ -5,7 +5,8 @@ Shared by ``test_fuzz.py`` (hypothesis chooses the seeds and the DSL snippets) a
 requests to ``serve``'s application instead of running a command line.  Each case writes its files into a
 work directory and returns the command lines to run, in order; the judge runs each in
 this process and classifies the outcome.  Anything but exit 0, 1 or 2 — in particular
-exit 3, an exception escaping ``main`` — is an internal error.
+exit 3, an exception escaping ``main`` — is an internal error; an HTML page or SVG picture
+written that is not inert (:mod:`tests.hostile.html_checks`) is a live script.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from rulekit import load
 from rulekit.cli import main
+from tests.hostile.html_checks import PLACES, hostile_ruleset, hostile_text, page_problems, svg_problems
 
 ROOT = Path(__file__).resolve().parents[2]
 TIC_TAC_TOE = ROOT / "rulesets" / "tic_tac_toe"
@@ -88,6 +90,8 @@ class Outcome:
     status: int
     out: str
     err: str
+    #: What in the page or picture the command wrote is not inert (an event handler, a script...).
+    live: tuple[str, ...] = ()
 
     @property
     def internal(self) -> bool:
@@ -470,7 +474,43 @@ def _results_db_case(rng: random.Random, work: Path) -> list[list[str]]:
     return [[*simulate, "--games", str(rng.choice((4, 5, 6))), "--db", str(damaged), "--resume"]]
 
 
+def _html_case(rng: random.Random, work: Path) -> list[list[str]]:
+    """Tic-tac-toe with breakouts of HTML, SVG, scripts and templates at some of the places whose
+    text reaches a page (and, a third of the time, a mutation), replayed as a page and drawn."""
+    texts = {place: hostile_text(rng) for place in rng.sample(PLACES, rng.randint(1, len(PLACES)))}
+    if "title" in texts:  # a title is printable text (check refuses the others)
+        texts["title"] = "".join(c for c in texts["title"] if c.isprintable())[:200]
+    target = hostile_ruleset(work / "html", texts)
+    if rng.random() < 0.3:
+        rules = target / "ruleset.yaml"
+        rules.write_text(mutate(rules.read_text(encoding="utf-8"), rng), encoding="utf-8")
+    log, page, picture = work / "html.jsonl", work / "html.html", work / "html.svg"
+    for path in (log, page, picture):
+        path.unlink(missing_ok=True)
+    play = [*LIMITS, "play", str(target), "--quiet", "--max-actions", "25", "--seed", str(rng.randrange(100))]
+    return [
+        [*LIMITS, "check", str(target)],
+        [*play, "--log", str(log)],
+        [*LIMITS, "replay", str(log), "--ruleset", str(target), "--html", str(page)],
+        [*LIMITS, "render", str(log), "--ruleset", str(target), "-o", str(picture)],
+    ]
+
+
+def _live(argv: list[str], outcome: Outcome) -> Outcome:
+    """The outcome with what is not inert in the page or picture the command wrote."""
+    if outcome.status != 0:
+        return outcome
+    if "--html" in argv:
+        page = Path(argv[argv.index("--html") + 1])
+        return evolve(outcome, live=tuple(page_problems(page.read_text(encoding="utf-8"))))
+    if "render" in argv and "-o" in argv:
+        picture = Path(argv[argv.index("-o") + 1])
+        return evolve(outcome, live=tuple(svg_problems(picture.read_text(encoding="utf-8"))))
+    return outcome
+
+
 CASES: dict[str, Callable[[random.Random, Path], list[list[str]]]] = {
+    "html": _html_case,
     "rules": _rules_case,
     "dsl": _dsl_case,
     "log": _log_case,
@@ -488,9 +528,10 @@ def fuzz_one(kind: str, seed: int, work: Path, snippet: str | None = None) -> li
     commands = _dsl_case(rng, work, snippet) if snippet is not None else CASES[kind](rng, work)
     outcomes = []
     for argv in commands:
-        if "replay" in argv and not Path(argv[argv.index("replay") + 1]).exists():
+        command = next((c for c in ("replay", "render") if c in argv), None)
+        if command is not None and not Path(argv[argv.index(command) + 1]).exists():
             continue  # the game before failed to start: nothing to replay
-        outcome = run_web(argv, work) if argv[0] == WEB else run(argv)
+        outcome = run_web(argv, work) if argv[0] == WEB else _live(argv, run(argv))
         outcomes.append(outcome)
         if outcome.status != 0 and "check" in argv:
             break

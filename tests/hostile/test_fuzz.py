@@ -17,7 +17,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.hostile.fuzzing import CASES, TIC_TAC_TOE, Outcome, _slot, fuzz_one, mutate, run
+from tests.hostile.fuzzing import CASES, TIC_TAC_TOE, Outcome, _live, _slot, fuzz_one, mutate, run
 from tests.strategies import dsl_expressions
 
 _FAST = settings(
@@ -31,6 +31,7 @@ _LONG = settings(
 def _assert_no_internal_error(outcomes: list[Outcome]) -> None:
     for outcome in outcomes:
         assert not outcome.internal, f"{' '.join(outcome.argv)}\n{outcome.err}"
+        assert not outcome.live, f"{' '.join(outcome.argv)}\n{outcome.live}"
 
 
 @pytest.mark.parametrize("kind", sorted(CASES))
@@ -103,3 +104,16 @@ def test_most_mutations_of_a_shipped_file_keep_it_readable_yaml() -> None:
             continue
         readable += 1
     assert readable >= 80, readable
+
+
+def test_the_html_case_reports_a_page_or_picture_that_is_not_inert(tmp_path: Path) -> None:
+    """A live script counts: an event handler in a written page or picture, or a page without a policy."""
+    page, picture = tmp_path / "p.html", tmp_path / "p.svg"
+    page.write_text("<html><body><img src=x onerror=alert(1)></body></html>", encoding="utf-8")
+    picture.write_text('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', encoding="utf-8")
+    written = Outcome(("replay",), 0, "", "")
+    assert "no Content-Security-Policy" in _live(["replay", "g", "--html", str(page)], written).live
+    assert _live(["render", "g", "-o", str(picture)], written).live == (
+        "event handler <svg onload='alert(1)'>",
+    )
+    assert _live(["replay", "g"], written).live == ()

@@ -128,8 +128,8 @@ def test_the_replay_page_for_a_seat_masks_the_other_scores_and_its_chart_uses_on
     assert all(step["scores"][1] is None for step in playing)
     chart = replay_html.score_chart(data)
     # the chart's P2 line holds only the final (known) score: a single point, not a line
-    p2 = [line for line in chart.splitlines() if 'data-player="P2"' in line and "polyline" in line]
-    assert all(line.count(",") == 1 for line in p2)
+    (p2,) = [line for line in chart["lines"] if line["player"] == "P2"]
+    assert p2["runs"] and all(run.count(",") == 1 for run in p2["runs"])
     page = tmp_path / "g.html"
     assert main(["replay", str(log), "--html", str(page), "--seat", "P1"]) == 0
     assert '"scores":[4,1]' not in page.read_text(encoding="utf-8")
