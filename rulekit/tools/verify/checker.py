@@ -78,6 +78,8 @@ class Checker(EngineChecks):
             raise self._failure("engine:setup", f"setup failed: {describe_error(error)}") from None
         self.stats.games += 1
         self.turn_start, self.turn_player, self.turn_context, self.turn_ended = None, None, None, False
+        if self.properties.over_turn and not state.is_terminal():
+            self._begin_turn(state)
         if self.focus_properties:
             pass
         elif self.focus:
@@ -93,8 +95,6 @@ class Checker(EngineChecks):
         text = str(game.action_to_string(action))  # a plain str: it is written to YAML
         player = state.current_player()
         properties = self.properties
-        if properties.over_turn:
-            self._turn_boundary(state, player)
         wanted = properties.over_action or properties.over_turn or action.name in properties.ensures
         before_fields = dict(state.fields) if wanted else None
         if self.focus_properties:
@@ -203,22 +203,33 @@ class Checker(EngineChecks):
             self._check_property(prop, before, state, -1, ())
         for prop in self.properties.ensures.get(action.name, ()):
             self._check_property(prop, before, state, player, action.args)
-        if state.is_terminal() and self.properties.over_turn and self.turn_start is not None:
-            self.check_turn(self.turn_start, state)
+        if self.properties.over_turn:
+            self._turn_boundary(state)
 
-    def _turn_boundary(self, state: State, player: int) -> None:
-        """Before an action: if a new turn begins, check the properties over the turn that ended.
+    def _turn_boundary(self, state: State) -> None:
+        """After an action: if it ended the turn, check the properties over that turn (so a
+        failure's history ends with the action that ended the turn, and replaying exactly
+        that history fails again), and begin the next turn.
 
-        A turn ends when another player decides, after an action that ends the turn, or when
-        the flow moved on above the turn step (another iteration of a ``repeat`` or
-        ``for_each``), so two turns of one player in a row are two turns."""
-        frames = state.fields.get((ENGINE_OWNER, "flow")) or ()
-        context = frames[:-1]
-        if player == self.turn_player and not self.turn_ended and context == self.turn_context:
+        A turn ends when the game ends, when another player decides, after an action that
+        ends the turn, or when the flow moved on above the turn step (another iteration of a
+        ``repeat`` or ``for_each``), so two turns of one player in a row are two turns."""
+        if state.is_terminal():
+            if self.turn_start is not None:
+                self.check_turn(self.turn_start, state)
+                self.turn_start = None
+            return
+        player = state.current_player()
+        if player == self.turn_player and not self.turn_ended and _context(state) == self.turn_context:
             return
         if self.turn_start is not None:
             self.check_turn(self.turn_start, state)
-        self.turn_start, self.turn_player, self.turn_context = dict(state.fields), player, context
+        self._begin_turn(state)
+
+    def _begin_turn(self, state: State) -> None:
+        """The turn of the player deciding in ``state`` begins (in ``state``)."""
+        self.turn_start, self.turn_player = dict(state.fields), state.current_player()
+        self.turn_context, self.turn_ended = _context(state), False
 
     def check_turn(self, start: dict[Any, Any], state: State) -> None:
         for prop in self.properties.over_turn:
@@ -255,6 +266,12 @@ class Checker(EngineChecks):
             f"the game has not ended after {limit} actions (round and phase counters, end conditions?)",
             state=state,
         )
+
+
+def _context(state: State) -> Any:
+    """Where the flow stands above the current step (its frames but the innermost)."""
+    frames = state.fields.get((ENGINE_OWNER, "flow")) or ()
+    return frames[:-1]
 
 
 def _only(properties: Properties, key: str) -> Properties:
