@@ -115,8 +115,8 @@ def test_a_player_or_turn_field_holding_a_map_is_explored_with_aliasing(
 ) -> None:
     """Issue #27: a non-empty map in the deciding player's or the turn's fields crashed the
     aliasing games (unhashable type: 'dict') once more than one action was legal."""
-    from rulekit.load import load_program
     from rulekit.engine.game import Game
+    from rulekit.load import load_program
     from rulekit.tools.verify.explore import held_values
 
     directory = write_ruleset(MAPS)  # type: ignore[operator]
