@@ -127,3 +127,91 @@ def test_a_player_or_turn_field_holding_a_map_is_explored_with_aliasing(
     state.apply_action(state.game.parse_action("take(2)"))
     state.apply_action(state.game.parse_action("take(3)"))  # P1 again, her stock a non-empty map
     assert state.fields[(0, "stock")] and 0 not in held_values(state)
+
+
+#: Pig with a postcondition on holding: she banks exactly the turn's total.
+HOLD_ENSURES = (
+    "    ends_turn: true\n\ntriggers:",
+    "    ends_turn: true\n    ensures:\n"
+    '      - holds: "after(me.banked) == before(me.banked) + before(turn.total)"\n'
+    "        message: holding banks the turn's total\n\ntriggers:",
+)
+#: The planted bug: holding banks one point too many.
+BANKS_ONE_MORE = ("      me.banked += turn.total\n", "      me.banked += turn.total + 1\n")
+#: The planted bug: holding banks nothing, so nobody ever wins (pig played to 20 points).
+BANKS_NOTHING = ("      me.banked += turn.total\n", "      me.banked += 0\n")
+TO_TWENTY = ("  GOAL: 100 ", "  GOAL: 20 ")
+
+
+def _saved_scenario(tmp_path: Path, buggy: Path, **options: object) -> Path:
+    out = tmp_path / "out"
+    result = verify(VerifyOptions(str(buggy), examples=40, out=out, coverage=False, **options))  # type: ignore[arg-type]
+    example = result.counterexample
+    assert example is not None
+    return next(p for p in example.files if p.suffix == ".yaml")
+
+
+def _passes_on(scenario: Path, buggy: Path, fixed: Path) -> bool:
+    """Whether the saved scenario passes when its ruleset is ``fixed`` instead of ``buggy``."""
+    from rulekit.tools.scenario import run_scenario
+
+    text = scenario.read_text(encoding="utf-8")
+    assert str(buggy) in text
+    moved = scenario.with_name("fixed.yaml")
+    moved.write_text(text.replace(str(buggy), str(fixed)), encoding="utf-8")
+    return run_scenario(moved).passed
+
+
+@pytest.mark.parametrize("kind", ["over_a_turn", "ensures"])
+def test_the_scenario_saved_for_a_property_fails_until_the_rules_are_fixed(kind: str, tmp_path: Path) -> None:
+    """Issue #27: the scenario of a property failure had no expectation and passed with the bug
+    planted; it now names the property in expect_properties."""
+    from rulekit.tools.scenario import run_scenario
+
+    if kind == "over_a_turn":
+        buggy = copy_ruleset(tmp_path / "bug", "pig", BANKS_FOR_THE_NEXT, append=ONLY_THE_PLAYER_BANKS)
+        fixed = copy_ruleset(tmp_path / "fix", "pig", append=ONLY_THE_PLAYER_BANKS)
+        key = "only_the_player_banks"
+    else:
+        buggy = copy_ruleset(tmp_path / "bug", "pig", HOLD_ENSURES, BANKS_ONE_MORE)
+        fixed = copy_ruleset(tmp_path / "fix", "pig", HOLD_ENSURES)
+        key = "hold.ensures[1]"
+    scenario = _saved_scenario(tmp_path, buggy)
+    assert f"expect_properties:\n- {key}\n" in scenario.read_text(encoding="utf-8")
+    failed = run_scenario(scenario)
+    assert not failed.passed and f"property '{key}' fails after hold" in failed.failures[0]
+    assert _passes_on(scenario, buggy, fixed)
+
+
+def test_the_scenario_saved_for_a_game_that_never_ends_expects_it_to_end(tmp_path: Path) -> None:
+    """Issue #27: the scenario of a game still running at --max-actions said it would fail until
+    the rules were fixed, and passed on the unfixed rules; now it expects the game over."""
+    from rulekit.tools.scenario import run_scenario
+
+    buggy = copy_ruleset(tmp_path / "bug", "pig", TO_TWENTY, BANKS_NOTHING)
+    fixed = copy_ruleset(tmp_path / "fix", "pig", TO_TWENTY)
+    scenario = _saved_scenario(tmp_path, buggy, max_actions=300)
+    text = scenario.read_text(encoding="utf-8")
+    assert "expect_terminal: true" in text and text.count("may_reject: true") == 300
+    failed = run_scenario(scenario)
+    assert not failed.passed and "terminal" in failed.failures[0]
+    assert _passes_on(scenario, buggy, fixed)
+
+
+def test_a_scenario_checks_a_property_it_names_over_its_actions(tmp_path: Path) -> None:
+    """expect_properties in a hand-written scenario: an unknown name is an error at its line."""
+    from rulekit.tools.scenario import run_scenario
+
+    buggy = copy_ruleset(tmp_path, "pig", HOLD_ENSURES, BANKS_ONE_MORE)
+    scenario = buggy / "scenarios" / "hold.yaml"
+    scenario.write_text(
+        "scenario: holding banks the total\nexpect_properties:\n  - hold.ensures[1]\n"
+        "actions:\n  - event: rolled(face=3)\n  - hold\n",
+        encoding="utf-8",
+    )
+    result = run_scenario(scenario)
+    assert not result.passed and "property 'hold.ensures[1]' fails after hold" in result.failures[0]
+    assert "hold.yaml:6:5" in result.failures[0] and "after(me.banked) = 4" in result.failures[0]
+    scenario.write_text(scenario.read_text().replace("- hold.ensures[1]", "- hold.ensure[1]"))
+    result = run_scenario(scenario)
+    assert "hold.yaml:3:3: error: expect_properties: no property 'hold.ensure[1]'" in result.failures[0]

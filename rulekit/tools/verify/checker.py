@@ -14,7 +14,13 @@ from rulekit.tools.verify.failures import (
     describe_error,
 )
 from rulekit.tools.verify.options import HEAVY_EVERY, Stats
-from rulekit.tools.verify.properties import CompiledProperty, Properties, compile_properties, evaluate_parts
+from rulekit.tools.verify.properties import (
+    CompiledProperty,
+    Properties,
+    compile_properties,
+    evaluate_parts,
+    select,
+)
 from rulekit.tools.verify.values import ENGINE_OWNER, snapshot
 
 # ------------------------------------------------------------------ the checker
@@ -88,6 +94,26 @@ class Checker(EngineChecks):
         else:
             self.check_state(state)
         return state
+
+    def follow(self, state: State) -> None:
+        """Check the properties over the actions and turns of a game played elsewhere (a
+        scenario's) from ``state`` on: each action then goes through :meth:`after_action`."""
+        self.history = []
+        self.players, self.seed = state.game.num_players, 0
+        self.turn_start, self.turn_player, self.turn_context, self.turn_ended = None, None, None, False
+        if self.properties.over_turn and not state.is_terminal():
+            self._begin_turn(state)
+
+    def after_action(self, before: dict[Any, Any], state: State, action: Action, player: int) -> None:
+        """The properties over ``action``, just applied by ``player`` to a state whose fields
+        were ``before`` (a game followed with :meth:`follow`), and over the turn it ended.
+
+        Raises:
+            PropertyFailure: a property does not hold (its key, message and values).
+        """
+        self.history.append((player, str(state.game.action_to_string(action))))
+        with coverage_off(state):
+            self.check_properties(before, state, action, player)
 
     def step(self, state: State, action: Action) -> None:
         """Apply one legal ``action`` and check everything."""
@@ -276,12 +302,7 @@ def _context(state: State) -> Any:
 
 def _only(properties: Properties, key: str) -> Properties:
     """The property named by a failure ``key`` alone (all of them if none is)."""
-
-    def keep(found: list[CompiledProperty]) -> list[CompiledProperty]:
-        return [p for p in found if f"property:{p.decl.name}" == key]
-
-    ensures = {name: keep(found) for name, found in properties.ensures.items() if keep(found)}
-    only = Properties(keep(properties.over_action), keep(properties.over_turn), ensures)
+    only = select(properties, {key.removeprefix("property:")}) if key.startswith("property:") else None
     return only if only else properties
 
 

@@ -124,6 +124,16 @@ class Properties:
         return [*self.over_action, *self.over_turn, *(p for ps in self.ensures.values() for p in ps)]
 
 
+def select(properties: Properties, names: set[str]) -> Properties:
+    """Only the properties named (``properties:`` names, ``ACTION.ensures[N]``)."""
+
+    def keep(found: list[CompiledProperty]) -> list[CompiledProperty]:
+        return [p for p in found if p.decl.name in names]
+
+    ensures = {name: keep(found) for name, found in properties.ensures.items() if keep(found)}
+    return Properties(keep(properties.over_action), keep(properties.over_turn), ensures)
+
+
 def compile_properties(program: Program) -> Properties:
     """Compile the program's properties and ensures.
 
