@@ -215,3 +215,23 @@ def test_a_scenario_checks_a_property_it_names_over_its_actions(tmp_path: Path) 
     scenario.write_text(scenario.read_text().replace("- hold.ensures[1]", "- hold.ensure[1]"))
     result = run_scenario(scenario)
     assert "hold.yaml:3:3: error: expect_properties: no property 'hold.ensure[1]'" in result.failures[0]
+
+
+def test_the_shrunk_counterexample_does_not_depend_on_a_slow_wall_clock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #27: shrinking's budget was wall time, so on a loaded machine (where ten seconds
+    pass between two looks at the clock) it stopped early with a longer counterexample; its
+    budget is now the process's CPU time."""
+    import time
+
+    buggy = copy_ruleset(tmp_path, "pig", HOLD_ENSURES, BANKS_ONE_MORE)
+    options = VerifyOptions(str(buggy), examples=20, out=None, coverage=False, shrink_seconds=30.0)
+    idle = verify(options).counterexample
+    wall = iter(range(0, 10**9, 10))
+    monkeypatch.setattr(time, "perf_counter", lambda: float(next(wall)))
+    loaded = verify(options).counterexample
+    assert idle is not None and loaded is not None
+    assert idle.original_length == loaded.original_length > 2
+    assert [text for _, text in idle.actions] == [text for _, text in loaded.actions] == ["roll", "hold"]
+    assert "1-minimal" in loaded.shrink_note

@@ -36,7 +36,7 @@ class VerifyOptions:
     weighted: bool = False
     out: Path | None = Path("verify-out")
     shrink: bool = True
-    #: The time shrinking may take; the best counterexample so far is kept on disk.
+    #: The CPU time (this process's) shrinking may take; the best counterexample so far is kept on disk.
     shrink_seconds: float = DEFAULT_SHRINK_SECONDS
     progress: bool = False
     #: A game still running after max_actions is a violation ("every game ends").

@@ -95,12 +95,18 @@ class TargetedSearch:
         actions = self.checker.program.actions
         self._ends_turn = frozenset(name for name, action in actions.items() if action.decl.ends_turn)
 
-    def run(self, best: PropertyFailure, until: float, patience: int) -> PropertyFailure:
-        """Play games until ``until`` (a ``perf_counter`` time) or ``patience`` games without a
-        shorter failure; the shortest failure found (``best`` if none)."""
+    def run(
+        self,
+        best: PropertyFailure,
+        until: float,
+        patience: int,
+        clock: Callable[[], float] = time.process_time,
+    ) -> PropertyFailure:
+        """Play games until ``clock()`` (the process's CPU time) reaches ``until`` or after
+        ``patience`` games without a shorter failure; the shortest failure found (``best`` if none)."""
         rng = random.Random(f"{best.key}:{len(best.history)}:{self.salt}:{self.games}")
         since = 0
-        while time.perf_counter() < until and since < patience:
+        while clock() < until and since < patience:
             since += 1
             found = self._game(rng, len(best.history) - 1)
             if found is not None and len(found.history) < len(best.history):

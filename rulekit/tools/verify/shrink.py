@@ -1,4 +1,8 @@
-"""Shortening a counterexample within a time budget.
+"""Shortening a counterexample within a budget of CPU time.
+
+The budget (``--shrink-seconds``) is this process's CPU time (``time.process_time``), not
+wall time: on a machine loaded by other processes shrinking does as much work as on an idle
+one, so it reports the same counterexample (wall time would cut it short there).
 
 A candidate is an action sequence (with a player count and a chance seed); it
 is kept when playing it fails the same way (the failure may come before its
@@ -68,9 +72,13 @@ class Shrinker:
     """Shortens one failure; ``checker`` replays candidates (best focused on the failure)."""
 
     checker: Replayer
+    #: The budget, in CPU seconds of this process (``clock``).
     seconds: float
     min_players: int
     on_better: Callable[[PropertyFailure], None] = lambda failure: None
+    #: What the budget is measured with: the process's CPU time, which other processes on
+    #: the machine do not use up (a test may give another clock).
+    clock: Callable[[], float] = time.process_time
     deadline: float = 0.0
     candidates: int = 0
     improvements: int = 0
@@ -89,7 +97,7 @@ class Shrinker:
 
     def shrink(self, failure: PropertyFailure) -> PropertyFailure:
         """The shortest failure found within the time (``failure`` itself if none)."""
-        self.deadline = time.perf_counter() + self.seconds
+        self.deadline = self.clock() + self.seconds
         best = self._try(failure.players, failure.seed, _texts(failure), failure.key) or failure
         best = self._by_choices(best)
         fruitless = 0
@@ -131,7 +139,9 @@ class Shrinker:
         if self.minimal:
             return where + " (1-minimal: no action can be dropped, no turn played shorter)"
         if self.timed_out:
-            return where + f"; stopped at the {self.seconds:g}s limit (--shrink-seconds), maybe not minimal"
+            return (
+                where + f"; stopped at the {self.seconds:g}s CPU limit (--shrink-seconds), maybe not minimal"
+            )
         return where
 
     # ---------------------------------------------------------------- choices
@@ -145,7 +155,7 @@ class Shrinker:
         choices = self._choices_of(best)
         if choices is None:
             return best
-        now = time.perf_counter()
+        now = self.clock()
         self._stop = min(self.deadline, now + (self.deadline - now) * CHOICES_SHARE)
         # fewer players, other chance: the same choices may fail sooner
         for players in range(self.min_players, best.players):
@@ -200,8 +210,8 @@ class Shrinker:
             self._found,
             self.candidates - self._replanned,
         )
-        until = time.perf_counter() + (self.deadline - time.perf_counter()) * SEARCH_SHARE
-        best = search.run(best, min(until, self.deadline), SEARCH_PATIENCE)
+        until = self.clock() + (self.deadline - self.clock()) * SEARCH_SHARE
+        best = search.run(best, min(until, self.deadline), SEARCH_PATIENCE, self.clock)
         self.candidates += search.games
         self.search_games += search.games
         return best
@@ -384,10 +394,10 @@ class Shrinker:
         return found
 
     def _choices_stop(self) -> bool:
-        return self._out_of_time() or time.perf_counter() >= self._stop
+        return self._out_of_time() or self.clock() >= self._stop
 
     def _out_of_time(self) -> bool:
-        if time.perf_counter() >= self.deadline:
+        if self.clock() >= self.deadline:
             self.timed_out = True
         return self.timed_out
 
