@@ -235,3 +235,32 @@ def test_the_shrunk_counterexample_does_not_depend_on_a_slow_wall_clock(
     assert idle.original_length == loaded.original_length > 2
     assert [text for _, text in idle.actions] == [text for _, text in loaded.actions] == ["roll", "hold"]
     assert "1-minimal" in loaded.shrink_note
+
+
+def test_a_failed_property_shows_the_values_each_comparison_compared(tmp_path: Path) -> None:
+    """Issue #27: a property failure showed only true/false per part of an 'and'; now each
+    comparison is shown with its operands side by side (as pytest shows a failed assert)."""
+    import re
+
+    total = "sum(p.banked for p in players)"
+    ensures = (
+        HOLD_ENSURES[0],
+        HOLD_ENSURES[1].replace(
+            "after(me.banked) == before(me.banked) + before(turn.total)",
+            f"after(me.banked) >= before(me.banked) and after({total}) == before({total}) + before(turn.total)",
+        ),
+    )
+    buggy = copy_ruleset(tmp_path, "pig", ensures, BANKS_ONE_MORE)
+    result = verify(VerifyOptions(str(buggy), examples=20, out=None, coverage=False))
+    example = result.counterexample
+    assert example is not None and example.key == "property:hold.ensures[1]"
+    text = format_counterexample(example)
+    assert re.search(r"after\(me\.banked\) >= before\(me\.banked\) is true: (\d+) >= \d+\n", text)
+    compared = re.search(
+        rf"after\({re.escape(total)}\) == before\({re.escape(total)}\) \+ before\(turn\.total\) "
+        r"is false: (\d+) == (\d+)\n",
+        text,
+    )
+    assert compared is not None, text
+    assert int(compared.group(1)) == int(compared.group(2)) + 1  # the point too many
+    assert f"before({total}) + before(turn.total) = {compared.group(2)}" in text

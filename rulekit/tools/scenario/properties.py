@@ -68,7 +68,7 @@ def after_action(
         run.properties.after_action(fields, state, action, player)
     except PropertyFailure as failure:
         text = run.properties.history[-1][1]
-        details = "".join(f"\n  {line}" for line in failure.details)
+        details = "".join(f"\n  {line}" for line in failure.explained())
         declared = f"\n  (property at {failure.span})" if failure.span else ""
         raise ScenarioFailure(
             Diagnostic(

@@ -278,11 +278,19 @@ class Checker(EngineChecks):
                 state=state,
             ) from None
         if not holds:
-            details = evaluate_parts(self.program, prop, before, after, R, me, args)
-            if prop.action is not None:
-                details.append(f"action {self.history[-1][1]} by P{me + 1}")
+            details = [f"action {self.history[-1][1]} by P{me + 1}"] if prop.action is not None else []
+            program = self.program
+
+            def explain() -> list[str]:
+                return evaluate_parts(program, prop, before, after, R, me, args)
+
             raise self._failure(
-                f"property:{decl.name}", decl.message, span=decl.span, state=state, details=details
+                f"property:{decl.name}",
+                decl.message,
+                span=decl.span,
+                state=state,
+                details=details,
+                explain=explain,
             )
 
     def unfinished(self, state: State, limit: int) -> PropertyFailure:

@@ -45,7 +45,7 @@ class Counterexample:
 
 
 def make_counterexample(program: Program, failure: PropertyFailure, original: int) -> Counterexample:
-    details = list(failure.details)
+    details = list(failure.explained())
     if failure.invariant is not None and failure.state is not None:
         details = explain_invariant(program, failure.invariant, failure.state)
     return Counterexample(
