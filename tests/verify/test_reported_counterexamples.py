@@ -247,7 +247,8 @@ def test_a_failed_property_shows_the_values_each_comparison_compared(tmp_path: P
         HOLD_ENSURES[0],
         HOLD_ENSURES[1].replace(
             "after(me.banked) == before(me.banked) + before(turn.total)",
-            f"after(me.banked) >= before(me.banked) and after({total}) == before({total}) + before(turn.total)",
+            "after(me.banked) >= before(me.banked) and "
+            f"after({total}) == before({total}) + before(turn.total)",
         ),
     )
     buggy = copy_ruleset(tmp_path, "pig", ensures, BANKS_ONE_MORE)
