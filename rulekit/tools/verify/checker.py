@@ -268,6 +268,7 @@ class Checker(EngineChecks):
         after = state.fields
         R = state.game.runtime
         decl = prop.decl
+        R.reset_steps()  # one evaluation, with its own step budget
         try:
             holds = prop.check(after, R, me, before, after, *args)
         except Exception as error:
