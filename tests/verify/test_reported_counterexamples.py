@@ -221,15 +221,17 @@ def test_the_shrunk_counterexample_does_not_depend_on_a_slow_wall_clock(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue #27: shrinking's budget was wall time, so on a loaded machine (where ten seconds
-    pass between two looks at the clock) it stopped early with a longer counterexample; its
-    budget is now the process's CPU time."""
+    pass between two looks at the clock, and each step costs more CPU) it stopped early with a
+    longer counterexample; its budget is now work (the rules' steps)."""
     import time
 
     buggy = copy_ruleset(tmp_path, "pig", HOLD_ENSURES, BANKS_ONE_MORE)
     options = VerifyOptions(str(buggy), examples=20, out=None, coverage=False, shrink_seconds=30.0)
     idle = verify(options).counterexample
     wall = iter(range(0, 10**9, 10))
+    cpu = time.process_time
     monkeypatch.setattr(time, "perf_counter", lambda: float(next(wall)))
+    monkeypatch.setattr(time, "process_time", lambda: 2 * cpu())
     loaded = verify(options).counterexample
     assert idle is not None and loaded is not None
     assert idle.original_length == loaded.original_length > 2
@@ -265,3 +267,22 @@ def test_a_failed_property_shows_the_values_each_comparison_compared(tmp_path: P
     assert compared is not None, text
     assert int(compared.group(1)) == int(compared.group(2)) + 1  # the point too many
     assert f"before({total}) + before(turn.total) = {compared.group(2)}" in text
+
+
+def test_the_work_shrinking_counts_is_the_same_in_every_replay_of_a_game() -> None:
+    """Shrinking's budget counts the rules' steps its replays charge: the same for the same game."""
+    from rulekit.load import load_program
+    from rulekit.tools.verify import Checker
+    from rulekit.tools.verify.options import Stats
+    from rulekit.tools.verify.shrink import play_sequence
+
+    program = load_program("tic_tac_toe")
+    texts = ["place(a1)", "place(b1)", "place(a2)", "place(b2)"]
+    first, second = Checker(program, Stats()), Checker(program, Stats())
+    play_sequence(first, 2, 0, texts)
+    play_sequence(second, 2, 0, texts)
+    once = first.work()
+    assert once > 0 and second.work() == once
+    play_sequence(first, 2, 0, texts)  # cheaper the second time (the engine keeps some results)
+    play_sequence(second, 2, 0, texts)
+    assert once < first.work() == second.work() <= 2 * once

@@ -74,6 +74,10 @@ class Checker(EngineChecks):
             self.games[players] = game
         return game
 
+    def work(self) -> int:
+        """The rules' steps charged so far in this checker's games (see ``RuntimeContext.work``)."""
+        return sum(game.runtime.work() for game in self.games.values())
+
     # -- one game
     def start(self, players: int, seed: int) -> State:
         self.players, self.seed = players, seed

@@ -100,13 +100,16 @@ class TargetedSearch:
         best: PropertyFailure,
         until: float,
         patience: int,
-        clock: Callable[[], float] = time.process_time,
+        clock: Callable[[], float] = time.perf_counter,
+        cpu_until: float = float("inf"),
     ) -> PropertyFailure:
-        """Play games until ``clock()`` (the process's CPU time) reaches ``until`` or after
-        ``patience`` games without a shorter failure; the shortest failure found (``best`` if none)."""
+        """Play games until ``clock()`` (shrinking's budget of work; by default the wall
+        clock, for a search on its own) reaches ``until``, the process's
+        CPU time ``cpu_until``, or after ``patience`` games without a shorter failure; the
+        shortest failure found (``best`` if none)."""
         rng = random.Random(f"{best.key}:{len(best.history)}:{self.salt}:{self.games}")
         since = 0
-        while clock() < until and since < patience:
+        while clock() < until and time.process_time() < cpu_until and since < patience:
             since += 1
             found = self._game(rng, len(best.history) - 1)
             if found is not None and len(found.history) < len(best.history):
