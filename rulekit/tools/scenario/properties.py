@@ -52,7 +52,7 @@ def before_action(run: ScenarioRun, state: State, text: str) -> tuple[dict[Any, 
         return None
     try:
         action = state.game.parse_action(text)
-    except RulekitError:  # applying it says why
+    except (RulekitError, ValueError):  # applying it says why
         return None
     return dict(state.fields), action, state.current_player()
 
