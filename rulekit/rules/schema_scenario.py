@@ -116,6 +116,11 @@ SCENARIO = Table(
             "Check the rules' invariants after the set-up and every step (default true).",
         ),
         Key("skip_invariants", Names(), "Invariants not checked (the set-up leaves their world on purpose)."),
+        Key(
+            "expect_properties",
+            Names(),
+            "Transition properties (names, ACTION.ensures[N]) checked over every action and turn played.",
+        ),
         Key("actions", ListOf(STEP), "Steps, in order."),
         *CHECKS,
         Key("expect_terminal", Flag(), "The game is over at the end (or not)."),

@@ -86,6 +86,8 @@ class Runtime:
         self._depth = 0
         self.max_steps = LIMITS.max_steps
         self.left = self.max_steps
+        #: Steps charged by the evaluations before the current one (see :meth:`work`).
+        self.charged = 0
 
     def taken(self, span: Any, value: Any) -> Any:
         """Report the outcome of the conditional expression at ``span`` to the ``branch``
@@ -97,8 +99,14 @@ class Runtime:
     # -- the step budget (charged by generated code through rulekit.compiler.emit's hook)
     def reset_steps(self) -> None:
         """A fresh budget: the engine calls this when it starts evaluating rules."""
+        self.charged += self.max_steps - self.left
         self.max_steps = LIMITS.max_steps
         self.left = self.max_steps
+
+    def work(self) -> int:
+        """Steps charged by every evaluation so far: a measure of the rules' work that does
+        not depend on the machine or its load (verify's shrinking budget)."""
+        return self.charged + self.max_steps - self.left
 
     def tick(self) -> None:
         """Charge one step (a rule function was entered; generated code inlines this)."""
@@ -118,6 +126,7 @@ class Runtime:
 
     def over_budget(self) -> None:
         """Raise :class:`StepBudgetExceeded` (the budget ran out), starting the next evaluation afresh."""
+        self.charged += self.max_steps - self.left
         self.left = self.max_steps  # the evaluation that ran out ends here; the next one starts afresh
         raise StepBudgetExceeded(
             f"the rules ran more than {self.max_steps} steps in one evaluation (an endless or huge loop?)"

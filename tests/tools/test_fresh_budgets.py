@@ -109,3 +109,14 @@ def test_verify_explains_an_invariant_with_a_whole_budget() -> None:
     lines = explain_invariant(program, invariant, state)
     assert lines and not any("steps" in line for line in lines)
     assert explain_invariant(program, invariant, _spent(state)) == lines
+
+
+def test_verify_checks_a_property_with_a_whole_budget() -> None:
+    """A transition property is evaluated afresh, not with what the action before it left."""
+    from rulekit.tools.verify import Checker
+    from rulekit.tools.verify.options import Stats
+
+    checker = Checker(load_game("el_capitan", 2).program, Stats(), focus="property:one_piece_per_turn")
+    state = checker.start(2, 0)
+    checker.check_turn(dict(state.fields), _spent(state))  # its sum over the players is charged
+    assert checker.stats.property_checks == 1

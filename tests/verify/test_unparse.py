@@ -77,6 +77,10 @@ def test_explain_condition_says_why_any_condition_is_false() -> None:
     lines = explain_condition(
         program, parse_expression("count(c for c in cells if c.mark != none) >= n"), state, [("n", t.INT, 3)]
     )
-    assert lines == ["count(c for c in cells if c.mark != none) = 0", "n = 3"]
+    assert lines == [
+        "count(c for c in cells if c.mark != none) >= n is false: 0 >= 3 [n = 3]",
+        "  count(c for c in cells if c.mark != none) = 0",
+        "  n = 3",
+    ]
     broken = explain_condition(program, parse_expression("[1, 2][n] == 1"), state, [("n", t.INT, 5)])
     assert broken[-1].endswith("IndexError: list index out of range") or "cannot be evaluated" in broken[-1]

@@ -133,7 +133,7 @@ def test_with_no_time_to_shrink_the_first_counterexample_is_kept(tmp_path: Path)
     result = verify(_options(PLANTED / "ttt_wrong_winner", tmp_path, shrink_seconds=0.0))
     example = result.counterexample
     assert example is not None
-    assert "stopped at the 0s limit" in example.shrink_note
+    assert "stopped at the limit of 0s of work" in example.shrink_note
     assert example.original_length == len(example.actions)
     assert all(path.exists() for path in example.files)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

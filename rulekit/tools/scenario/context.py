@@ -79,6 +79,8 @@ class ScenarioRun(ScenarioFile):
     program: Program
     game: Game
     invariants: list[CompiledInvariant] = field(factory=list)
+    #: The verify checker of ``expect_properties`` (None: no property is checked).
+    properties: Any = None
 
 
 def as_list(value: Any) -> list[Any]:

@@ -15,7 +15,7 @@ from rulekit.rules.compose import is_file
 from rulekit.rules.schema_scenario import SCENARIO
 from rulekit.rules.structure import Structurer
 from rulekit.rules.yaml_source import LocDict, LocStr, load_file, load_text, span_of
-from rulekit.tools.scenario import expect, invariants, rewrite, start, steps, values
+from rulekit.tools.scenario import expect, invariants, properties, rewrite, start, steps, values
 from rulekit.tools.scenario.context import (
     InvariantFailure,
     ScenarioFailure,
@@ -174,6 +174,7 @@ def play(run: ScenarioRun) -> None:
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise RulesetError(Diagnostic("seed must be a number", run.span(seed, "seed")))
     run.invariants = invariants.chosen_invariants(run)
+    run.properties = properties.chosen_properties(run)
     run.game.runtime.keep_order = run.flag("keep_order")
     hook = before_setup_hook(run)
     try:
@@ -185,6 +186,7 @@ def play(run: ScenarioRun) -> None:
     setup(run, state)
     setup_key = next((k for k in ("setup_effect", "setup", "before_setup") if k in data), "scenario")
     invariants.check_invariants(run, state, "after the set-up", run.span(None, setup_key))
+    properties.begin(run, state)
     steps.actions(run, state)
     expect.check(run, state, run.data)
     expect.end_expectations(run, state)

@@ -14,7 +14,7 @@ from rulekit.errors import (
     did_you_mean,
 )
 from rulekit.rules.yaml_source import LocDict, LocStr, span_of
-from rulekit.tools.scenario import expect, invariants
+from rulekit.tools.scenario import expect, invariants, properties
 from rulekit.tools.scenario.context import (
     ScenarioFailure,
     ScenarioRun,
@@ -120,6 +120,7 @@ def apply(run: ScenarioRun, state: State, text: str, where: Span, reject: str | 
             ).render()
         )
     if reject is None:
+        watched = properties.before_action(run, state, text)
         try:
             state.apply_action(text)
         except (IllegalActionError, RuleEvaluationError) as error:
@@ -127,6 +128,8 @@ def apply(run: ScenarioRun, state: State, text: str, where: Span, reject: str | 
                 Diagnostic(f"{deciding} cannot play {text}: {messages(error)}", where).render()
                 + locations(error)
             ) from None
+        if watched is not None:
+            properties.after_action(run, watched, state, where)
         return
     before = state.state_hash()
     try:

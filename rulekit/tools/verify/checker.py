@@ -14,7 +14,13 @@ from rulekit.tools.verify.failures import (
     describe_error,
 )
 from rulekit.tools.verify.options import HEAVY_EVERY, Stats
-from rulekit.tools.verify.properties import CompiledProperty, Properties, compile_properties, evaluate_parts
+from rulekit.tools.verify.properties import (
+    CompiledProperty,
+    Properties,
+    compile_properties,
+    evaluate_parts,
+    select,
+)
 from rulekit.tools.verify.values import ENGINE_OWNER, snapshot
 
 # ------------------------------------------------------------------ the checker
@@ -68,6 +74,10 @@ class Checker(EngineChecks):
             self.games[players] = game
         return game
 
+    def work(self) -> int:
+        """The rules' steps charged so far in this checker's games (see ``RuntimeContext.work``)."""
+        return sum(game.runtime.work() for game in self.games.values())
+
     # -- one game
     def start(self, players: int, seed: int) -> State:
         self.players, self.seed = players, seed
@@ -78,6 +88,8 @@ class Checker(EngineChecks):
             raise self._failure("engine:setup", f"setup failed: {describe_error(error)}") from None
         self.stats.games += 1
         self.turn_start, self.turn_player, self.turn_context, self.turn_ended = None, None, None, False
+        if self.properties.over_turn and not state.is_terminal():
+            self._begin_turn(state)
         if self.focus_properties:
             pass
         elif self.focus:
@@ -87,14 +99,32 @@ class Checker(EngineChecks):
             self.check_state(state)
         return state
 
+    def follow(self, state: State) -> None:
+        """Check the properties over the actions and turns of a game played elsewhere (a
+        scenario's) from ``state`` on: each action then goes through :meth:`after_action`."""
+        self.history = []
+        self.players, self.seed = state.game.num_players, 0
+        self.turn_start, self.turn_player, self.turn_context, self.turn_ended = None, None, None, False
+        if self.properties.over_turn and not state.is_terminal():
+            self._begin_turn(state)
+
+    def after_action(self, before: dict[Any, Any], state: State, action: Action, player: int) -> None:
+        """The properties over ``action``, just applied by ``player`` to a state whose fields
+        were ``before`` (a game followed with :meth:`follow`), and over the turn it ended.
+
+        Raises:
+            PropertyFailure: a property does not hold (its key, message and values).
+        """
+        self.history.append((player, str(state.game.action_to_string(action))))
+        with coverage_off(state):
+            self.check_properties(before, state, action, player)
+
     def step(self, state: State, action: Action) -> None:
         """Apply one legal ``action`` and check everything."""
         game = state.game
         text = str(game.action_to_string(action))  # a plain str: it is written to YAML
         player = state.current_player()
         properties = self.properties
-        if properties.over_turn:
-            self._turn_boundary(state, player)
         wanted = properties.over_action or properties.over_turn or action.name in properties.ensures
         before_fields = dict(state.fields) if wanted else None
         if self.focus_properties:
@@ -203,22 +233,33 @@ class Checker(EngineChecks):
             self._check_property(prop, before, state, -1, ())
         for prop in self.properties.ensures.get(action.name, ()):
             self._check_property(prop, before, state, player, action.args)
-        if state.is_terminal() and self.properties.over_turn and self.turn_start is not None:
-            self.check_turn(self.turn_start, state)
+        if self.properties.over_turn:
+            self._turn_boundary(state)
 
-    def _turn_boundary(self, state: State, player: int) -> None:
-        """Before an action: if a new turn begins, check the properties over the turn that ended.
+    def _turn_boundary(self, state: State) -> None:
+        """After an action: if it ended the turn, check the properties over that turn (so a
+        failure's history ends with the action that ended the turn, and replaying exactly
+        that history fails again), and begin the next turn.
 
-        A turn ends when another player decides, after an action that ends the turn, or when
-        the flow moved on above the turn step (another iteration of a ``repeat`` or
-        ``for_each``), so two turns of one player in a row are two turns."""
-        frames = state.fields.get((ENGINE_OWNER, "flow")) or ()
-        context = frames[:-1]
-        if player == self.turn_player and not self.turn_ended and context == self.turn_context:
+        A turn ends when the game ends, when another player decides, after an action that
+        ends the turn, or when the flow moved on above the turn step (another iteration of a
+        ``repeat`` or ``for_each``), so two turns of one player in a row are two turns."""
+        if state.is_terminal():
+            if self.turn_start is not None:
+                self.check_turn(self.turn_start, state)
+                self.turn_start = None
+            return
+        player = state.current_player()
+        if player == self.turn_player and not self.turn_ended and _context(state) == self.turn_context:
             return
         if self.turn_start is not None:
             self.check_turn(self.turn_start, state)
-        self.turn_start, self.turn_player, self.turn_context = dict(state.fields), player, context
+        self._begin_turn(state)
+
+    def _begin_turn(self, state: State) -> None:
+        """The turn of the player deciding in ``state`` begins (in ``state``)."""
+        self.turn_start, self.turn_player = dict(state.fields), state.current_player()
+        self.turn_context, self.turn_ended = _context(state), False
 
     def check_turn(self, start: dict[Any, Any], state: State) -> None:
         for prop in self.properties.over_turn:
@@ -231,6 +272,7 @@ class Checker(EngineChecks):
         after = state.fields
         R = state.game.runtime
         decl = prop.decl
+        R.reset_steps()  # one evaluation, with its own step budget
         try:
             holds = prop.check(after, R, me, before, after, *args)
         except Exception as error:
@@ -241,11 +283,19 @@ class Checker(EngineChecks):
                 state=state,
             ) from None
         if not holds:
-            details = evaluate_parts(self.program, prop, before, after, R, me, args)
-            if prop.action is not None:
-                details.append(f"action {self.history[-1][1]} by P{me + 1}")
+            details = [f"action {self.history[-1][1]} by P{me + 1}"] if prop.action is not None else []
+            program = self.program
+
+            def explain() -> list[str]:
+                return evaluate_parts(program, prop, before, after, R, me, args)
+
             raise self._failure(
-                f"property:{decl.name}", decl.message, span=decl.span, state=state, details=details
+                f"property:{decl.name}",
+                decl.message,
+                span=decl.span,
+                state=state,
+                details=details,
+                explain=explain,
             )
 
     def unfinished(self, state: State, limit: int) -> PropertyFailure:
@@ -257,14 +307,15 @@ class Checker(EngineChecks):
         )
 
 
+def _context(state: State) -> Any:
+    """Where the flow stands above the current step (its frames but the innermost)."""
+    frames = state.fields.get((ENGINE_OWNER, "flow")) or ()
+    return frames[:-1]
+
+
 def _only(properties: Properties, key: str) -> Properties:
     """The property named by a failure ``key`` alone (all of them if none is)."""
-
-    def keep(found: list[CompiledProperty]) -> list[CompiledProperty]:
-        return [p for p in found if f"property:{p.decl.name}" == key]
-
-    ensures = {name: keep(found) for name, found in properties.ensures.items() if keep(found)}
-    only = Properties(keep(properties.over_action), keep(properties.over_turn), ensures)
+    only = select(properties, {key.removeprefix("property:")}) if key.startswith("property:") else None
     return only if only else properties
 
 

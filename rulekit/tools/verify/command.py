@@ -53,7 +53,7 @@ def verify(options: VerifyOptions, say: Callable[[str], None] = lambda text: Non
     """Explore games of a ruleset and check invariants and engine properties.
 
     On a violation the counterexample is written at once (with ``options.out``),
-    then shrunk for at most ``options.shrink_seconds``, its files rewritten as it
+    then shrunk for at most ``options.shrink_seconds`` of work (``shrink.py``), its files rewritten as it
     gets shorter. ``say`` receives a line for each stage (for a terminal).
 
     Raises:
@@ -83,7 +83,7 @@ def verify(options: VerifyOptions, say: Callable[[str], None] = lambda text: Non
     if options.shrink and failure.key != "engine:ends" and failure.history:
         say(
             f"found a counterexample of {original} action(s){written.where()}; "
-            f"shrinking it (up to {options.shrink_seconds:g}s)"
+            f"shrinking it (up to {options.shrink_seconds:g}s of work)"
         )
         focused = Checker(program, Stats(), full=not failure.key.startswith("invariant:"), focus=failure.key)
         shrinker = Shrinker(focused, options.shrink_seconds, counts[0], on_better=written.better)
@@ -195,7 +195,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         type=float,
         default=DEFAULT_SHRINK_SECONDS,
         metavar="S",
-        help=f"shrink for at most S seconds; the best so far is on disk (default {DEFAULT_SHRINK_SECONDS:g})",
+        help=f"shrink for at most S seconds of work (the rules' steps, 1,000,000 a second; not wall or "
+        f"CPU time: the same result on a loaded machine); the best so far is on disk "
+        f"(default {DEFAULT_SHRINK_SECONDS:g})",
     )
     parser.add_argument(
         "--mutants",

@@ -10,6 +10,7 @@ from attrs import define, field
 from rulekit.compiler.program import CompiledInvariant, Program
 from rulekit.engine.game import Game
 from rulekit.errors import Span
+from rulekit.rules.model import PropertyDecl
 from rulekit.rules.yaml_source import dump_text
 from rulekit.tools.scenario.versions import FORMAT
 from rulekit.tools.verify.explain import explain_invariant, unparse
@@ -45,7 +46,7 @@ class Counterexample:
 
 
 def make_counterexample(program: Program, failure: PropertyFailure, original: int) -> Counterexample:
-    details = list(failure.details)
+    details = list(failure.explained())
     if failure.invariant is not None and failure.state is not None:
         details = explain_invariant(program, failure.invariant, failure.state)
     return Counterexample(
@@ -64,12 +65,18 @@ def make_counterexample(program: Program, failure: PropertyFailure, original: in
 
 def _property_text(program: Program, key: str) -> str:
     """The condition of the two-state property ``key`` (``property:NAME``), as DSL text."""
+    decl = _property_decl(program, key)
+    return unparse(decl.condition) if decl is not None else ""
+
+
+def _property_decl(program: Program, key: str) -> PropertyDecl | None:
+    """The declaration of the two-state property ``key`` (``property:NAME``)."""
     if not key.startswith("property:"):
-        return ""
+        return None
     name = key.split(":", 1)[1]
     rules = program.rules
     decls = [*rules.properties.values(), *(d for a in rules.actions.values() for d in a.ensures)]
-    return next((unparse(d.condition) for d in decls if d.name == name), "")
+    return next((d for d in decls if d.name == name), None)
 
 
 def write_counterexample(options: VerifyOptions, program: Program, example: Counterexample) -> list[Path]:
@@ -111,7 +118,18 @@ def _ruleset_dir(ruleset: str) -> Path | None:
 def scenario_text(
     options: VerifyOptions, program: Program, example: Counterexample, source: str | None
 ) -> str:
-    """A scenario file that reproduces the counterexample (it fails until the rules are fixed)."""
+    """A scenario file that reproduces the counterexample: it fails on the rules as they are and
+    passes once they are fixed, however the fix works.
+
+    * an invariant: ``expect`` is the invariant, at the end;
+    * a transition property: ``expect_properties`` names it (the scenario checks it over every
+      action and turn, as verify does);
+    * a game that does not end: ``expect_terminal: true`` after the actions;
+    * another engine property: the last action shows the failure.
+
+    The last action is ``may_reject`` (played if legal, else skipped), so a fix that refuses it
+    passes too; for a property over a turn, every action of the failing turn; for a game that
+    does not end, every action (a fixed game ends before them)."""
     if example.key.startswith("invariant:"):
         what = f"invariant '{example.name}'"
     elif example.key.startswith("property:"):
@@ -122,8 +140,9 @@ def scenario_text(
         "scenario": f"verify counterexample: {what} fails after {len(example.actions)} action(s)",
         "format": FORMAT,
     }
-    if example.invariant is not None and example.invariant.decl.cite:
-        data["cite"] = example.invariant.decl.cite
+    cite = _cite(program, example)
+    if cite:
+        data["cite"] = cite
     data["ruleset"] = source or program.name
     if options.modules:
         data["modules"] = list(options.modules)
@@ -132,12 +151,15 @@ def scenario_text(
     data["players"] = example.players
     data["seed"] = example.seed
     texts: list[Any] = [str(text) for _, text in example.actions]
-    if texts and example.key != "engine:ends":
-        # once the rules are fixed the last action may be refused: the scenario still passes
-        texts[-1] = {"action": texts[-1], "may_reject": True}
+    for i in range(_first_refusable(program, example), len(texts)):
+        texts[i] = {"action": texts[i], "may_reject": True}
+    if example.key.startswith("property:"):
+        data["expect_properties"] = [example.name]
     data["actions"] = texts
     if example.invariant is not None:
         data["expect"] = [unparse(example.invariant.decl.condition)]
+    if example.key == "engine:ends":
+        data["expect_terminal"] = True
     head = [
         f"# Written by `rulekit verify` ({example.key}).",
         f"# {example.message}",
@@ -146,14 +168,55 @@ def scenario_text(
         head.append(f"# declared at {example.span}")
     if example.key.startswith("property:"):
         head.append(f"# holds: {example.condition}")
-        head.append("# A scenario cannot compare two states: this one replays the actions up to the")
-        head.append("# failure (`rulekit verify` checks the property again); state the rule as an expect.")
+        head.append("# expect_properties checks the property over every action and turn, as verify does:")
+        head.append("# it fails until the rules are fixed,")
+    elif example.key == "engine:ends":
+        head.append(
+            f"# expect_terminal: the game must be over after these {len(texts)} actions (--max-actions);"
+        )
+        head.append("# it fails until the rules are fixed, then passes: every action is played if legal, and")
+        head.append("# skipped once the fixed game is over.")
     elif example.invariant is None:
         head.append(
             "# The last action shows the failure; the scenario fails on it until the rules are fixed,"
         )
     else:
         head.append("# The expect is the invariant: it fails until the rules are fixed,")
-    if not example.key.startswith("property:"):
-        head.append("# then passes whether the last action is refused or the rules now hold after it.")
+    if example.key != "engine:ends":
+        refused = (
+            "the last action is"
+            if len(texts) - _first_refusable(program, example) <= 1
+            else ("an action of the failing turn is")
+        )
+        head.append(f"# then passes whether {refused} refused or the rules now hold after it.")
     return "\n".join(head) + "\n" + dump_text(data)
+
+
+def _cite(program: Program, example: Counterexample) -> str:
+    if example.invariant is not None:
+        return example.invariant.decl.cite or ""
+    decl = _property_decl(program, example.key)
+    return (decl.cite or "") if decl is not None else ""
+
+
+def _first_refusable(program: Program, example: Counterexample) -> int:
+    """The first action written ``may_reject``: the last one; for a property over a turn the
+    first of the failing turn (the last player's actions since one that ends a turn); for a
+    game that does not end, the first."""
+    history = example.actions
+    if not history:
+        return 0
+    if example.key == "engine:ends":
+        return 0
+    decl = _property_decl(program, example.key)
+    start = len(history) - 1
+    if decl is not None and decl.over == "turn":
+        ends = {name for name, action in program.actions.items() if action.decl.ends_turn}
+        player = history[-1][0]
+        while start > 0 and history[start - 1][0] == player and _kind(history[start - 1][1]) not in ends:
+            start -= 1
+    return start
+
+
+def _kind(text: str) -> str:
+    return text.partition("(")[0]

@@ -274,6 +274,10 @@ class SideBySide:
         self.games: dict[int, tuple[Game, Game]] = {}
         self.history: list[tuple[int, str]] = []
 
+    def work(self) -> int:
+        """The rules' steps charged so far under both rules (the shrinking budget)."""
+        return sum(game.runtime.work() for pair in self.games.values() for game in pair)
+
     def start(self, players: int, seed: int) -> State:
         games = self.games.get(players)
         if games is None:

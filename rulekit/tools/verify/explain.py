@@ -6,12 +6,16 @@ Public and stable:
 * :func:`explain_condition` -- the lines explaining why a boolean DSL expression is false in
   a state (optionally with names bound: a loop variable, a parameter);
 * :func:`explain_invariant` -- the same for a compiled invariant (its condition);
+* :func:`explain_with` -- the same with another evaluator of its parts (verify's two-state
+  properties evaluate ``before(...)`` and ``after(...)``);
 * :func:`explain_error` -- why evaluating an expression raised (the innermost failing part);
 * :func:`compile_node` -- compile a parsed expression of the ruleset to ``fn(F, R, me, *params)``;
 * :data:`unparse` -- the DSL text of an expression.
 
-The explanation follows the expression: for ``and`` the part that is false, for ``or`` every
-part, for ``not`` and comparisons the value of each non-constant side, for ``x where x = ...``
+The explanation follows the expression: for ``and`` each part up to the one that is false, for
+``or`` every part, for a comparison its operands side by side (``a == b is false: 115 == 120``,
+as pytest shows a failed assert) and the value of each non-constant side, for ``not`` the value
+of its operand, for ``x where x = ...``
 the value bound, for ``a if c else b`` the branch taken, for ``all(...)`` the elements it fails
 for and why it fails for the first, for ``any(...)`` that no element makes it true.
 """
@@ -21,7 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeGuard
 
 import attrs
 
@@ -63,15 +67,33 @@ def explain_condition(
     If evaluating it raises, the lines say where and why (see :func:`explain_error`)."""
     token = _ME.set(None if isinstance(me, tuple) else (me,))
     try:
-        lines: list[str] = []
-        try:
-            _explain(program, condition, state, list(bindings), lines, 0)
-        except Exception as error:
-            lines.clear()
-            lines.extend(explain_error(program, condition, state, error))
-        return lines
+        return explain_with(_state_evaluator(program, state), condition, bindings)
     finally:
         _ME.reset(token)
+
+
+#: Evaluates a part of the condition being explained (with names bound): its value and type.
+Evaluator = Callable[[ast.Expr, Sequence["Binding"]], tuple[Any, Type]]
+
+
+def explain_with(evaluate: Evaluator, condition: ast.Expr, bindings: Sequence[Binding] = ()) -> list[str]:
+    """Why ``condition`` is false, its parts evaluated by ``evaluate`` (a tool whose conditions
+    read more than one state -- verify's properties -- passes its own; see
+    :func:`explain_condition`). If evaluating it raises, the lines say where and why."""
+    lines: list[str] = []
+    try:
+        _explain(evaluate, condition, list(bindings), lines, 0)
+    except Exception as error:
+        lines.clear()
+        lines.extend(_explain_error(evaluate, condition, error))
+    return lines
+
+
+def _state_evaluator(program: Program, state: State) -> Evaluator:
+    def evaluate(expr: ast.Expr, bindings: Sequence[Binding]) -> tuple[Any, Type]:
+        return _evaluate(program, expr, state, bindings)
+
+    return evaluate
 
 
 #: ``me`` while :func:`explain_condition` runs (as a 1-tuple: it may be None); unset, the parts
@@ -82,6 +104,10 @@ _ME: ContextVar[tuple[int | None] | None] = ContextVar("explained_me", default=N
 def explain_error(program: Program, expr: ast.Expr, state: State, error: Exception) -> list[str]:
     """Why evaluating ``expr`` raised: the innermost part that raises, the values of the
     parts around it that do evaluate, and the underlying error."""
+    return _explain_error(_state_evaluator(program, state), expr, error)
+
+
+def _explain_error(evaluate: Evaluator, expr: ast.Expr, error: Exception) -> list[str]:
     lines: list[str] = []
     failing = expr
     while True:
@@ -90,7 +116,7 @@ def explain_error(program: Program, expr: ast.Expr, state: State, error: Excepti
             if _constant(part):
                 continue
             try:
-                _evaluate(program, part, state, [])
+                evaluate(part, [])
             except Exception:
                 inner = part
                 break
@@ -101,7 +127,7 @@ def explain_error(program: Program, expr: ast.Expr, state: State, error: Excepti
         if _constant(part):
             continue
         try:
-            value, type_ = _evaluate(program, part, state, [])
+            value, type_ = evaluate(part, [])
         except Exception:  # pragma: no cover - failing was the innermost failing part
             continue
         lines.append(f"{unparse(part)} = {_show(value, type_)}")
@@ -172,44 +198,65 @@ def _show(value: Any, type_: Type) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
+#: The comparisons whose operands an explanation shows side by side (``115 == 120``).
+COMPARISONS = ("==", "!=", "<", "<=", ">", ">=", "in", "not in")
+
+
+def _is_comparison(expr: ast.Expr) -> TypeGuard[ast.Binary]:
+    return isinstance(expr, ast.Binary) and expr.op in COMPARISONS
+
+
+def _conjuncts(expr: ast.Expr, op: str) -> list[ast.Expr]:
+    """The parts of a chain of ``and`` (or ``or``): ``a and b and c`` is three parts."""
+    if isinstance(expr, ast.Binary) and expr.op == op:
+        return [*_conjuncts(expr.left, op), *_conjuncts(expr.right, op)]
+    return [expr]
+
+
 def _explain(
-    program: Program, expr: ast.Expr, state: State, bindings: list[Binding], lines: list[str], depth: int
+    evaluate: Evaluator, expr: ast.Expr, bindings: list[Binding], lines: list[str], depth: int
 ) -> None:
+    """Explain ``expr``, which is false: one line per part, indented by ``depth``."""
     indent = "  " * depth
     where = "".join(f" [{n} = {_show(v, ty)}]" for n, ty, v in bindings) if depth == 0 else ""
     if isinstance(expr, ast.Binary) and expr.op == "and":
-        for part in (expr.left, expr.right):
-            value, _ = _evaluate(program, part, state, bindings)
-            if not value:
-                lines.append(f"{indent}{unparse(part)} is false{where}")
-                _explain(program, part, state, bindings, lines, depth + 1)
+        for part in _conjuncts(expr, "and"):
+            if _is_comparison(part):
+                if _compare(evaluate, part, bindings, lines, depth, where):
+                    continue
                 return
+            value, _ = evaluate(part, bindings)
+            if value:
+                lines.append(f"{indent}{unparse(part)} is true")
+                continue
+            lines.append(f"{indent}{unparse(part)} is false{where}")
+            _explain(evaluate, part, bindings, lines, depth + 1)
+            return
     if isinstance(expr, ast.Binary) and expr.op == "or":
-        for part in (expr.left, expr.right):
+        for part in _conjuncts(expr, "or"):
+            if _is_comparison(part):
+                _compare(evaluate, part, bindings, lines, depth, "")
+                continue
             lines.append(f"{indent}{unparse(part)} is false")
-            _explain(program, part, state, bindings, lines, depth + 1)
+            _explain(evaluate, part, bindings, lines, depth + 1)
         return
     if isinstance(expr, ast.Unary) and expr.op == "not":
-        value, type_ = _evaluate(program, expr.operand, state, bindings)
+        value, type_ = evaluate(expr.operand, bindings)
         lines.append(f"{indent}{unparse(expr.operand)} = {_show(value, type_)}")
         return
-    if isinstance(expr, ast.Binary) and expr.op in ("==", "!=", "<", "<=", ">", ">=", "in", "not in"):
-        for side in (expr.left, expr.right):
-            if _constant(side):
-                continue
-            value, type_ = _evaluate(program, side, state, bindings)
-            lines.append(f"{indent}{unparse(side)} = {_show(value, type_)}")
+    if _is_comparison(expr):
+        _compare(evaluate, expr, bindings, lines, depth, where)
         return
     if isinstance(expr, ast.Where):
-        value, type_ = _evaluate(program, expr.value, state, bindings)
+        value, type_ = evaluate(expr.value, bindings)
         lines.append(f"{indent}{expr.name} = {_show(value, type_)}")
-        _explain(program, expr.body, state, [*bindings, (expr.name, type_, value)], lines, depth)
+        _explain(evaluate, expr.body, [*bindings, (expr.name, type_, value)], lines, depth)
         return
     if isinstance(expr, ast.Conditional):
-        value, _ = _evaluate(program, expr.condition, state, bindings)
+        value, _ = evaluate(expr.condition, bindings)
         branch = expr.then if value else expr.otherwise
         lines.append(f"{indent}{unparse(expr.condition)} is {'true' if value else 'false'}")
-        _explain(program, branch, state, bindings, lines, depth)
+        _explain(evaluate, branch, bindings, lines, depth)
         return
     if isinstance(expr, ast.Aggregate) and expr.function == "all":
         comp = expr.comprehension
@@ -225,7 +272,7 @@ def _explain(
         witnesses_expr = ast.ListComprehension(
             ast.Comprehension(element, comp.loops, negated, bindings=comp.bindings)
         )
-        witnesses, list_type = _evaluate(program, witnesses_expr, state, bindings)
+        witnesses, list_type = evaluate(witnesses_expr, bindings)
         element_type = t.element_type(list_type) if list_type.is_list else t.ANY
         shown = ", ".join(_show(w, element_type) for w in witnesses[:5]) + (
             ", ..." if len(witnesses) > 5 else ""
@@ -234,13 +281,33 @@ def _explain(
         if witnesses and len(loop_vars) == 1 and not comp.bindings:
             binding = (loop_vars[0], element_type, witnesses[0])
             lines.append(f"{indent}  with {loop_vars[0]} = {_show(witnesses[0], element_type)}:")
-            _explain(program, comp.element, state, [*bindings, binding], lines, depth + 2)
+            _explain(evaluate, comp.element, [*bindings, binding], lines, depth + 2)
         return
     if isinstance(expr, ast.Aggregate) and expr.function == "any":
         lines.append(f"{indent}no element makes {unparse(expr.comprehension.element)} true")
         return
-    value, type_ = _evaluate(program, expr, state, bindings)
+    value, type_ = evaluate(expr, bindings)
     lines.append(f"{indent}{unparse(expr)} = {_show(value, type_)}")
+
+
+def _compare(
+    evaluate: Evaluator, expr: ast.Binary, bindings: list[Binding], lines: list[str], depth: int, where: str
+) -> bool:
+    """A comparison with its operands side by side, as pytest shows a failed assert
+    (``sum(p.money for p in players) == 120 is false: 115 == 120``), then the value of each
+    side that is not a constant; whether it is true."""
+    indent = "  " * depth
+    left, left_type = evaluate(expr.left, bindings)
+    right, right_type = evaluate(expr.right, bindings)
+    holds, _ = evaluate(expr, bindings)
+    verdict = "true" if holds else "false"
+    operands = f"{_show(left, left_type)} {expr.op} {_show(right, right_type)}"
+    lines.append(f"{indent}{unparse(expr)} is {verdict}: {operands}{where if not holds else ''}")
+    if not holds:
+        for side, value, type_ in ((expr.left, left, left_type), (expr.right, right, right_type)):
+            if not _constant(side):
+                lines.append(f"{indent}  {unparse(side)} = {_show(value, type_)}")
+    return bool(holds)
 
 
 def _constant(expr: ast.Expr) -> bool:

@@ -246,13 +246,22 @@ class Explorer:
 
 def held_values(state: State) -> frozenset[Any]:
     """The values the deciding player's fields and the turn's fields hold now (not ``none``,
-    booleans or 0, which every record is full of)."""
+    booleans or 0, which every record is full of, nor a value that cannot be hashed -- a map,
+    a list holding one -- which no action argument is compared with)."""
     me = state.current_player()
     found = set()
     for (owner, _), value in state.fields.items():
-        if (owner == me or owner == "turn") and is_held(value, None):
+        if (owner == me or owner == "turn") and is_held(value, None) and _hashable(value):
             found.add(value)
     return frozenset(found)
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def is_held(value: Any, held: frozenset[Any] | None) -> bool:

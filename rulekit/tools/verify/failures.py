@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rulekit.compiler.program import CompiledInvariant
@@ -32,6 +32,7 @@ class PropertyFailure(Exception):
         seed: int = 0,
         invariant: CompiledInvariant | None = None,
         details: Sequence[str] = (),
+        explain: Callable[[], list[str]] | None = None,
     ) -> None:
         super().__init__(f"{key}: {message}")
         self.key = key
@@ -43,6 +44,16 @@ class PropertyFailure(Exception):
         self.seed = seed
         self.invariant = invariant
         self.details = list(details)
+        #: Computes the lines that explain the failure, put before ``details`` when first
+        #: asked for (:meth:`explained`): shrinking raises many failures and reports one.
+        self.explain = explain
+
+    def explained(self) -> list[str]:
+        """The lines that explain the failure (the values compared) and its details."""
+        if self.explain is not None:
+            explain, self.explain = self.explain, None
+            self.details = [*explain(), *self.details]
+        return self.details
 
 
 _FAILURE_CLASSES: dict[str, type[PropertyFailure]] = {}

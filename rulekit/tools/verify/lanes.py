@@ -22,7 +22,10 @@ simply games ``0, 1, 2, ...`` in turn -- the same code path as with N.
   games counted, the statistics, the coverage report and the first counterexample (before
   shrinking) are the same for any number of workers.
 * The counterexample comes back from a worker process as action texts and is replayed here,
-  with every check, to rebuild the failure.
+  with the checks the exploration made, to rebuild the failure; with one process too, so the
+  failure reported is built the same way for any number of workers. Replaying exactly the
+  failing game's actions fails again: a check runs after the action it is about (a property
+  over a turn after the action that ended the turn, not before the next one).
 """
 
 from __future__ import annotations
@@ -40,9 +43,9 @@ from rulekit.errors import Span
 from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.coverage import Coverage
 from rulekit.tools.verify.explore import Explorer, player_counts
-from rulekit.tools.verify.failures import PropertyFailure
+from rulekit.tools.verify.failures import NotReplayable, PropertyFailure
 from rulekit.tools.verify.options import Stats, VerifyOptions
-from rulekit.tools.verify.shrink import find_failure, play_sequence
+from rulekit.tools.verify.shrink import play_sequence
 
 #: A failure as it travels between processes: game number, key, players, seed, action texts.
 Found = tuple[int, str, int, int, list[str]]
@@ -190,13 +193,7 @@ def _worker(options: VerifyOptions, lanes: list[int]) -> tuple[list[GameRecord],
     if found is None:
         return records, None
     number, failure = found
-    return records, (
-        number,
-        failure.key,
-        failure.players,
-        failure.seed,
-        [text for _, text in failure.history],
-    )
+    return records, found_texts(number, failure)
 
 
 def explore(
@@ -225,7 +222,8 @@ def explore(
         records, found = play_lanes(options, range(lanes), _Bound(options.examples), count)
         stats.games, stats.actions, stats.invariant_checks = live  # the records are merged below
         if found is not None:
-            number, failure = found
+            number = found[0]
+            failure = rebuild(options, found_texts(*found))  # as a worker's: the same result
     else:
         context = multiprocessing.get_context("fork")
         bound = context.Value("q", options.examples)
@@ -258,19 +256,35 @@ def explore(
 
 
 def rebuild(options: VerifyOptions, found: Found) -> PropertyFailure:
-    """The failure a worker found, rebuilt here by replaying its actions with every check (a
-    game that did not end: replayed to its last action, then called unfinished)."""
+    """The failure a lane found, rebuilt here by replaying its actions with the checks the
+    exploration made (the same checker mode, the end-of-game checks after the last action; a
+    game that did not end: called unfinished there), whichever process played it.
+
+    Raises:
+        RuntimeError: the replay does not fail the same way (a bug in rulekit: a check that
+            depends on more than the game's actions, players and seed).
+    """
     _, key, players, seed, texts = found
     program, _ = player_counts(options)
     checker = Checker(program, Stats())
-    failure = find_failure(checker, players, seed, texts, key)
-    if failure is None and key == "engine:ends":
+    failure: PropertyFailure | None = None
+    try:
         state = play_sequence(checker, players, seed, texts)
         checker.finish(state)
-        failure = checker.unfinished(state, options.max_actions)
-    if failure is None:
-        raise RuntimeError(f"a worker's counterexample ({key}) did not fail again when replayed")
+        if key == "engine:ends":
+            failure = checker.unfinished(state, options.max_actions)
+    except PropertyFailure as raised:
+        failure = raised
+    except NotReplayable:
+        failure = None
+    if failure is None or failure.key != key or len(failure.history) != len(texts):
+        raise RuntimeError(f"a lane's counterexample ({key}) did not fail the same way when replayed")
     return failure
+
+
+def found_texts(number: int, failure: PropertyFailure) -> Found:
+    """A failure as it travels between processes (and is rebuilt from)."""
+    return number, failure.key, failure.players, failure.seed, [text for _, text in failure.history]
 
 
 def merge(records: Sequence[GameRecord], stats: Stats, coverage: Coverage | None) -> None:

@@ -15,6 +15,12 @@ MAX_SEED = 1_000_000
 DEFAULT_LANES = 4
 #: The costlier engine properties are checked every this many actions (and at each game's end).
 HEAVY_EVERY = 8
+#: Shrinking's budget: the rules' steps (the step budget's charges) counted as one second of
+#: --shrink-seconds (El Capitan's replays charged 365,000-605,000 a CPU second at a load of 12,
+#: where a step costs more CPU than on an idle machine).
+STEPS_PER_SECOND = 1_000_000
+#: Shrinking also stops after this many times --shrink-seconds of CPU time.
+CPU_CAP = 4.0
 #: Counterexamples up to this long are also shortened by dropping two separate actions.
 MAX_PAIR_SEARCH = 30
 
@@ -36,7 +42,7 @@ class VerifyOptions:
     weighted: bool = False
     out: Path | None = Path("verify-out")
     shrink: bool = True
-    #: The time shrinking may take; the best counterexample so far is kept on disk.
+    #: The work shrinking may do (seconds of STEPS_PER_SECOND rule steps); the best so far is kept on disk.
     shrink_seconds: float = DEFAULT_SHRINK_SECONDS
     progress: bool = False
     #: A game still running after max_actions is a violation ("every game ends").

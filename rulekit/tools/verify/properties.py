@@ -124,6 +124,16 @@ class Properties:
         return [*self.over_action, *self.over_turn, *(p for ps in self.ensures.values() for p in ps)]
 
 
+def select(properties: Properties, names: set[str]) -> Properties:
+    """Only the properties named (``properties:`` names, ``ACTION.ensures[N]``)."""
+
+    def keep(found: list[CompiledProperty]) -> list[CompiledProperty]:
+        return [p for p in found if p.decl.name in names]
+
+    ensures = {name: keep(found) for name, found in properties.ensures.items() if keep(found)}
+    return Properties(keep(properties.over_action), keep(properties.over_turn), ensures)
+
+
 def compile_properties(program: Program) -> Properties:
     """Compile the program's properties and ensures.
 
@@ -177,37 +187,27 @@ def evaluate_parts(
     me: int = -1,
     args: Sequence[Any] = (),
 ) -> list[str]:
-    """The values of the top-level parts of a failed property (both sides of a comparison)."""
-    from rulekit.tools.verify.explain import unparse
+    """Why a property is false, as an invariant is explained (``explain.py``): each part of an
+    ``and`` up to the false one, every part of an ``or``, each comparison with its operands side
+    by side (``after(me.money) == before(me.money) - amount is false: 9 == 8``) and the value of
+    each side; ``before(...)`` and ``after(...)`` evaluated in their states by the compiler's
+    own code (the property's code generator), ``me`` and the action's parameters bound."""
+    from rulekit.tools.verify.explain import Binding, explain_with
 
-    expr = prop.decl.condition
-    parts: list[ast.Expr] = []
-    if isinstance(expr, ast.Binary):
-        parts = [expr.left, expr.right]
-    lines = []
-    for part in parts:
-        if isinstance(part, ast.Literal):
-            continue
-        try:
-            fn = _compile_value(program, part, prop)
-            value = fn(after, runtime, me, before, after, *args)
-        except Exception as error:  # the part needs me or a parameter, or raises
-            lines.append(f"{unparse(part)}: cannot be shown ({type(error).__name__})")
-            continue
-        lines.append(f"{unparse(part)} = {value!r}")
-    return lines
-
-
-def _compile_value(program: Program, expr: ast.Expr, prop: CompiledProperty) -> Fn:
     params: list[tuple[str, Type]] = []
     if prop.action is not None:
         compiled = program.actions[prop.action]
         params = list(zip(compiled.params, compiled.param_types, strict=True))
-    fn, _ = program.compile_function(
-        two_state(expr),
-        params=params,
-        me=prop.action is not None,
-        generator=_TwoStateGen,
-        extra_args=tuple(_SIDES.values()),
-    )
-    return fn
+
+    def evaluate(expr: ast.Expr, bindings: Sequence[Binding]) -> tuple[Any, Type]:
+        fn, type_ = program.compile_function(
+            two_state(expr),
+            params=[*params, *((name, type_) for name, type_, _ in bindings)],
+            me=prop.action is not None,
+            generator=_TwoStateGen,
+            extra_args=tuple(_SIDES.values()),
+        )
+        runtime.reset_steps()  # each part with its own step budget
+        return fn(after, runtime, me, before, after, *args, *(value for _, _, value in bindings)), type_
+
+    return explain_with(evaluate, prop.decl.condition)

@@ -25,3 +25,7 @@ class Replayer(Protocol):
     def step(self, state: State, action: Action) -> None:
         """Apply one legal action to ``state`` and check."""
         ...
+
+    def work(self) -> int:
+        """The rules' steps charged so far in its games: what shrinking's budget counts."""
+        ...

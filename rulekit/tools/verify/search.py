@@ -95,12 +95,21 @@ class TargetedSearch:
         actions = self.checker.program.actions
         self._ends_turn = frozenset(name for name, action in actions.items() if action.decl.ends_turn)
 
-    def run(self, best: PropertyFailure, until: float, patience: int) -> PropertyFailure:
-        """Play games until ``until`` (a ``perf_counter`` time) or ``patience`` games without a
-        shorter failure; the shortest failure found (``best`` if none)."""
+    def run(
+        self,
+        best: PropertyFailure,
+        until: float,
+        patience: int,
+        clock: Callable[[], float] = time.perf_counter,
+        cpu_until: float = float("inf"),
+    ) -> PropertyFailure:
+        """Play games until ``clock()`` (shrinking's budget of work; by default the wall
+        clock, for a search on its own) reaches ``until``, the process's
+        CPU time ``cpu_until``, or after ``patience`` games without a shorter failure; the
+        shortest failure found (``best`` if none)."""
         rng = random.Random(f"{best.key}:{len(best.history)}:{self.salt}:{self.games}")
         since = 0
-        while time.perf_counter() < until and since < patience:
+        while clock() < until and time.process_time() < cpu_until and since < patience:
             since += 1
             found = self._game(rng, len(best.history) - 1)
             if found is not None and len(found.history) < len(best.history):

@@ -1,4 +1,11 @@
-"""Shortening a counterexample within a time budget.
+"""Shortening a counterexample within a budget of work.
+
+The budget (``--shrink-seconds``) is counted in the rules' steps (the step budget's charges,
+``Replayer.work``), ``STEPS_PER_SECOND`` to a second, not in wall or CPU time: on a machine
+loaded by other processes shrinking does the same work as on an idle one, so it reports the
+same counterexample (wall time would cut it short there, and even CPU time: a loaded machine's
+caches make each step cost more of it). ``CPU_CAP`` times the budget of CPU time stops it too,
+should the rules' steps be a poor measure of the work (engine properties checked in Python).
 
 A candidate is an action sequence (with a player count and a chance seed); it
 is kept when playing it fails the same way (the failure may come before its
@@ -41,7 +48,7 @@ from rulekit.compiler.program import Program
 from rulekit.engine.game import State
 from rulekit.errors import RulekitError
 from rulekit.tools.verify.failures import NotReplayable, PropertyFailure
-from rulekit.tools.verify.options import MAX_PAIR_SEARCH
+from rulekit.tools.verify.options import CPU_CAP, MAX_PAIR_SEARCH, STEPS_PER_SECOND
 from rulekit.tools.verify.relevance import flow_gates, names_read, progress
 from rulekit.tools.verify.replayer import Replayer
 from rulekit.tools.verify.search import TargetedSearch
@@ -68,9 +75,16 @@ class Shrinker:
     """Shortens one failure; ``checker`` replays candidates (best focused on the failure)."""
 
     checker: Replayer
+    #: The budget, in seconds of work (``clock``; see the module docstring).
     seconds: float
     min_players: int
     on_better: Callable[[PropertyFailure], None] = lambda failure: None
+    #: What the budget is measured with (in seconds); by default the work done: the rules'
+    #: steps charged in the checker's games (``Replayer.work``) over ``STEPS_PER_SECOND``,
+    #: which does not depend on the machine or its load.
+    clock: Callable[[], float] | None = None
+    #: Shrinking also stops after ``CPU_CAP`` times ``seconds`` of the process's CPU time.
+    cpu_deadline: float = 0.0
     deadline: float = 0.0
     candidates: int = 0
     improvements: int = 0
@@ -89,7 +103,11 @@ class Shrinker:
 
     def shrink(self, failure: PropertyFailure) -> PropertyFailure:
         """The shortest failure found within the time (``failure`` itself if none)."""
-        self.deadline = time.perf_counter() + self.seconds
+        if self.clock is None:
+            checker = self.checker
+            self.clock = lambda: checker.work() / STEPS_PER_SECOND
+        self.deadline = self._now() + self.seconds
+        self.cpu_deadline = time.process_time() + CPU_CAP * self.seconds
         best = self._try(failure.players, failure.seed, _texts(failure), failure.key) or failure
         best = self._by_choices(best)
         fruitless = 0
@@ -131,7 +149,10 @@ class Shrinker:
         if self.minimal:
             return where + " (1-minimal: no action can be dropped, no turn played shorter)"
         if self.timed_out:
-            return where + f"; stopped at the {self.seconds:g}s limit (--shrink-seconds), maybe not minimal"
+            return (
+                where
+                + f"; stopped at the limit of {self.seconds:g}s of work (--shrink-seconds), maybe not minimal"
+            )
         return where
 
     # ---------------------------------------------------------------- choices
@@ -145,7 +166,7 @@ class Shrinker:
         choices = self._choices_of(best)
         if choices is None:
             return best
-        now = time.perf_counter()
+        now = self._now()
         self._stop = min(self.deadline, now + (self.deadline - now) * CHOICES_SHARE)
         # fewer players, other chance: the same choices may fail sooner
         for players in range(self.min_players, best.players):
@@ -200,8 +221,8 @@ class Shrinker:
             self._found,
             self.candidates - self._replanned,
         )
-        until = time.perf_counter() + (self.deadline - time.perf_counter()) * SEARCH_SHARE
-        best = search.run(best, min(until, self.deadline), SEARCH_PATIENCE)
+        until = self._now() + (self.deadline - self._now()) * SEARCH_SHARE
+        best = search.run(best, min(until, self.deadline), SEARCH_PATIENCE, self._now, self.cpu_deadline)
         self.candidates += search.games
         self.search_games += search.games
         return best
@@ -384,10 +405,14 @@ class Shrinker:
         return found
 
     def _choices_stop(self) -> bool:
-        return self._out_of_time() or time.perf_counter() >= self._stop
+        return self._out_of_time() or self._now() >= self._stop
+
+    def _now(self) -> float:
+        assert self.clock is not None
+        return self.clock()
 
     def _out_of_time(self) -> bool:
-        if time.perf_counter() >= self.deadline:
+        if self._now() >= self.deadline or time.process_time() >= self.cpu_deadline:
             self.timed_out = True
         return self.timed_out
 
