@@ -345,7 +345,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if args.show:
             print(render_state(forced.state))
         for line in forced.report():
-            print(line)
+            print(printable(line))  # action text from the log, escaped as replay's errors are
         return 0 if forced.same else 1
     from rulekit.tools.log import load_game_for, read_log, replay_actions
 
