@@ -288,10 +288,10 @@ class Game:
 
 _T = TypeVar("_T")
 _RNG = (_ENGINE, "rng")
-#: Steps plus characters of text an action may take before the state's size is measured
-#: after it; it is measured every MEASURE_EVERY moves anyway (docs/security.md).
+#: Steps plus characters of text the actions may take before the state's size is measured
+#: again; it is measured every MEASURE_EVERY moves anyway (docs/security.md).
 BUSY = 100_000
-MEASURE_EVERY = 32
+MEASURE_EVERY = 1024
 
 
 def _start_key(runtime: Runtime) -> tuple[Any, ...]:
@@ -317,12 +317,14 @@ def _whole(value: Any, what: str) -> int:
 class State:
     """A game in progress: the decision pending, legal actions, apply, result."""
 
-    __slots__ = ("_legal", "fields", "game")
+    __slots__ = ("_grown", "_legal", "fields", "game")
 
     def __init__(self, game: Game, fields: dict[Any, Any]) -> None:
         self.game = game
         self.fields = fields
         self._legal: list[Action] | None = None
+        #: Steps and characters of text the actions took since the size was last measured.
+        self._grown = 0
 
     # ---------------------------------------------------------------- API
     def current_player(self) -> int:
@@ -392,12 +394,13 @@ class State:
         texts = TEXT_BUILT[0]
         try:
             self._apply(action)
-            # The state's size is measured after a busy action and every MEASURE_EVERY moves.
-            if (
-                TEXT_BUILT[0] - texts + runtime.max_steps - runtime.left > BUSY
-                or not self.fields[_MOVES] % MEASURE_EVERY
-            ):
+            # The state's size is measured once the actions since the last measurement took
+            # BUSY steps and characters of text, and every MEASURE_EVERY moves.
+            grown = self._grown + TEXT_BUILT[0] - texts + runtime.max_steps - runtime.left
+            if grown > BUSY or not self.fields[_MOVES] % MEASURE_EVERY:
                 self._check_size(f"applying {self.game.action_to_string(action)}", action.name)
+                grown = 0
+            self._grown = grown
         except StepBudgetExceeded as error:
             self.fields, self._legal = backup, legal
             raise _rule_error(
@@ -531,6 +534,7 @@ class State:
     def clone(self) -> State:
         copy = State(self.game, dict(self.fields))
         copy._legal = None if self._legal is None else list(self._legal)
+        copy._grown = self._grown
         return copy
 
     def notes(self) -> tuple[str, ...]:

@@ -87,7 +87,16 @@ def _sized(value: Any, seen: dict[int, int]) -> int:
     return total
 
 
+#: The types whose values hold more than themselves.
+_DEEP = frozenset({str, tuple, dict})
+
+
 def _items(items: Any, seen: dict[int, int]) -> int:
+    kinds = set(map(type, items))  # in C: most lists hold only numbers, or only texts
+    if kinds.isdisjoint(_DEEP):
+        return len(items)
+    if len(kinds) == 1 and str in kinds:
+        return sum(map(len, items)) + sum(1 for item in items if not item)
     total = 0
     for item in items:
         kind = type(item)

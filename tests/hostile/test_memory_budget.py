@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rulekit.engine.game import MEASURE_EVERY, Game
+from rulekit.engine.game import BUSY, MEASURE_EVERY, Game
 from rulekit.errors import RuleEvaluationError
 from rulekit.limits import LIMITS
 from rulekit.load import load_program
@@ -27,11 +27,12 @@ state:
   game:
     n: {{type: int, initial: 0}}
     texts: {{type: "list[str]"}}
+    numbers: {{type: "list[int]"}}
 {setup}actions:
   go:
     effect: |
       game.n += 1
-      game.texts = append(game.texts, concat(game.n, pad("", {chars})))
+      {effect}
     ends_turn: true
 flow:
   - repeat:
@@ -41,16 +42,20 @@ flow:
 """
 
 
+_APPEND_TEXT = 'game.texts = append(game.texts, concat(game.n, pad("", {chars})))'
+
+
 @pytest.fixture(autouse=True)
 def _default_limits() -> Iterator[None]:
     yield
     LIMITS.reset()
 
 
-def _growing(tmp_path: Path, chars: int = 891_000, setup: str = "") -> Path:
+def _growing(tmp_path: Path, chars: int = 891_000, setup: str = "", effect: str = _APPEND_TEXT) -> Path:
     directory = tmp_path / "growing"
     directory.mkdir(exist_ok=True)
-    (directory / "ruleset.yaml").write_text(GROWING.format(chars=chars, setup=setup), encoding="utf-8")
+    text = GROWING.format(setup=setup, effect=effect.format(chars=chars))
+    (directory / "ruleset.yaml").write_text(text, encoding="utf-8")
     return directory
 
 
@@ -63,7 +68,7 @@ def test_a_ruleset_appending_a_big_text_per_action_stops_at_the_limit_with_a_loc
     assert_refused(status, err)
     assert "applying go failed" in err and "max_state_size (20000000)" in err
     assert "game.texts" in err
-    assert "ruleset.yaml:8:3: error" in err  # at the action's declaration
+    assert "ruleset.yaml:9:3: error" in err  # at the action's declaration
 
 
 def test_the_state_is_unchanged_by_the_action_that_grew_it_beyond_the_limit(tmp_path: Path) -> None:
@@ -85,42 +90,27 @@ def test_the_state_is_unchanged_by_the_action_that_grew_it_beyond_the_limit(tmp_
     assert state.legal_action_strings() == ["go"]  # and the game goes on from there
 
 
-def test_growth_below_the_busy_threshold_is_caught_by_the_periodic_measurement(tmp_path: Path) -> None:
-    """Small additions (5,000 characters an action) are measured every MEASURE_EVERY moves: the
-    game stops at most that many actions after its state passed the limit."""
+def test_growth_in_small_steps_is_measured_once_the_actions_built_enough(tmp_path: Path) -> None:
+    """Small additions (5,000 characters an action) are measured once the actions since the
+    last measurement built BUSY characters: the state never passes the limit by more."""
     LIMITS.max_state_size = 100_000
     program = load_program(str(_growing(tmp_path, chars=5000)), [], [])
     state = Game(program, 2).new_initial_state(0)
-    passed = None
     with pytest.raises(RuleEvaluationError, match="max_state_size"):
-        for move in range(1, 200):
+        for _ in range(200):
             state.apply_action("go")
-            if passed is None and state_size(state.fields) > LIMITS.max_state_size:
-                passed = move
-    assert passed is not None and state.moves() < passed + MEASURE_EVERY
+    assert state_size(state.fields) <= LIMITS.max_state_size + BUSY
 
 
-def test_the_limit_is_set_with_the_limit_option(run: Run, tmp_path: Path) -> None:
-    rules = _growing(tmp_path, chars=100_000)
-    status, _, err = run(
-        "--limit", "max_state_size=500000", "play", str(rules), "--quiet", "--max-actions", "40"
-    )
-    assert_refused(status, err)
-    assert "max_state_size (500000)" in err
-    status, _, err = run(
-        "--limit", "max_state_size=50000000", "play", str(rules), "--quiet", "--max-actions", "40"
-    )
-    assert "max_state_size" not in err and "did not end within 40 actions" in err
-
-
-def test_a_setup_that_builds_a_state_beyond_the_limit_is_a_located_setup_error(
-    run: Run, tmp_path: Path
-) -> None:
-    setup = "setup: |\n  for i in range(0, 30):\n      game.texts = append(game.texts, pad(str(i), 900000))\n"
-    rules = _growing(tmp_path, chars=1, setup=setup)
-    status, _, err = run("play", str(rules), "--quiet")
-    assert_refused(status, err)
-    assert "setup failed" in err and "max_state_size" in err
+def test_growth_without_steps_or_texts_is_measured_every_so_many_moves(tmp_path: Path) -> None:
+    """A list that grows by one number an action is measured every MEASURE_EVERY moves."""
+    LIMITS.max_state_size = 300
+    rules = _growing(tmp_path, effect="game.numbers = append(game.numbers, game.n)")
+    state = Game(load_program(str(rules), [], []), 2).new_initial_state(0)
+    with pytest.raises(RuleEvaluationError, match="max_state_size"):
+        for _ in range(3 * MEASURE_EVERY):
+            state.apply_action("go")
+    assert 250 < state.moves() < 300 + MEASURE_EVERY
 
 
 @pytest.mark.parametrize("builtin", ["pad", "pad_left", "center"])
