@@ -12,6 +12,7 @@ from a remembered one is measured from it and the changed key (:mod:`rulekit.run
 
 from __future__ import annotations
 
+from operator import not_
 from typing import Any
 
 from rulekit.runtime import lineage
@@ -23,8 +24,11 @@ TEXT_BUILT = [0]
 #: id(value) -> (value, size) for lists and maps of at least :data:`_BIG` elements.
 _KNOWN: dict[int, tuple[Any, int]] = {}
 _BIG = 16
-#: Remembered sizes at most (then forgotten all at once).
+#: Remembered sizes at most, and elements of the values they keep alive at most (then all
+#: are forgotten at once: old versions of a huge list are not kept).
 _LIMIT = 4096
+_HELD_MOST = 1_000_000
+_HELD = [0]
 #: field key -> (value, size): each field's list or map when it was last measured.
 _FIELDS: dict[Any, tuple[Any, int]] = {}
 #: How many ``put`` steps back a map's size is derived from a remembered one.
@@ -81,8 +85,10 @@ def _sized(value: Any, seen: dict[int, int]) -> int:
         total = 1 + _items(value, seen)
     seen[key] = total
     if len(value) >= _BIG:
-        if len(_KNOWN) >= _LIMIT:
+        _HELD[0] += len(value)
+        if len(_KNOWN) >= _LIMIT or _HELD[0] > _HELD_MOST:
             _KNOWN.clear()
+            _HELD[0] = len(value)
         _KNOWN[key] = (value, total)
     return total
 
@@ -96,7 +102,7 @@ def _items(items: Any, seen: dict[int, int]) -> int:
     if kinds.isdisjoint(_DEEP):
         return len(items)
     if len(kinds) == 1 and str in kinds:
-        return sum(map(len, items)) + sum(1 for item in items if not item)
+        return sum(map(len, items)) + sum(map(not_, items))  # an empty text counts 1
     total = 0
     for item in items:
         kind = type(item)
