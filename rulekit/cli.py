@@ -1,4 +1,4 @@
-"""The ``rulekit`` command: check, play, replay, scenario, rules, bench (and verify, diff, simulate).
+"""The ``rulekit`` command: check, play, replay, scenario, rules, bench, cache (and verify, diff, simulate).
 
 Exit status: 0 success, 1 a user error (bad rules, illegal action, failed
 scenario), 2 a usage error, 3 an internal error (a bug in rulekit).
@@ -118,7 +118,7 @@ class _VersionAction(argparse._VersionAction):
 
 
 #: The subcommands :func:`build_parser` defines itself (the others come from PLUGIN_COMMANDS).
-BUILTIN_COMMANDS = frozenset({"check", "play", "replay", "scenario", "rules", "bench"})
+BUILTIN_COMMANDS = frozenset({"check", "play", "replay", "scenario", "rules", "bench", "cache"})
 
 
 def _needs_plugins(argv: Sequence[str]) -> bool:
@@ -223,6 +223,15 @@ def build_parser(*, plugins: bool = True) -> tuple[argparse.ArgumentParser, dict
     bench_tool.add_arguments(p)
     add_rules_options(p)
     p.set_defaults(handler=cmd_bench)
+
+    p = sub.add_parser("cache", help="show or empty the program cache (info, clear)")
+    p.add_argument(
+        "what",
+        choices=("info", "clear"),
+        metavar="info|clear",
+        help="info: directory, entries, size, oldest entry; clear: remove every entry",
+    )
+    p.set_defaults(handler=cmd_cache)
 
     found: dict[str, ModuleType] = {}
     for name in PLUGIN_COMMANDS if plugins else ():
@@ -372,7 +381,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if args.show:
             print(render_state(forced.state))
         for line in forced.report():
-            print(line)
+            print(printable(line))  # action text from the log, escaped as replay's errors are
         return 0 if forced.same else 1
     from rulekit.tools.log import load_game_for, read_log, replay_actions
 
@@ -415,6 +424,14 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
 def cmd_rules(args: argparse.Namespace) -> int:
     print(describe_rules(args.ruleset, module_names(args.modules), args.variants))
+    return 0
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from rulekit.tools.cache_cli import run
+
+    for line in run(args.what):
+        print(printable(line))
     return 0
 
 

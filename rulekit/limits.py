@@ -32,6 +32,9 @@ class Limits:
     max_text_chars: int = 1_000_000
     #: Items one component kind's ``generate:`` may make.
     max_generated_items: int = 10_000
+    #: Size of the game state after an action (characters of every text, elements of every
+    #: list and map; see :mod:`rulekit.runtime.sizes`).
+    max_state_size: int = 20_000_000
 
     def set(self, text: str) -> None:
         """Apply ``NAME=VALUE`` (a positive whole number).

@@ -11,8 +11,10 @@ generated function replaced by its name), the bytecode of the generated module
 * On a hit every recorded file is read again and must hash the same (an edited rules
   file is a miss), and the modules directory must list the same files; the file texts
   are registered for error messages exactly as a normal load does.
-* Anything unexpected while reading an entry is a miss (and the entry is removed);
-  entries are written atomically; the whole directory is safe to delete.
+* Anything unexpected while reading an entry is a miss (and the entry is removed); only a
+  regular file is read (not a symlink, FIFO or device), and only up to a size cap;
+  entries are written atomically; the whole directory is safe to delete, and old entries
+  are pruned (:func:`rulekit.cachedir.prune`).
 
 The cache directory is the user's (see :mod:`rulekit.cachedir`); like any cache of code it
 trusts the files there as much as the user's own account does.
@@ -33,7 +35,7 @@ from typing import Any
 
 import attrs
 
-from rulekit.cachedir import cache_dir, write_atomically
+from rulekit.cachedir import MAX_ENTRY_BYTES, cache_dir, prune_once, read_entry, write_atomically
 from rulekit.compiler.program import Program, runtime_namespace
 from rulekit.errors import remember_source
 from rulekit.rules import yaml_source
@@ -137,7 +139,9 @@ def store(path: Path, program: Program, reads: list[tuple[str, str, str]], direc
         )
     except (pickle.PicklingError, TypeError, AttributeError, ValueError):
         return
-    write_atomically(path, entry)
+    if len(entry) <= MAX_ENTRY_BYTES:
+        write_atomically(path, entry)
+    prune_once(path.parent)
 
 
 Reads = list[tuple[str, str, str]]
@@ -145,11 +149,11 @@ Reads = list[tuple[str, str, str]]
 
 def fetch(path: Path, directory: Path) -> tuple[Program, Reads] | None:
     """The cached program and the files it was made from, or None (a miss: no entry, a
-    changed file, a damaged entry)."""
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return None
+    changed file, a damaged entry, anything but a regular file of at most
+    :data:`~rulekit.cachedir.MAX_ENTRY_BYTES` in the cache directory: a symlink, a FIFO, a device)."""
+    raw = read_entry(path)
+    if raw is None:
+        return None  # the next store replaces whatever is there
     try:
         return _restore(raw, directory)
     except Exception:  # a damaged or foreign entry is just a miss

@@ -7,6 +7,7 @@ position), and every span is shifted accordingly.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Iterator
@@ -27,7 +28,7 @@ from lark.exceptions import (
 )
 from lark.indenter import DedentError, Indenter
 
-from rulekit.cachedir import cache_dir
+from rulekit.cachedir import cache_dir, is_plain_file
 from rulekit.dsl import ast, habits
 from rulekit.dsl.transform import Origin as Origin
 from rulekit.dsl.transform import ToAst
@@ -138,7 +139,7 @@ def _lark_parser(start: str) -> Lark:
     cached = _grammar_cache_file(grammar, start)
     if cached is not None:
         try:
-            if cached.is_file():
+            if is_plain_file(cached):  # never a symlink, FIFO, device or huge file
                 return Lark(grammar, cache=str(cached), **options)
             # lark writes its cache file in place: write a private one, then rename it, so
             # that other processes never read half a file
@@ -147,7 +148,8 @@ def _lark_parser(start: str) -> Lark:
             os.replace(private, cached)
             return parser
         except Exception:  # an unreadable or stale cache file: build from the grammar
-            cached.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                cached.unlink(missing_ok=True)
     return Lark(grammar, **options)
 
 

@@ -30,6 +30,7 @@ from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, 
 from rulekit.limits import LIMITS
 from rulekit.runtime.context import BANK, Runtime, Trigger, seed_state
 from rulekit.runtime.errors import RuleFailure, StepBudgetExceeded
+from rulekit.runtime.sizes import TEXT_BUILT, size_of, state_size
 
 TERMINAL = -4
 #: What applying an action needs (:meth:`Game.apply_plan`).
@@ -130,6 +131,7 @@ class Game:
         F = dict(template)
         F[_RNG] = seeded
         runtime.reset_steps()
+        texts = TEXT_BUILT[0]
         try:
             for key, fn, args in self._inits:
                 F[key] = fn(F, runtime, *args)
@@ -139,6 +141,8 @@ class Game:
                 program.setup(F, runtime, -1)
             state = State(self, F)
             state._advance()
+            if TEXT_BUILT[0] - texts + runtime.max_steps - runtime.left > BUSY or self._start is None:
+                state._check_size("setup", None)
         except Exception as error:
             span = program.rules.setup.span if program.rules.setup is not None else None
             raise _rule_error(program, error, "setup", span) from None
@@ -284,6 +288,10 @@ class Game:
 
 _T = TypeVar("_T")
 _RNG = (_ENGINE, "rng")
+#: Steps plus characters of text the actions may take before the state's size is measured
+#: again; it is measured every MEASURE_EVERY moves anyway (docs/security.md).
+BUSY = 100_000
+MEASURE_EVERY = 1024
 
 
 def _start_key(runtime: Runtime) -> tuple[Any, ...]:
@@ -295,6 +303,7 @@ def _start_key(runtime: Runtime) -> tuple[Any, ...]:
         LIMITS.max_candidates,
         LIMITS.max_int_bits,
         LIMITS.max_text_chars,
+        LIMITS.max_state_size,
     )
 
 
@@ -308,12 +317,14 @@ def _whole(value: Any, what: str) -> int:
 class State:
     """A game in progress: the decision pending, legal actions, apply, result."""
 
-    __slots__ = ("_legal", "fields", "game")
+    __slots__ = ("_grown", "_legal", "fields", "game")
 
     def __init__(self, game: Game, fields: dict[Any, Any]) -> None:
         self.game = game
         self.fields = fields
         self._legal: list[Action] | None = None
+        #: Steps and characters of text the actions took since the size was last measured.
+        self._grown = 0
 
     # ---------------------------------------------------------------- API
     def current_player(self) -> int:
@@ -378,9 +389,18 @@ class State:
         backup = self.fields
         self.fields = dict(backup)
         self._legal = None
-        self.game.runtime.reset_steps()
+        runtime = self.game.runtime
+        runtime.reset_steps()
+        texts = TEXT_BUILT[0]
         try:
             self._apply(action)
+            # The state's size is measured once the actions since the last measurement took
+            # BUSY steps and characters of text, and every MEASURE_EVERY moves.
+            grown = self._grown + TEXT_BUILT[0] - texts + runtime.max_steps - runtime.left
+            if grown > BUSY or not self.fields[_MOVES] % MEASURE_EVERY:
+                self._check_size(f"applying {self.game.action_to_string(action)}", action.name)
+                grown = 0
+            self._grown = grown
         except StepBudgetExceeded as error:
             self.fields, self._legal = backup, legal
             raise _rule_error(
@@ -486,9 +506,35 @@ class State:
         self._legal = None
         self._advance()
 
+    def _check_size(self, doing: str, action: str | None) -> None:
+        """Refuse a state larger than the limit ``max_state_size`` (:mod:`rulekit.runtime.sizes`).
+
+        Raises:
+            RuleEvaluationError: naming what was done, the largest field and the rule.
+        """
+        size = state_size(self.fields)
+        if size <= LIMITS.max_state_size:
+            return
+        (owner, name), value = max(self.fields.items(), key=lambda item: size_of(item[1]))
+        holder = f"P{owner + 1}" if type(owner) is int else str(owner)
+        program = self.game.program
+        span = program.actions[action].decl.span if action is not None else None
+        if span is None and program.rules.setup is not None:
+            span = program.rules.setup.span
+        raise RuleEvaluationError(
+            Diagnostic(
+                f"{doing} failed: the state grew to size {size}, beyond the limit max_state_size "
+                f"({LIMITS.max_state_size}); the largest field, {holder}.{name}, has size {size_of(value)}",
+                span,
+                hint="a rule keeps adding to a list, map or text; raise the limit with "
+                "--limit max_state_size=N if the game really needs it",
+            )
+        )
+
     def clone(self) -> State:
         copy = State(self.game, dict(self.fields))
         copy._legal = None if self._legal is None else list(self._legal)
+        copy._grown = self._grown
         return copy
 
     def notes(self) -> tuple[str, ...]:

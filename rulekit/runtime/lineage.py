@@ -39,3 +39,11 @@ def changed_keys(new: dict[Any, Any], old: dict[Any, Any], most: int) -> list[An
         if current is old:
             return keys
     return None
+
+
+def made_from(new: dict[Any, Any]) -> tuple[dict[Any, Any], Any] | None:
+    """The map ``new`` was made from and the key changed, if that is still remembered."""
+    entry = _MADE.get(id(new))
+    if entry is None or entry[0] is not new:
+        return None
+    return entry[1], entry[2]

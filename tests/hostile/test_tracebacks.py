@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from rulekit.errors import printable
 from tests.hostile.conftest import Run, assert_refused
 
 
@@ -256,3 +257,25 @@ def test_a_section_that_is_not_a_mapping_is_located_at_its_key(
     assert_refused(status, err)
     column = 15 if value.startswith("[") else 3
     assert f"v.yaml:4:{column}: error:" in err and "'invariants' must be a mapping of names" in err
+
+
+@pytest.mark.parametrize(
+    "action",
+    ["place(a3)\x1b[31m\x07\x00", "\ud800place(a3)", 'place("\x1b]0;owned\x07")'],
+    ids=["escape_bell_nul", "lone_surrogate", "escape_in_a_quoted_text"],
+)
+def test_replay_force_escapes_hostile_action_text_like_replay(run: Run, tmp_path: Path, action: str) -> None:
+    """``replay --force`` prints a log's action text escaped exactly as plain ``replay`` does
+    (no raw ESC, BEL, NUL or lone surrogate reaches the terminal) and reports the line: exit 1."""
+    run("play", "tic_tac_toe", "--quiet", "--log", str(tmp_path / "good.jsonl"))
+    header = (tmp_path / "good.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    log = tmp_path / "bad.jsonl"
+    log.write_text(header + "\n" + json.dumps({"player": "P1", "action": action}) + "\n", encoding="utf-8")
+    _, _, plain = run("replay", str(log))
+    status, out, err = run("replay", "--force", str(log))
+    assert status == 1, err
+    assert "line 2" in out
+    for raw in ("\x1b", "\x07", "\x00", "\ud800"):
+        assert raw not in out + err
+    assert printable(action) in out
+    assert printable(action) in plain

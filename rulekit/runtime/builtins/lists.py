@@ -26,7 +26,7 @@ from rulekit.runtime.builtins.signatures import (
     put_result,
     same_as_first,
 )
-from rulekit.runtime.builtins.text import text_of
+from rulekit.runtime.builtins.text import bounded_text, text_of
 from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.registry import register as _register
 
@@ -329,7 +329,7 @@ def _has_key(table: dict[Any, Any], key: Any) -> bool:
     example='str(3) == "3"',
 )
 def _str(value: Any) -> str:
-    return text_of(value)
+    return bounded_text(text_of(value))
 
 
 @_register(

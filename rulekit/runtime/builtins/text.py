@@ -15,6 +15,7 @@ from rulekit.dsl.types import (
 from rulekit.limits import LIMITS
 from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.registry import register as _register
+from rulekit.runtime.sizes import TEXT_BUILT
 
 # -------------------------------------------------------------------- text
 # For display panels and notes.  Values become text as in the action notation
@@ -57,10 +58,19 @@ def _join(items: Sequence[Any], separator: str) -> str:
 
 
 def bounded_text(text: str) -> str:
-    """Text no longer than the limit (doubling a text in a loop would exhaust memory)."""
+    """Text no longer than the limit (doubling a text in a loop would exhaust memory),
+    counted in :data:`~rulekit.runtime.sizes.TEXT_BUILT`."""
     if len(text) > LIMITS.max_text_chars:
         raise RuleFailure(f"a text grew beyond {LIMITS.max_text_chars} characters (the limit max_text_chars)")
+    TEXT_BUILT[0] += len(text)
     return text
+
+
+def _width(width: int) -> int:
+    """A width to pad to, refused beyond the text limit before any text is made."""
+    if width > LIMITS.max_text_chars:
+        raise RuleFailure(f"a text grew beyond {LIMITS.max_text_chars} characters (the limit max_text_chars)")
+    return width
 
 
 @_register(
@@ -71,7 +81,7 @@ def bounded_text(text: str) -> str:
     example='pad("ab", 4) == "ab  "',
 )
 def _pad(value: Any, width: int) -> str:
-    return text_of(value).ljust(width)
+    return bounded_text(text_of(value).ljust(_width(width)))
 
 
 @_register(
@@ -82,7 +92,7 @@ def _pad(value: Any, width: int) -> str:
     example='pad_left(7, 3) == "  7"',
 )
 def _pad_left(value: Any, width: int) -> str:
-    return text_of(value).rjust(width)
+    return bounded_text(text_of(value).rjust(_width(width)))
 
 
 @_register(
@@ -93,7 +103,7 @@ def _pad_left(value: Any, width: int) -> str:
     example='center("X", 3) == " X "',
 )
 def _center(value: Any, width: int) -> str:
-    return text_of(value).center(width)
+    return bounded_text(text_of(value).center(_width(width)))
 
 
 @_register(
