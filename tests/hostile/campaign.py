@@ -8,6 +8,10 @@ without a position, internal errors (exit 3 or an exception escaping ``main``) a
 with the command line and message of each internal error or hang, and live scripts: a page
 (``replay --html``) or picture (``render``) that is not inert.
 
+``--kinds`` runs only the kinds named (in turn), so a costly kind (``html`` compiles a new
+ruleset per input) can run in a process of its own beside the others; the summary counts the
+inputs of each kind.
+
 ``--seconds`` stops it (after the input under way) when the time is up, and so does
 SIGTERM or Ctrl-C; the summary then counts the inputs actually run.
 """
@@ -52,6 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seconds", type=float, help="stop starting new inputs after this many seconds")
     parser.add_argument("--every", type=int, default=1000, help="print the counts every N inputs")
+    parser.add_argument(
+        "--kinds",
+        help=f"comma-separated case kinds to run in turn (default all: {', '.join(sorted(CASES))}); "
+        "two processes may run cheap and costly kinds side by side",
+    )
     args = parser.parse_args(argv)
     # Building rulekit's argument parser is a quarter of a short command's time (argparse
     # looks up translations for every option); a parser can parse many command lines.
@@ -60,7 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGALRM, _alarm)
     signal.signal(signal.SIGTERM, _stop_soon)
     signal.signal(signal.SIGINT, _stop_soon)
-    kinds = sorted(CASES)
+    kinds = sorted(CASES) if not args.kinds else [k.strip() for k in args.kinds.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in CASES]
+    if unknown or not kinds:
+        parser.error(f"unknown case kinds {unknown}; kinds: {', '.join(sorted(CASES))}")
+    per_kind: Counter[str] = Counter()
     statuses: Counter[int] = Counter()
     unlocated = 0
     problems: list[str] = []
@@ -75,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                 break
             done += 1
             kind = kinds[number % len(kinds)]
+            per_kind[kind] += 1
             signal.alarm(args.alarm)
             try:
                 outcomes = fuzz_one(kind, number // len(kinds), work)
@@ -112,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
     for problem in problems:
         print(problem)
+    print("inputs per kind: " + ", ".join(f"{k} {n}" for k, n in sorted(per_kind.items())))
     shown = ", ".join(f"exit {s}: {n}" for s, n in sorted(statuses.items()))
     print(
         f"campaign: {done} inputs (numbers {args.start}..{args.start + done - 1}), "
