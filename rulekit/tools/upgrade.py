@@ -9,7 +9,7 @@ nothing.
 
     rulekit upgrade rulesets/my_game/scenarios            # rewrite, saying what changed
     rulekit upgrade --check old/*.yaml                    # exit 1 if anything would change
-    rulekit upgrade --diff --ruleset el_capitan old.yaml  # show the changes as a diff
+    rulekit upgrade --diff --ruleset my_game old.yaml   # show the changes as a diff
 """
 
 from __future__ import annotations

@@ -105,7 +105,8 @@ def _check_and_play(ruleset: Path, file: str, changes: list[tuple[tuple[Any, ...
 @st.composite
 def _number_changes(draw: Any) -> tuple[Path, str, list[tuple[tuple[Any, ...], Any]]]:
     """A ruleset, one of its files, and new whole numbers for some of that file's int values."""
-    ruleset = draw(st.sampled_from(RULESETS))
+    with_ints = [r for r in RULESETS if any(s.declared == "int" and type(s.value) is int for s in SITES[r])]
+    ruleset = draw(st.sampled_from(with_ints))
     numbers = [s for s in SITES[ruleset] if s.declared == "int" and type(s.value) is int]
     file = draw(st.sampled_from(sorted({s.file for s in numbers})))
     chosen = draw(st.lists(st.sampled_from([s for s in numbers if s.file == file]), min_size=1, max_size=3))
@@ -129,8 +130,14 @@ def test_a_changed_number_checks_and_plays(ruleset: Path) -> None:
     numbers = [s for s in SITES[ruleset] if s.declared == "int" and s.path[0] == "constants"]
     if not numbers:
         numbers = [s for s in SITES[ruleset] if s.declared == "int"]
-    file = numbers[0].file
-    changes = [(s.path, s.value + 1) for s in numbers if s.file == file]
+    if numbers:
+        file = numbers[0].file
+        changes = [(s.path, s.value + 1) for s in numbers if s.file == file]
+    else:  # no int anywhere (nim): each whole number of its int-list constants + 1
+        lists = [s for s in SITES[ruleset] if s.declared == "list[int]" and isinstance(s.value, list)]
+        assert lists, f"{ruleset.name} declares no int and no list of ints to change"
+        file = lists[0].file
+        changes = [(s.path, [n + 1 for n in s.value]) for s in lists if s.file == file]
     with _no_cache(), mutated(ruleset, file, changes) as copy:
         program = load_program(str(copy))
         _play(program, program.rules.min_players, 1, f"{ruleset.name} {changes}")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
 
 from rulekit.runtime import lineage
 from rulekit.runtime.builtins import BUILTINS
@@ -10,6 +13,15 @@ from rulekit.runtime.builtins import BUILTINS
 
 def call(name: str, *args: Any) -> Any:
     return BUILTINS[name].impl(*args)
+
+
+@pytest.fixture(autouse=True)
+def _nothing_remembered() -> Iterator[None]:
+    """Each test starts with no map remembered: the memory is forgotten all at once when full,
+    so maps that earlier tests in the same process made would decide whether a chain survives."""
+    lineage._MADE.clear()
+    yield
+    lineage._MADE.clear()
 
 
 def test_the_keys_changed_along_a_chain_of_puts_and_removals_are_known() -> None:

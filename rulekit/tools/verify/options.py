@@ -16,8 +16,8 @@ DEFAULT_LANES = 4
 #: The costlier engine properties are checked every this many actions (and at each game's end).
 HEAVY_EVERY = 8
 #: Shrinking's budget: the rules' steps (the step budget's charges) counted as one second of
-#: --shrink-seconds (El Capitan's replays charged 365,000-605,000 a CPU second at a load of 12,
-#: where a step costs more CPU than on an idle machine).
+#: --shrink-seconds (the largest shipped ruleset's replays charged 365,000-605,000 a CPU
+#: second at a load of 12, where a step costs more CPU than on an idle machine).
 STEPS_PER_SECOND = 1_000_000
 #: Shrinking also stops after this many times --shrink-seconds of CPU time.
 CPU_CAP = 4.0
