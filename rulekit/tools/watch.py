@@ -25,7 +25,10 @@ def watch(
     polling: bool = False,
 ) -> int:
     """Run ``check`` now and after every change to a YAML file under ``paths``, each time under
-    a header with the time; Ctrl-C stops (status 0)."""
+    a header with the time; Ctrl-C stops (status 0).  ``out`` defaults to printing with a
+    flush, so a report shows at once through a pipe (``| tee``)."""
+    if out is None:
+        out = _print
     try:
         for _ in _rounds(paths, polling):
             out(f"--- rulekit check at {datetime.now():%H:%M:%S} ---")
@@ -40,30 +43,36 @@ def watch(
     return 0
 
 
+def _print(text: str) -> None:
+    print(text, flush=True)
+
+
 def _rounds(paths: Sequence[Path], polling: bool) -> Iterator[None]:
-    """Yield now, then once after each batch of changes to the YAML files."""
-    yield
+    """Yield now, then once after each batch of changes to the YAML files (a file saved while
+    the last check ran counts: the files' times and sizes are compared with those before it)."""
     try:
         if polling:
             raise ImportError
         import watchfiles
     except ImportError:
-        yield from _polled(paths)
-        return
-    for _changes in watchfiles.watch(
-        *paths, watch_filter=lambda _change, name: name.endswith((".yaml", ".yml")), debounce=300, step=50
-    ):
-        yield
-
-
-def _polled(paths: Sequence[Path]) -> Iterator[None]:
-    seen = _stamps(paths)
+        watchfiles = None  # type: ignore[assignment]
     while True:
-        time.sleep(POLL)
-        now = _stamps(paths)
-        if now != seen:
-            seen = now
-            yield
+        before = _stamps(paths)
+        yield
+        if watchfiles is None:
+            while _stamps(paths) == before:
+                time.sleep(POLL)
+            continue
+        for changes in watchfiles.watch(
+            *paths,
+            watch_filter=lambda _change, name: name.endswith((".yaml", ".yml")),
+            debounce=300,
+            step=50,
+            rust_timeout=1000,
+            yield_on_timeout=True,
+        ):
+            if changes or _stamps(paths) != before:
+                break
 
 
 def _stamps(paths: Sequence[Path]) -> dict[Path, tuple[int, int]]:

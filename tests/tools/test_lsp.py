@@ -8,6 +8,7 @@ unsaved document, whose diagnostics must sit at the mistake, with the hint.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import sys
@@ -64,7 +65,9 @@ def _position(text: str, needle: str, after: int = 0, nth: int = 0) -> lsp.Posit
     return lsp.Position(line=before.count("\n"), character=offset - (before.rfind("\n") + 1))
 
 
-async def _open(client: pytest_lsp.LanguageClient, path: Path, text: str | None = None) -> list[lsp.Diagnostic]:
+async def _open(
+    client: pytest_lsp.LanguageClient, path: Path, text: str | None = None
+) -> list[lsp.Diagnostic]:
     """Open ``path`` (with ``text`` unsaved if given) and wait for its diagnostics."""
     uri = _uri(path)
     client.diagnostics.pop(uri, None)
@@ -79,8 +82,11 @@ async def _open(client: pytest_lsp.LanguageClient, path: Path, text: str | None 
 
 
 async def _diagnostics(client: pytest_lsp.LanguageClient, uri: str) -> list[lsp.Diagnostic]:
-    while uri not in client.diagnostics:
-        await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    async def published() -> None:
+        while uri not in client.diagnostics:
+            await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    await asyncio.wait_for(published(), timeout=60)  # a server that never answers fails, not hangs
     return list(client.diagnostics[uri])
 
 
@@ -108,7 +114,9 @@ def _range_text(text: str, range_: lsp.Range) -> str:
 # ------------------------------------------------------------------ diagnostics
 
 
-async def test_a_shipped_ruleset_opens_without_diagnostics(client: pytest_lsp.LanguageClient, pig: Path) -> None:
+async def test_a_shipped_ruleset_opens_without_diagnostics(
+    client: pytest_lsp.LanguageClient, pig: Path
+) -> None:
     assert await _open(client, pig / "ruleset.yaml") == []
 
 
@@ -173,7 +181,9 @@ async def test_a_code_action_fixes_the_hinted_mistake(
     (edit,) = action.edit.changes[_uri(file)]
     lines = text.split("\n")
     row = lines[edit.range.start.line]
-    lines[edit.range.start.line] = row[: edit.range.start.character] + edit.new_text + row[edit.range.end.character :]
+    lines[edit.range.start.line] = (
+        row[: edit.range.start.character] + edit.new_text + row[edit.range.end.character :]
+    )
     fixed = "\n".join(lines)
     assert FIXED[case] in fixed
     file.write_text(fixed)
@@ -257,7 +267,9 @@ async def test_hover_shows_a_constant_a_field_a_builtin_and_a_rule(
 # ------------------------------------------------------------------ navigation and rename
 
 
-async def _definition(client: pytest_lsp.LanguageClient, path: Path, position: lsp.Position) -> list[lsp.Location]:
+async def _definition(
+    client: pytest_lsp.LanguageClient, path: Path, position: lsp.Position
+) -> list[lsp.Location]:
     found = await client.text_document_definition_async(
         lsp.DefinitionParams(text_document=lsp.TextDocumentIdentifier(uri=_uri(path)), position=position)
     )
@@ -321,7 +333,9 @@ async def test_renaming_a_constant_edits_every_file_and_the_ruleset_still_loads(
         lines = original.read_text().split("\n")
         for change in sorted(edits, key=lambda e: (e.range.start.line, -e.range.start.character)):
             assert _range_text("\n".join(lines), change.range) == "GOAL"
-        for change in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        for change in sorted(
+            edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True
+        ):
             row = lines[change.range.start.line]
             start, end = change.range.start.character, change.range.end.character
             lines[change.range.start.line] = row[:start] + change.new_text + row[end:]
