@@ -82,8 +82,17 @@ def build(directory: Path, texts: Mapping[Path, str]) -> list[Occurrence]:
                 text = file.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 continue
-        out.extend(scan(file.resolve(), text))
+        resolved = file.resolve()
+        known = _SCANS.get(resolved)
+        if known is None or known[0] != text:
+            known = (text, scan(resolved, text))
+            _SCANS[resolved] = known
+        out.extend(known[1])
     return out
+
+
+#: The last scan of each file with the text it read: an edit rescans only the edited file.
+_SCANS: dict[Path, tuple[str, list[Occurrence]]] = {}
 
 
 def scan(file: Path, text: str) -> list[Occurrence]:

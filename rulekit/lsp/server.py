@@ -45,8 +45,6 @@ class RulekitServer(LanguageServer):
     """The server, with what it knows of each ruleset."""
 
     def __init__(self) -> None:
-        from rulekit.cli import _version
-
         super().__init__("rulekit", _version(), text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
         self.models: dict[Path, RulesModel] = {}  # the last model that loaded, by document
         self.by_ruleset: dict[Path, RulesModel] = {}  # ... by ruleset folder
@@ -76,6 +74,9 @@ class RulekitServer(LanguageServer):
         model = self.models.get(path) or (self.by_ruleset.get(folder) if folder else None)
         if model is None and folder is not None:  # asked before any check finished
             self.remember(path, project.check(path, self.texts()))
+            model = self.models.get(path) or self.by_ruleset.get(folder)
+        if model is None and folder is not None:  # the unsaved texts do not load: the saved files
+            self.remember(path, project.check(path, {}))
             model = self.models.get(path) or self.by_ruleset.get(folder)
         return model
 
@@ -149,6 +150,15 @@ class RulekitServer(LanguageServer):
             return None
         symbol = features.classify(model, occ)
         return None if symbol is None else (model, folder, symbol)
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("rulekit")
+    except metadata.PackageNotFoundError:  # a source tree that is not installed
+        return "(not installed)"
 
 
 def _path(uri: str) -> Path | None:
