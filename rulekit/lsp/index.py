@@ -16,6 +16,7 @@ from typing import Any
 from attrs import frozen
 
 from rulekit.errors import RulekitError
+from rulekit.limits import LIMITS
 from rulekit.rules.yaml_source import LocDict, LocList, LocStr, load_text
 
 #: Keys whose values are prose, never DSL: their words are not names.
@@ -79,13 +80,20 @@ def build(directory: Path, texts: Mapping[Path, str]) -> list[Occurrence]:
         text = texts.get(file.resolve())
         if text is None:
             try:
+                if file.stat().st_size > LIMITS.max_file_bytes:
+                    continue  # the checker reports it
                 text = file.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 continue
+        if len(text) > LIMITS.max_file_bytes:
+            continue
         resolved = file.resolve()
         known = _SCANS.get(resolved)
         if known is None or known[0] != text:
-            known = (text, scan(resolved, text))
+            found = scan(resolved, text)
+            if found is None:  # not YAML (being typed): the last names found in it, else the file's
+                found = known[1] if known is not None else scan(resolved, _saved(file)) or []
+            known = (text, found)
             _SCANS[resolved] = known
         out.extend(known[1])
     return out
@@ -95,14 +103,21 @@ def build(directory: Path, texts: Mapping[Path, str]) -> list[Occurrence]:
 _SCANS: dict[Path, tuple[str, list[Occurrence]]] = {}
 
 
-def scan(file: Path, text: str) -> list[Occurrence]:
-    """The names written in one YAML file (none if it is not valid YAML)."""
+def _saved(file: Path) -> str:
+    try:
+        return file.read_text(encoding="utf-8") if file.stat().st_size <= LIMITS.max_file_bytes else ""
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def scan(file: Path, text: str) -> list[Occurrence] | None:
+    """The names written in one YAML file (None if it is not valid YAML)."""
     try:
         data = load_text(text, str(file))
     except RulekitError:
-        return []
-    except Exception:  # a value the loader refuses for another reason: no names
-        return []
+        return None
+    except Exception:  # a value the loader refuses for another reason
+        return None
     return list(_walk(data, (), file))
 
 

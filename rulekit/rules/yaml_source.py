@@ -408,12 +408,10 @@ def overlaid(texts: Mapping[Path, str]) -> Iterator[None]:
 def load_file(path: Path, display_name: str | None = None) -> Any:
     """Read and parse a YAML file; errors name ``display_name`` (default: the path)."""
     name = display_name or str(path)
-    if _OVERLAY:
-        unsaved = _OVERLAY.get(path.resolve())
-        if unsaved is not None:
-            return load_text(unsaved, name)
+    unsaved = _OVERLAY.get(path.resolve()) if _OVERLAY else None
     try:
-        size = path.stat().st_size
+        raw = unsaved.encode("utf-8", "surrogatepass") if unsaved is not None else None
+        size = len(raw) if raw is not None else path.stat().st_size
         if size > LIMITS.max_file_bytes:
             raise RulesetError(
                 Diagnostic(
@@ -422,9 +420,12 @@ def load_file(path: Path, display_name: str | None = None) -> Any:
                     hint="see docs/security.md for the limit and how to raise it",
                 )
             )
-        raw = path.read_bytes()
+        if raw is None:
+            raw = path.read_bytes()
     except OSError as error:
         raise RulesetError(Diagnostic(f"cannot read file: {error.strerror}", Span(name, 1, 1))) from None
+    if unsaved is not None:
+        return load_text(unsaved, name)
     if READS_HOOK is not None:
         READS_HOOK(path, name, raw)
     try:

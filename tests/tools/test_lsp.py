@@ -344,3 +344,32 @@ async def test_renaming_a_constant_edits_every_file_and_the_ruleset_still_loads(
     assert "TARGET" in load_program(str(copy)).rules.constants
     variant = load_program(str(copy), variants=[str(copy / "variants" / "openspiel.yaml")])
     assert "GOAL" not in variant.rules.constants
+
+
+async def test_a_document_that_is_not_yaml_is_diagnosed_and_the_saved_files_still_answer_hover(
+    client: pytest_lsp.LanguageClient, tmp_path: Path
+) -> None:
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    file = folder / "ruleset.yaml"
+    file.write_text(TINY)
+    text = TINY.replace("players: {min: 2, max: 2}", "players: {min: 2, max: [2}")
+    diagnostics = await _open(client, file, text)
+    hover = await _hover(client, file, _position(text, "me.coins >= amount", after=4))
+    _close(client, file)
+    assert [d.severity for d in diagnostics] == [lsp.DiagnosticSeverity.Error]
+    assert diagnostics[0].range.start.line == _position(text, "players:").line
+    assert "player.coins: int" in hover
+
+
+async def test_a_yaml_file_outside_any_ruleset_gets_no_diagnostics_and_no_answers(
+    client: pytest_lsp.LanguageClient, tmp_path: Path
+) -> None:
+    file = tmp_path / "other.yaml"
+    file.write_text("name: True\n")
+    assert await _open(client, file) == []
+    found = await client.text_document_hover_async(
+        lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri=_uri(file)), position=lsp.Position(0, 7))
+    )
+    _close(client, file)
+    assert found is None
