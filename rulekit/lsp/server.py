@@ -106,8 +106,10 @@ class RulekitServer(LanguageServer):
         self.pending[path] = asyncio.ensure_future(self.check_later(uri, DEBOUNCE))
 
     async def check_later(self, uri: str, delay: float) -> None:
-        await asyncio.sleep(delay)
-        await self.check_now(uri)
+        await asyncio.sleep(delay)  # a newer edit cancels the check here...
+        # ...but not once it started: its thread would go on while the next one ran (the
+        # loader's overlay is the process's), so it finishes and the next waits for the lock.
+        await asyncio.shield(self.check_now(uri))
 
     async def check_now(self, uri: str) -> None:
         path = _path(uri)

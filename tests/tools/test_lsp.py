@@ -373,3 +373,18 @@ async def test_a_yaml_file_outside_any_ruleset_gets_no_diagnostics_and_no_answer
     )
     _close(client, file)
     assert found is None
+
+
+async def test_completion_after_an_enumeration_and_a_component_value_and_hover_inside_a_quoted_flow_value(
+    client: pytest_lsp.LanguageClient,
+) -> None:
+    file = ROOT / "rulesets" / "royal_letter" / "ruleset.yaml"
+    text = file.read_text()
+    await _open(client, file)
+    enum = await _labels(client, file, _position(text, "holds(me, card_kind.guard)", after=20))
+    card = await _labels(client, file, _position(text, "max(c.value for c", after=6))
+    hover = await _hover(client, file, _position(text, "holds(me, card_kind.priest)", after=20))
+    _close(client, file)
+    assert {"guard", "priest", "baron", "handmaid", "prince", "princess"} == enum
+    assert {"kind", "value"} <= card
+    assert "card_kind.priest" in hover
