@@ -312,38 +312,59 @@ async def test_references_find_a_field_in_the_ruleset_its_variants_and_scenarios
         assert _range_text(written, location.range) == "banked"
 
 
-async def test_renaming_a_constant_edits_every_file_and_the_ruleset_still_loads(
-    client: pytest_lsp.LanguageClient, pig: Path, tmp_path: Path
-) -> None:
+async def _rename(
+    client: pytest_lsp.LanguageClient, pig: Path, copy: Path, at: str, old: str, new: str
+) -> set[str]:
+    """Rename the name at ``at`` (in pig's ruleset.yaml) to ``new``; write the edited files into
+    ``copy`` (a copy of pig) after checking that each edit replaces ``old``; the files edited."""
     file = pig / "ruleset.yaml"
-    text = file.read_text()
     await _open(client, file)
     edit = await client.text_document_rename_async(
         lsp.RenameParams(
             text_document=lsp.TextDocumentIdentifier(uri=_uri(file)),
-            position=_position(text, "GOAL: 100"),
-            new_name="TARGET",
+            position=_position(file.read_text(), at),
+            new_name=new,
         )
     )
     assert edit is not None and edit.changes
-    copy = tmp_path / "pig"
     shutil.copytree(pig, copy)
     for uri, edits in edit.changes.items():
         original = Path(str(uris.to_fs_path(uri)))
         lines = original.read_text().split("\n")
-        for change in sorted(edits, key=lambda e: (e.range.start.line, -e.range.start.character)):
-            assert _range_text("\n".join(lines), change.range) == "GOAL"
         for change in sorted(
             edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True
         ):
+            assert _range_text("\n".join(lines), change.range) == old
             row = lines[change.range.start.line]
             start, end = change.range.start.character, change.range.end.character
             lines[change.range.start.line] = row[:start] + change.new_text + row[end:]
         (copy / original.relative_to(pig.resolve())).write_text("\n".join(lines))
-    assert {Path(str(uris.to_fs_path(u))).name for u in edit.changes} >= {"ruleset.yaml", "openspiel.yaml"}
+    return {str(Path(str(uris.to_fs_path(u))).relative_to(pig.resolve())) for u in edit.changes}
+
+
+async def test_renaming_a_constant_edits_every_file_and_the_ruleset_still_loads(
+    client: pytest_lsp.LanguageClient, pig: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "pig"
+    edited = await _rename(client, pig, copy, "GOAL: 100", "GOAL", "TARGET")
+    assert {"ruleset.yaml", "variants/openspiel.yaml"} <= edited
     assert "TARGET" in load_program(str(copy)).rules.constants
     variant = load_program(str(copy), variants=[str(copy / "variants" / "openspiel.yaml")])
     assert "GOAL" not in variant.rules.constants
+
+
+async def test_renaming_a_field_edits_the_variant_and_the_scenarios_which_still_pass(
+    client: pytest_lsp.LanguageClient, pig: Path, tmp_path: Path
+) -> None:
+    from rulekit.tools.scenario.run import run_paths
+
+    copy = tmp_path / "pig"
+    edited = await _rename(client, pig, copy, "banked: {type: int", "banked", "points")
+    assert {"ruleset.yaml", "variants/openspiel.yaml"} <= edited
+    assert any(name.startswith("scenarios/") for name in edited)
+    assert "points" in load_program(str(copy)).rules.fields["player"]
+    printed: list[str] = []
+    assert run_paths([copy / "scenarios", copy / "variants"], printed.append) == 0, printed
 
 
 async def test_a_document_that_is_not_yaml_is_diagnosed_and_the_saved_files_still_answer_hover(
