@@ -149,6 +149,32 @@ async def test_a_typical_mistake_typed_unsaved_is_diagnosed_at_its_range_with_th
     assert diagnostics[0].severity == lsp.DiagnosticSeverity.Error
 
 
+async def test_edits_in_quick_succession_are_reported_for_the_last_text(
+    client: pytest_lsp.LanguageClient, tmp_path: Path
+) -> None:
+    folder = tmp_path / "quick"
+    folder.mkdir()
+    file = folder / "ruleset.yaml"
+    file.write_text(TINY)
+    assert await _open(client, file) == []
+    uri = _uri(file)
+    client.diagnostics.pop(uri, None)
+    for version, mistake in enumerate(("True", "Flase"), start=2):
+        client.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    lsp.TextDocumentContentChangeWholeDocument(
+                        text=TINY.replace('"me.coins >= amount"', f'"me.coins >= amount or {mistake}"')
+                    )
+                ],
+            )
+        )
+    diagnostics = await _diagnostics(client, uri)
+    _close(client, file)
+    assert ["Flase" in d.message for d in diagnostics] == [True]
+
+
 FIXED = {
     "True": "me.coins >= amount or true",
     "field without me.": "me.coins >= amount",

@@ -42,3 +42,19 @@ def test_an_unsaved_text_over_the_size_limit_is_refused_with_a_position(tmp_path
         LIMITS.reset()
     (diagnostic,) = caught.value.diagnostics
     assert "larger than 100 bytes" in diagnostic.message and diagnostic.span is not None
+
+
+def test_the_in_process_program_cache_keeps_only_the_newest_programs(
+    write_ruleset: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rulekit import load
+
+    monkeypatch.setattr(load, "_CACHE", {})
+    monkeypatch.setattr(load, "_CACHE_SIZE", 2)
+    folder = write_ruleset(TINY, name="cached")
+    programs = []
+    for start in (3, 4, 5):  # three edits of one ruleset, as an editor makes them
+        unsaved = TINY.replace("initial: 3}", f"initial: {start}}}")
+        with overlaid({(folder / "ruleset.yaml").resolve(): unsaved}):
+            programs.append(load_composed(str(folder)).program)
+    assert [id(p) for p in load._CACHE.values()] == [id(p) for p in programs[1:]]
