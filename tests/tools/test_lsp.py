@@ -17,7 +17,10 @@ from pathlib import Path
 
 import pytest
 
-pytest_lsp = pytest.importorskip("pytest_lsp")  # the `test` extra installs it (CI: never skipped)
+from tests.ecosystem.extras import require
+
+require("pygls", "lsp")
+pytest_lsp = require("pytest_lsp", "test")  # skipped on a dev machine without it, fails in CI
 
 from lsprotocol import types as lsp  # noqa: E402
 from pygls import uris  # noqa: E402
