@@ -118,7 +118,7 @@ class _VersionAction(argparse._VersionAction):
 
 
 #: The subcommands :func:`build_parser` defines itself (the others come from PLUGIN_COMMANDS).
-BUILTIN_COMMANDS = frozenset({"check", "play", "replay", "scenario", "rules", "bench", "cache"})
+BUILTIN_COMMANDS = frozenset({"check", "play", "replay", "scenario", "rules", "bench", "cache", "lsp"})
 
 
 def _needs_plugins(argv: Sequence[str]) -> bool:
@@ -168,7 +168,17 @@ def build_parser(*, plugins: bool = True) -> tuple[argparse.ArgumentParser, dict
         default="text",
         help="text (default), or the diagnostics as JSON or SARIF 2.1.0 on stdout",
     )
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="check again whenever a file of the ruleset (or a --variant file) is saved; Ctrl-C stops",
+    )
     p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser(
+        "lsp", help="a Language Server Protocol server on stdin/stdout, for editors (docs/editor.md)"
+    )
+    p.set_defaults(handler=cmd_lsp)
 
     p = sub.add_parser("play", help="play a game with bots (and optionally a person)")
     p.add_argument("ruleset", metavar="RULESET")
@@ -256,7 +266,25 @@ def _load_game(args: argparse.Namespace, players: int | None) -> Game:
     return Game(program, count)
 
 
+def cmd_lsp(args: argparse.Namespace) -> int:
+    try:
+        from rulekit.lsp.server import main as serve
+    except ImportError as error:
+        raise UsageError(
+            Diagnostic(f"the language server needs pygls ({error})", hint="pip install 'rulekit[lsp]'")
+        ) from None
+    return serve()
+
+
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.watch:
+        from rulekit.tools.watch import watch
+
+        if args.all_combinations:
+            raise UsageError(Diagnostic("--watch checks one combination; drop --all-combinations"))
+        paths = [find_ruleset(args.ruleset), *(Path(v) for v in args.variants if Path(v).is_file())]
+        args.watch = False
+        return watch(paths, lambda: cmd_check(args))
     if args.all_combinations:
         from rulekit.tools.combinations import run_all_combinations
 

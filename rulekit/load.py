@@ -29,6 +29,9 @@ from rulekit.rules.variant_files import VariantSource
 from rulekit.rules.yaml_source import LocDict
 
 _CACHE: dict[tuple[str, tuple[str, ...], tuple[str, ...], str], Program] = {}
+#: How many programs :data:`_CACHE` keeps (the oldest goes first): a long-running process that
+#: loads every edit of a ruleset (``rulekit lsp``) must not keep them all.
+_CACHE_SIZE = 32
 BeforeCompile = Callable[[str, tuple[tuple[str, str], ...], str], None]
 
 
@@ -205,6 +208,8 @@ def _program_from(
     )
     program = compile_rules(model)
     _CACHE[key] = program
+    while len(_CACHE) > _CACHE_SIZE:
+        del _CACHE[next(iter(_CACHE))]
     return program
 
 

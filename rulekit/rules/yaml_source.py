@@ -10,7 +10,8 @@ YAML file.  Only ``yaml.SafeLoader`` is ever used.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -385,11 +386,32 @@ def load_text(text: str, file: str) -> Any:
 READS_HOOK: Callable[[Path, str, bytes], None] | None = None
 
 
+#: Unsaved texts by resolved path (an editor's open documents, ``rulekit lsp``): while set by
+#: :func:`overlaid`, :func:`load_file` reads them instead of the files on disk.
+_OVERLAY: dict[Path, str] = {}
+
+
+@contextmanager
+def overlaid(texts: Mapping[Path, str]) -> Iterator[None]:
+    """Within the block, :func:`load_file` reads ``texts[path]`` (keys are resolved paths)
+    instead of the file at ``path``; the program cache is not consulted by such a load
+    (:func:`rulekit.load.load_composed` never does)."""
+    saved = dict(_OVERLAY)
+    _OVERLAY.update(texts)
+    try:
+        yield
+    finally:
+        _OVERLAY.clear()
+        _OVERLAY.update(saved)
+
+
 def load_file(path: Path, display_name: str | None = None) -> Any:
     """Read and parse a YAML file; errors name ``display_name`` (default: the path)."""
     name = display_name or str(path)
+    unsaved = _OVERLAY.get(path.resolve()) if _OVERLAY else None
     try:
-        size = path.stat().st_size
+        raw = unsaved.encode("utf-8", "surrogatepass") if unsaved is not None else None
+        size = len(raw) if raw is not None else path.stat().st_size
         if size > LIMITS.max_file_bytes:
             raise RulesetError(
                 Diagnostic(
@@ -398,9 +420,12 @@ def load_file(path: Path, display_name: str | None = None) -> Any:
                     hint="see docs/security.md for the limit and how to raise it",
                 )
             )
-        raw = path.read_bytes()
+        if raw is None:
+            raw = path.read_bytes()
     except OSError as error:
         raise RulesetError(Diagnostic(f"cannot read file: {error.strerror}", Span(name, 1, 1))) from None
+    if unsaved is not None:
+        return load_text(unsaved, name)
     if READS_HOOK is not None:
         READS_HOOK(path, name, raw)
     try:

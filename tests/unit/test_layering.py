@@ -30,7 +30,8 @@ ALLOWED: dict[str, set[str]] = {
     "engine": {"errors", "dsl", "rules", "runtime", "compiler"},
     "load": _CORE,
     "tools": {*_CORE, "load", "tools", "schema"},
-    "cli": {*_CORE, "load", "tools", "schema"},
+    "lsp": {*_CORE, "load", "tools", "lsp"},
+    "cli": {*_CORE, "load", "tools", "schema", "lsp"},
     "__main__": {"cli"},
     # The optional integrations (extras) sit on the front door; the core never imports them.
     "openspiel": {*_CORE, "load"},

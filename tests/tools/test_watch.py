@@ -1,0 +1,90 @@
+"""``rulekit check --watch``: a saved edit is checked again and reported; Ctrl-C stops."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from rulekit.tools import watch
+from tests.tools.conftest import TINY
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _reader(process: subprocess.Popen[str]) -> queue.Queue[str]:
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def _until(lines: queue.Queue[str], text: str, timeout: float = 30) -> str:
+    """The output up to the first line containing ``text`` (fails after ``timeout`` seconds)."""
+    seen = []
+    while True:
+        line = lines.get(timeout=timeout)
+        seen.append(line)
+        if text in line:
+            return "".join(seen)
+
+
+def test_check_watch_reports_a_saved_mistake_then_its_fix_and_stops_on_ctrl_c(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    folder = write_ruleset(TINY, name="watched")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "RULEKIT_NO_CACHE": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rulekit", "check", str(folder), "--watch"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    try:
+        lines = _reader(process)
+        first = _until(lines, "watching for changes")
+        (folder / "ruleset.yaml").write_text(TINY.replace('"me.coins >= amount"', '"me.coins >= True"'))
+        second = _until(lines, "watching for changes")
+        (folder / "ruleset.yaml").write_text(TINY)
+        third = _until(lines, "watching for changes")
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+    assert "ok: tiny" in first and "--- ok;" in first
+    line = TINY[: TINY.index('"me.coins >= amount"')].count("\n") + 1
+    assert f"ruleset.yaml:{line}:" in second and "write 'true'" in second and "problems found" in second
+    assert "ok: tiny" in third
+
+
+def test_watching_without_watchfiles_polls_the_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    file = tmp_path / "ruleset.yaml"
+    file.write_text("a: 1\n")
+    calls: list[str] = []
+    out: list[str] = []
+
+    def check() -> int:
+        calls.append(file.read_text())
+        if len(calls) == 1:
+            threading.Timer(0.2, lambda: file.write_text("a: 22\n")).start()
+            return 0
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(watch, "POLL", 0.05)
+    assert watch.watch([tmp_path], check, out.append, polling=True) == 0
+    assert calls == ["a: 1\n", "a: 22\n"]
+    assert out[-1] == "stopped"
