@@ -1,0 +1,86 @@
+"""Dots and Boxes (rulesets/dots_and_boxes) is OpenSpiel's ``dots_and_boxes``, state for state.
+
+Both games are played in lockstep through OpenSpiel's API (rulekit's through its adapter): at
+every state the player to move (the same player again after a box is completed), the terminal
+flag and the legal actions must agree, and at the end the returns. The action mapping:
+rulekit's ``horizontal((R, C))`` and ``vertical((R, C))`` are OpenSpiel's ``PN(h,R,C)`` and
+``PN(v,R,C)``, where N is the seat of the player to move (1 or 2).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ecosystem.extras import require
+
+pyspiel = require("pyspiel", "openspiel")
+
+from rulekit import openspiel as rk  # noqa: E402
+
+
+def _theirs_text(ours_text: str, player: int) -> str:
+    found = re.fullmatch(r"(horizontal|vertical)\(\((\d+), (\d+)\)\)", ours_text)
+    assert found, ours_text
+    return f"P{player + 1}({found[1][0]},{found[2]},{found[3]})"
+
+
+def _lockstep(ours: Any, theirs: Any, seed: int) -> int:
+    """Play one random game in both; return how many states were compared."""
+    rng = random.Random(seed)
+    a, b = ours.new_initial_state(), theirs.new_initial_state()
+    compared = 0
+    while True:
+        compared += 1
+        assert a.is_terminal() == b.is_terminal(), (seed, compared, str(b))
+        if b.is_terminal():
+            assert a.returns() == b.returns(), (seed, str(b))
+            return compared
+        player = b.current_player()
+        assert a.current_player() == player, (seed, compared, str(b))
+        mine = {_theirs_text(a.action_to_string(x), player): x for x in a.legal_actions()}
+        offered = {b.action_to_string(x): x for x in b.legal_actions()}
+        assert set(mine) == set(offered), (seed, compared, str(b))
+        text = rng.choice(sorted(mine))
+        a.apply_action(mine[text])
+        b.apply_action(offered[text])
+
+
+def _variant(tmp_path: Path, rows: int, cols: int) -> str:
+    path = tmp_path / "size.yaml"
+    path.write_text(
+        f"variant: size\nruleset: dots_and_boxes\nset:\n  constants.ROWS: {rows}\n  constants.COLS: {cols}\n",
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def games() -> tuple[Any, Any]:
+    return rk.register("dots_and_boxes"), pyspiel.load_game("dots_and_boxes")
+
+
+@pytest.mark.parametrize("seed", range(50))
+def test_a_random_game_matches_openspiel_dots_and_boxes(games: tuple[Any, Any], seed: int) -> None:
+    assert _lockstep(*games, seed) > 1
+
+
+@pytest.mark.parametrize(("rows", "cols"), [(1, 1), (3, 2), (3, 3)])
+def test_other_grid_sizes_match_openspiel_dots_and_boxes(tmp_path: Path, rows: int, cols: int) -> None:
+    ours = rk.register("dots_and_boxes", variants=[_variant(tmp_path, rows, cols)])
+    theirs = pyspiel.load_game("dots_and_boxes", {"num_rows": rows, "num_cols": cols})
+    for seed in range(10):
+        _lockstep(ours, theirs, seed)
+
+
+@pytest.mark.slow
+def test_a_thousand_random_games_match_openspiel_dots_and_boxes(games: tuple[Any, Any]) -> None:
+    assert sum(_lockstep(*games, seed) for seed in range(50, 1050)) > 1000
+
+
+def test_openspiel_random_sim_test_passes_on_dots_and_boxes(games: tuple[Any, Any]) -> None:
+    pyspiel.random_sim_test(games[0], num_sims=3, serialize=True, verbose=False)
