@@ -172,3 +172,28 @@ def test_an_endless_view_expression_is_stopped_by_the_step_budget(write_ruleset:
     picture = draw(state, 0)
     assert any("layer 'huge'" in e and "steps" in e for e in picture.errors)
     assert _texts(picture, "deck")
+
+
+def test_a_view_size_that_is_none_is_refused_at_check_and_never_breaks_a_drawing(tmp_path: Path) -> None:
+    """Found by the security campaign: `height: none` passed the check, and `render` and
+    `replay --html` then stopped with a traceback (exit 3)."""
+    import shutil
+
+    from rulekit.cli import main
+    from rulekit.rules.compose import find_ruleset
+    from rulekit.tools.view import compile_view
+    from rulekit.tools.view.drawing import FALLBACK_SIZE, _Drawer
+
+    copy = tmp_path / "ttt"
+    shutil.copytree(find_ruleset("tic_tac_toe"), copy)
+    rules = copy / "ruleset.yaml"
+    rules.write_text(rules.read_text(encoding="utf-8").replace("  height: 362\n", "  height: none\n"))
+    assert main(["render", str(copy), "-o", str(tmp_path / "x.svg")]) == 1
+    # a size that fails when drawn is reported with the picture, which is drawn at a fallback size
+    state = load_game("tic_tac_toe", 2).new_initial_state(0)
+    view = compile_view(state.game.program)
+    assert view is not None
+    drawer = _Drawer(state, view, None)
+    drawer.value = lambda attr, *args, default=None: None  # type: ignore[method-assign]
+    assert drawer.size(view.height, "height") == FALLBACK_SIZE
+    assert drawer.errors and "the view's height" in drawer.errors[0]

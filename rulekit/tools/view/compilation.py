@@ -97,6 +97,8 @@ def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
 
 
 def _type_ok(kind: str, type_: Type) -> bool:
+    if kind == v.NUM and type_ == t.NONE:  # `none` would fit any type, but it is no number
+        return False
     if kind in _EXPECTED:
         return t.compatible(_EXPECTED[kind], type_)
     if kind == v.COLOUR:

@@ -13,6 +13,9 @@ from rulekit.tools.view.compilation import compile_view
 from rulekit.tools.view.model import CompiledAttr, CompiledLayer, CompiledView, Picture, Shape
 
 MAX_SHAPES = 20_000
+#: The largest width or height a view may give (pixels), and the size drawn when it fails.
+MAX_SIZE = 100_000
+FALLBACK_SIZE = 400
 
 
 def masked_fields(state: State, seat: int | None) -> dict[Any, Any]:
@@ -114,12 +117,24 @@ class _Drawer:
     def actions(self, attr: CompiledAttr | None) -> str | None:
         return None if attr is None else " ".join(attr.constant)
 
+    def size(self, attr: CompiledAttr | None, name: str) -> int:
+        """The picture's width or height; one that fails or is not a sensible number is
+        reported among the picture's errors and drawn at :data:`FALLBACK_SIZE`."""
+        self.R.reset_steps()  # an evaluation of its own, with a whole budget
+        try:
+            value = self.number(attr)
+            if not 1 <= value <= MAX_SIZE:
+                raise ValueError(f"{value!r} is not from 1 to {MAX_SIZE}")
+            return int(value)
+        except Exception as error:  # the size must never break the picture
+            self.errors.append(f"the view's {name}: {type(error).__name__}: {error}")
+            return FALLBACK_SIZE
+
     # -- layers
     def draw(self) -> Picture:
         view = self.view
-        self.R.reset_steps()
-        width = int(self.number(view.width))
-        height = int(self.number(view.height))
+        width = self.size(view.width, "width")
+        height = self.size(view.height, "height")
         for layer in view.layers:
             decl = layer.decl
             if decl.seat and self.seat is None:
