@@ -30,6 +30,7 @@ from rulekit.engine.game import Game
 from rulekit.errors import Diagnostic, RulekitError, UsageError
 from rulekit.load import load_program
 from rulekit.tools.bots import make_bots, parse_bots, play_game, seat_specs
+from rulekit.tools.trace import GameTrace, Tracer
 
 
 @frozen
@@ -43,6 +44,9 @@ class GameTask:
     seed: int
     bots: str
     max_actions: int
+    #: Record the game's trace (scores and legal-action counts at every decision, for
+    #: ``rulekit analyze``); it does not change the game, only what is kept of it.
+    trace: bool = False
 
     def run_key(self) -> str:
         """What decides the outcome of the game but its seed (and the rules' content)."""
@@ -66,6 +70,8 @@ class GameRecord:
     length: int
     fired: dict[str, int]
     seconds: float
+    #: With :attr:`GameTask.trace`: what happened at each decision (else None).
+    trace: GameTrace | None = None
 
 
 _GAMES: dict[tuple[str, tuple[str, ...], tuple[str, ...], int], Game] = {}
@@ -92,7 +98,8 @@ def play_task(task: GameTask) -> GameRecord:
 
     start = time.perf_counter()
     bots = make_bots(game, task.bots, task.seed)
-    played = play_game(game, task.seed, bots, task.max_actions, fired=count)
+    tracer = Tracer(bots) if task.trace else None
+    played = play_game(game, task.seed, bots if tracer is None else tracer.bots, task.max_actions, fired=count)
     seconds = time.perf_counter() - start
     state = played.state
     return GameRecord(
@@ -107,6 +114,7 @@ def play_task(task: GameTask) -> GameRecord:
         length=len(played.log.actions),
         fired=dict(sorted(fired.items())),
         seconds=seconds,
+        trace=None if tracer is None else tracer.finish(state),
     )
 
 
