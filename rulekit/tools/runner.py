@@ -24,11 +24,12 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from rulekit.engine.game import Game
 from rulekit.errors import Diagnostic, RulekitError, UsageError
 from rulekit.load import load_program
+from rulekit.tools import trace_db
 from rulekit.tools.bots import make_bots, parse_bots, play_game, seat_specs
 from rulekit.tools.trace import GameTrace, Tracer
 
@@ -99,7 +100,9 @@ def play_task(task: GameTask) -> GameRecord:
     start = time.perf_counter()
     bots = make_bots(game, task.bots, task.seed)
     tracer = Tracer(bots) if task.trace else None
-    played = play_game(game, task.seed, bots if tracer is None else tracer.bots, task.max_actions, fired=count)
+    played = play_game(
+        game, task.seed, bots if tracer is None else tracer.bots, task.max_actions, fired=count
+    )
     seconds = time.perf_counter() - start
     state = played.state
     return GameRecord(
@@ -240,6 +243,7 @@ class ResultsDB:
         try:
             self.connection = sqlite3.connect(self.path)
             self.connection.execute(SCHEMA)
+            trace_db.create(self.connection)
             self.connection.commit()
         except sqlite3.OperationalError as error:  # no such directory, no permission, a locked file
             raise RulekitError(
@@ -289,6 +293,12 @@ class ResultsDB:
                     record.seconds,
                 ),
             )
+            if record.trace is not None:
+                trace_db.store(self.connection, task.run_key(), record.fingerprint, record.seed, record.trace)
+
+    def traced_seeds(self, run_key: str, fingerprint: str) -> set[int]:
+        """The seeds of the run whose traces the file holds."""
+        return trace_db.traced_seeds(self.connection, run_key, fingerprint)
 
     def records(self, run_key: str, fingerprint: str, seeds: Iterable[int]) -> list[GameRecord]:
         wanted = set(seeds)
@@ -297,7 +307,7 @@ class ResultsDB:
             " duration FROM games WHERE run_key = ? AND fingerprint = ? ORDER BY seed",
             (run_key, fingerprint),
         )
-        return [
+        records = [
             GameRecord(
                 seed=row[0],
                 seats=tuple(json.loads(row[1])),
@@ -314,6 +324,14 @@ class ResultsDB:
             for row in rows
             if row[0] in wanted
         ]
+        traces = trace_db.read(
+            self.connection,
+            self.path,
+            run_key,
+            fingerprint,
+            [(r.seed, len(r.scores), r.length) for r in records],
+        )
+        return [evolve(r, trace=traces.get(r.seed)) for r in records]
 
 
 def play_all(
@@ -343,14 +361,17 @@ def play_all(
     todo = list(tasks)
     if db is not None and tasks:
         key = tasks[0].run_key()
-        done = db.seeds(key, fingerprint) & {t.seed for t in tasks}
-        if done and not resume:
+        held = db.seeds(key, fingerprint) & {t.seed for t in tasks}
+        if held and not resume:
             raise UsageError(
                 Diagnostic(
-                    f"{db.path} already holds {len(done)} of these games",
+                    f"{db.path} already holds {len(held)} of these games",
                     hint="add --resume to continue that run, or use another --db file",
                 )
             )
+        done = held
+        if tasks[0].trace:  # a game stored without its trace is played again (to the same end)
+            done = held & db.traced_seeds(key, fingerprint)
         stored = db.records(key, fingerprint, done)
         todo = [t for t in tasks if t.seed not in done]
         for record in stored:

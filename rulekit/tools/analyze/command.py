@@ -35,7 +35,10 @@ def add_parser(subparsers: Any) -> None:
             "changes, decisiveness, seats out of the race, first-player advantage, draws, and how often\n"
             "each action and trigger fired. Writes report.md, report.html, report.json and PNG plots."
         ),
-        epilog="example:\n  rulekit analyze el_capitan --players 4 --with porto,lisboa,islas_canarias --games 40",
+        epilog=(
+            "example:\n"
+            "  rulekit analyze el_capitan --players 4 --with porto,lisboa,islas_canarias --games 200"
+        ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("ruleset", metavar="RULESET", help="a bundled ruleset's name or a directory")
@@ -132,7 +135,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise RulekitError(Diagnostic(f"{out}: cannot make the report directory ({error.strerror})")) from None
+        raise RulekitError(
+            Diagnostic(f"{out}: cannot make the report directory ({error.strerror})")
+        ) from None
     progress = Progress("")
     done = 0
 
@@ -169,11 +174,15 @@ def run(args: argparse.Namespace) -> int:
         f"{game.num_players} players, {describe_bots(args.bot, game.num_players)}; "
         f"{args.games} games, seeds {args.seed}-{args.seed + args.games - 1}, cut off after "
         f"{args.max_actions} actions",
-        "Definitions and sources of every metric: docs/balance.md, \"Game metrics\".",
+        'Definitions and sources of every metric: docs/balance.md, "Game metrics".',
     ]
     try:
         markdown, plots = report_files(
-            out, f"Analysis: {label}", intro, [(label, metrics)], [[r.length for r in records if r.finished]],
+            out,
+            f"Analysis: {label}",
+            intro,
+            [(label, metrics)],
+            [[r.length for r in records if r.finished]],
             data,
         )
     except OSError as error:
@@ -182,5 +191,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         print(markdown, end="")
-        print(f"report written to {out}/report.md, report.html, report.json" + (" and plots" if plots else ""))
+        print(
+            f"report written to {out}/report.md, report.html, report.json" + (" and plots" if plots else "")
+        )
     return 0

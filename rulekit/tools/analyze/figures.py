@@ -41,9 +41,7 @@ def analyze(records: Sequence[GameRecord], game: Game) -> dict[str, Any]:
     shared = sum(1 for r in finished if 1 < len(r.winners) < players)
 
     changes = [metrics.lead_changes(r.trace.scores) for r in traced_finished if r.trace]
-    per_decision = [
-        c / r.length for c, r in zip(changes, traced_finished, strict=True) if r.length
-    ]
+    per_decision = [c / r.length for c, r in zip(changes, traced_finished, strict=True) if r.length]
     points: list[float] = []
     undecided = 0
     out_shares: list[float] = []

@@ -21,8 +21,16 @@ def distribution(values: Sequence[float], bins: int = 10) -> dict[str, object]:
     """Mean, median, quartiles (the median of each half, Tukey's hinges), min, max and a
     histogram of ``bins`` equal-width bins over [min, max] (None figures when empty)."""
     if not values:
-        return {"n": 0, "mean": None, "median": None, "q1": None, "q3": None, "min": None, "max": None,
-                "histogram": []}
+        return {
+            "n": 0,
+            "mean": None,
+            "median": None,
+            "q1": None,
+            "q3": None,
+            "min": None,
+            "max": None,
+            "histogram": [],
+        }
     ordered = sorted(values)
     n = len(ordered)
     lower, upper = ordered[: n // 2], ordered[(n + 1) // 2 :]

@@ -68,16 +68,22 @@ def sections(columns: Sequence[tuple[str, dict[str, Any]]]) -> list[Section]:
                 [
                     row("games played / finished", [f"{d['games']} / {d['finished']}" for d in data]),
                     row("length mean", [_num(x["mean"], 1) for x in length]),
-                    row("length median [q1, q3]", [f"{_num(x['median'], 1)} [{_num(x['q1'], 1)}, "
-                                                     f"{_num(x['q3'], 1)}]" for x in length]),
+                    row(
+                        "length median [q1, q3]",
+                        [f"{_num(x['median'], 1)} [{_num(x['q1'], 1)}, {_num(x['q3'], 1)}]" for x in length],
+                    ),
                     row("length min-max", [f"{_num(x['min'])}-{_num(x['max'])}" for x in length]),
-                    row("draws (all seats tie)", [f"{d['draws']['games']} ({_pct(d['draws']['share'])})"
-                                                  for d in data]),
+                    row(
+                        "draws (all seats tie)",
+                        [f"{d['draws']['games']} ({_pct(d['draws']['share'])})" for d in data],
+                    ),
                     row("first place shared by some", [str(d["draws"]["shared_first"]) for d in data]),
                     row(
                         "first-player advantage: P1 win rate [95% Wilson]",
-                        [f"{_rate(d['first_player'])} (chance {_pct(d['first_player']['chance'])})"
-                         for d in data],
+                        [
+                            f"{_rate(d['first_player'])} (chance {_pct(d['first_player']['chance'])})"
+                            for d in data
+                        ],
                     ),
                     *[
                         row(f"{seat} win rate", [_rate(d["seats"][i]) for d in data])
@@ -100,8 +106,10 @@ def sections(columns: Sequence[tuple[str, dict[str, Any]]]) -> list[Section]:
                     row("most legal actions", [_num(b["max"]) for b in branch]),
                     row("forced decisions (one legal action)", [_pct(b["forced_share"]) for b in branch]),
                     *[
-                        row(f"tenth {p + 1}", [_num(b["by_phase"][p]) if b["by_phase"] else "n/a"
-                                               for b in branch])
+                        row(
+                            f"tenth {p + 1}",
+                            [_num(b["by_phase"][p]) if b["by_phase"] else "n/a" for b in branch],
+                        )
                         for p in range(len(branch[0]["by_phase"]))
                     ],
                 ],
@@ -120,20 +128,33 @@ def sections(columns: Sequence[tuple[str, dict[str, Any]]]) -> list[Section]:
                 header,
                 [
                     row("lead changes per game (mean)", [_num(d["lead_changes"]["mean"]) for d in data]),
-                    row("lead changes per action", [_num(d["lead_changes"]["per_decision"], 4) for d in data]),
-                    row("games with a lead change", [str(d["lead_changes"]["games_with_change"]) for d in data]),
-                    row("decisive point (mean share of the game)", [_num(d["decisiveness"]["mean"]) for d in data]),
+                    row(
+                        "lead changes per action", [_num(d["lead_changes"]["per_decision"], 4) for d in data]
+                    ),
+                    row(
+                        "games with a lead change",
+                        [str(d["lead_changes"]["games_with_change"]) for d in data],
+                    ),
+                    row(
+                        "decisive point (mean share of the game)",
+                        [_num(d["decisiveness"]["mean"]) for d in data],
+                    ),
                     row("decisive point (median)", [_num(d["decisiveness"]["median"]) for d in data]),
                     row(
                         "sole winner not sole score leader at the end",
                         [str(d["decisiveness"]["not_sole_leader_at_end"]) for d in data],
                     ),
-                    row("losing seats: mean share of the game out of the race",
-                        [_pct(d["out_of_race"]["mean_share"]) for d in data]),
+                    row(
+                        "losing seats: mean share of the game out of the race",
+                        [_pct(d["out_of_race"]["mean_share"]) for d in data],
+                    ),
                     row(
                         "games with a seat out of the race for half the game or more",
-                        [f"{d['out_of_race']['games_with_seat_out']} "
-                         f"({_pct(d['out_of_race']['games_with_seat_out_share'])})" for d in data],
+                        [
+                            f"{d['out_of_race']['games_with_seat_out']} "
+                            f"({_pct(d['out_of_race']['games_with_seat_out_share'])})"
+                            for d in data
+                        ],
                     ),
                 ],
             )
@@ -221,8 +242,12 @@ def render_html(title: str, intro: Sequence[str], parts: Sequence[Section], plot
 # ------------------------------------------------------------------------ plots
 
 
-def write_plots(columns: Sequence[tuple[str, dict[str, Any]]], lengths: Sequence[Sequence[int]],
-                directory: Path, prefix: str = "") -> list[Path]:
+def write_plots(
+    columns: Sequence[tuple[str, dict[str, Any]]],
+    lengths: Sequence[Sequence[int]],
+    directory: Path,
+    prefix: str = "",
+) -> list[Path]:
     """Length histogram, branching over the game and mean scores over the game, one line or
     bar set per column, as PNG files in ``directory`` (needs matplotlib)."""
     import matplotlib
@@ -242,8 +267,12 @@ def write_plots(columns: Sequence[tuple[str, dict[str, Any]]], lengths: Sequence
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for label, data in columns:
         phases = data["branching"]["by_phase"]
-        ax.plot([p + 1 for p in range(len(phases))], [v if v is not None else float("nan") for v in phases],
-                marker="o", label=label)
+        ax.plot(
+            [p + 1 for p in range(len(phases))],
+            [v if v is not None else float("nan") for v in phases],
+            marker="o",
+            label=label,
+        )
     ax.set_xlabel("tenth of the game")
     ax.set_ylabel("legal actions per decision (mean)")
     ax.legend()
@@ -252,8 +281,12 @@ def write_plots(columns: Sequence[tuple[str, dict[str, Any]]], lengths: Sequence
     fig, axes = plt.subplots(1, len(columns), figsize=(5 * len(columns), 3.5), squeeze=False, sharey=True)
     for axis, (label, data) in zip(axes[0], columns, strict=True):
         for seat, row in enumerate(data["score_by_phase"]):
-            axis.plot([p + 1 for p in range(len(row))], [v if v is not None else float("nan") for v in row],
-                      marker=".", label=f"P{seat + 1}")
+            axis.plot(
+                [p + 1 for p in range(len(row))],
+                [v if v is not None else float("nan") for v in row],
+                marker=".",
+                label=f"P{seat + 1}",
+            )
         axis.set_title(label)
         axis.set_xlabel("tenth of the game")
     axes[0][0].set_ylabel("mean score")
