@@ -14,23 +14,26 @@ from typing import Any
 from attrs import frozen
 
 from rulekit.engine.game import Action, State
+from rulekit.errors import RuleEvaluationError
 from rulekit.tools.bots import Bot
 
 
 @frozen
 class GameTrace:
     """One game's decisions: ``deciders[i]`` chose among ``legal[i]`` actions when the scores
-    were ``scores[i]``; ``scores`` has one more entry, the scores where the game stopped."""
+    were ``scores[i]``; ``scores`` has one more entry, the scores where the game stopped.  A
+    score the rules cannot compute in the middle of a game (a score meant for the end) is None
+    there: no one leads at that point."""
 
     deciders: tuple[int, ...]
     legal: tuple[int, ...]
-    scores: tuple[tuple[int, ...], ...]
+    scores: tuple[tuple[int, ...] | None, ...]
 
     def to_json(self) -> dict[str, Any]:
         return {
             "deciders": list(self.deciders),
             "legal": list(self.legal),
-            "scores": [list(s) for s in self.scores],
+            "scores": [None if s is None else list(s) for s in self.scores],
         }
 
     @classmethod
@@ -55,9 +58,13 @@ class GameTrace:
         if not isinstance(scores, list) or len(scores) != length + 1:
             raise ValueError(f"scores: not a list of {length + 1} entries")
         for row in scores:
+            if row is None:
+                continue
             if not isinstance(row, list) or len(row) != players or not all(type(v) is int for v in row):
-                raise ValueError(f"scores: an entry that is not {players} whole numbers")
-        return cls(tuple(deciders), tuple(legal), tuple(tuple(row) for row in scores))
+                raise ValueError(f"scores: an entry that is neither null nor {players} whole numbers")
+        return cls(
+            tuple(deciders), tuple(legal), tuple(None if row is None else tuple(row) for row in scores)
+        )
 
 
 class _Traced:
@@ -79,13 +86,21 @@ class Tracer:
         self.bots: list[Bot] = [_Traced(bot, self) for bot in bots]
         self._deciders: list[int] = []
         self._legal: list[int] = []
-        self._scores: list[tuple[int, ...]] = []
+        self._scores: list[tuple[int, ...] | None] = []
 
     def note(self, state: State) -> None:
         self._deciders.append(state.current_player())
         self._legal.append(len(state.legal_actions()))
-        self._scores.append(tuple(state.scores()))
+        self._scores.append(scores_or_none(state))
 
     def finish(self, state: State) -> GameTrace:
         """The trace, ``state`` being where the game stopped."""
-        return GameTrace(tuple(self._deciders), tuple(self._legal), (*self._scores, tuple(state.scores())))
+        return GameTrace(tuple(self._deciders), tuple(self._legal), (*self._scores, scores_or_none(state)))
+
+
+def scores_or_none(state: State) -> tuple[int, ...] | None:
+    """The scores now, or None where the score rule fails (the game itself goes on)."""
+    try:
+        return tuple(state.scores())
+    except RuleEvaluationError:
+        return None

@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 
 from rulekit.cli import main
+from rulekit.errors import Diagnostic, RuleEvaluationError
 from rulekit.load import load_program
 from rulekit.tools.analyze import metrics
 from rulekit.tools.runner import GameTask, play_task
-from rulekit.tools.trace import GameTrace
+from rulekit.tools.trace import GameTrace, scores_or_none
 from tests.ecosystem.extras import require
 from tests.rulesets import shipped_rulesets
 from tests.view.conftest import browser  # noqa: F401  (the fixture of the browser check)
@@ -65,9 +66,18 @@ def test_the_decisive_point_is_where_the_winner_leads_for_good() -> None:
 
 
 def test_a_loser_is_out_of_the_race_after_its_last_share_of_the_lead() -> None:
-    assert metrics.out_of_race([[0, 0], [1, 0], [2, 0], [3, 0]], [0]) == [0.75]
-    assert metrics.out_of_race([[1, 0], [2, 0]], [0]) == [1.0]  # never led
-    assert metrics.out_of_race([[0, 0], [1, 1], [2, 1]], [0]) == [1 / 3]
+    assert metrics.out_of_race([[0, 0], [1, 0], [2, 0], [3, 0]], [0], 2) == [0.75]
+    assert metrics.out_of_race([[1, 0], [2, 0]], [0], 2) == [1.0]  # never led
+    assert metrics.out_of_race([[0, 0], [1, 1], [2, 1]], [0], 2) == [1 / 3]
+    assert metrics.out_of_race([[0, 0, 0], [2, 1, 0]], [0], 3) == [0.5, 0.5]
+
+
+def test_points_without_a_score_have_no_leader() -> None:
+    trajectory = [None, [1, 0], None, [0, 1], [2, 1]]
+    assert metrics.leaders(trajectory) == [None, 0, None, 1, 0]
+    assert metrics.lead_changes(trajectory) == 2
+    assert metrics.decisive_point(trajectory, 0) == 1.0
+    assert metrics.out_of_race([None, [0, 0], None, [1, 0]], [0], 2) == [0.5]
 
 
 def test_seat_advantage_has_the_wilson_interval() -> None:
@@ -110,6 +120,16 @@ def test_a_trace_holds_each_decision_and_the_scores_before_it() -> None:
     assert trace.legal[:3] == (9, 8, 7)  # one square fewer each move
     assert trace.deciders[:4] == (0, 1, 0, 1)
     assert trace.scores[-1] == record.scores
+
+
+def test_a_score_the_rules_cannot_compute_mid_game_is_traced_as_none() -> None:
+    class Failing:
+        def scores(self) -> list[int]:
+            raise RuleEvaluationError(Diagnostic("a score meant for the end"))
+
+    assert scores_or_none(Failing()) is None  # type: ignore[arg-type]
+    data = {"deciders": [0], "legal": [2], "scores": [None, [1, 0]]}
+    assert GameTrace.from_json(data, 2, 1).scores == (None, (1, 0))
 
 
 def test_a_trace_read_back_is_checked_against_its_game() -> None:

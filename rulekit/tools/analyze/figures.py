@@ -55,7 +55,7 @@ def analyze(records: Sequence[GameRecord], game: Game) -> dict[str, Any]:
                 undecided += 1
             else:
                 points.append(point)
-        shares = metrics.out_of_race(scores, record.winners)
+        shares = metrics.out_of_race(scores, record.winners, players)
         out_shares += shares
         out_games += any(share >= OUT_OF_RACE_SHARE for share in shares)
 
@@ -117,12 +117,14 @@ def analyze(records: Sequence[GameRecord], game: Game) -> dict[str, Any]:
     )
 
 
-def _phase_scores(trajectories: Sequence[Sequence[Sequence[int]]], players: int) -> list[list[float | None]]:
-    """Each seat's mean score in each tenth of the game (points of every trajectory)."""
+def _phase_scores(trajectories: Sequence[metrics.Trajectory], players: int) -> list[list[float | None]]:
+    """Each seat's mean score in each tenth of the game (points of every trajectory that have one)."""
     sums = [[0.0] * metrics.PHASES for _ in range(players)]
     counts = [0] * metrics.PHASES
     for trajectory in trajectories:
         for index, scores in enumerate(trajectory):
+            if scores is None:
+                continue
             phase = metrics.phase_of(index, len(trajectory))
             counts[phase] += 1
             for seat in range(players):

@@ -86,17 +86,25 @@ def branching(games: Sequence[Sequence[int]], phases: int = PHASES) -> dict[str,
     }
 
 
-def leaders(trajectory: Sequence[Sequence[int]]) -> list[int | None]:
-    """The leader at each point: the seat with the strictly highest score, None on a tie."""
+#: A game's scores at each point; None where the score could not be computed.
+Trajectory = Sequence[Sequence[int] | None]
+
+
+def leaders(trajectory: Trajectory) -> list[int | None]:
+    """The leader at each point: the seat with the strictly highest score, None on a tie (or
+    where there is no score)."""
     found: list[int | None] = []
     for scores in trajectory:
+        if not scores:
+            found.append(None)
+            continue
         best = max(scores)
         top = [s for s, v in enumerate(scores) if v == best]
         found.append(top[0] if len(top) == 1 else None)
     return found
 
 
-def lead_changes(trajectory: Sequence[Sequence[int]]) -> int:
+def lead_changes(trajectory: Trajectory) -> int:
     """How often the leader changes: a point whose leader is another seat than the last point
     that had a leader (ties in between neither end nor start a lead)."""
     changes = 0
@@ -110,7 +118,7 @@ def lead_changes(trajectory: Sequence[Sequence[int]]) -> int:
     return changes
 
 
-def decisive_point(trajectory: Sequence[Sequence[int]], winner: int) -> float | None:
+def decisive_point(trajectory: Trajectory, winner: int) -> float | None:
     """From what share of the game the winner leads for good: the first point from which
     ``winner`` is the sole leader at every point to the end, as a fraction of the points
     (0: led from the start; near 1: decided at the end); None when the winner does not
@@ -124,7 +132,7 @@ def decisive_point(trajectory: Sequence[Sequence[int]], winner: int) -> float | 
     return first / (len(marks) - 1) if len(marks) > 1 else 0.0
 
 
-def out_of_race(trajectory: Sequence[Sequence[int]], winners: Sequence[int]) -> list[float]:
+def out_of_race(trajectory: Trajectory, winners: Sequence[int], players: int) -> list[float]:
     """For each seat that did not win, the share of the game it spent out of the race: the
     points after the last one at which it led or shared the lead, over all points (a seat that
     never led is out from the start: 1.0).  Winners are left out."""
@@ -132,12 +140,12 @@ def out_of_race(trajectory: Sequence[Sequence[int]], winners: Sequence[int]) -> 
     points = len(trajectory)
     if points == 0:
         return []
-    for seat in range(len(trajectory[0])):
+    for seat in range(players):
         if seat in winners:
             continue
         last = -1
         for index, scores in enumerate(trajectory):
-            if scores[seat] == max(scores):
+            if scores and scores[seat] == max(scores):
                 last = index
         shares.append((points - 1 - last) / points)
     return shares
