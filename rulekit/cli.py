@@ -33,6 +33,7 @@ PLUGIN_COMMANDS = (
     "rulekit.tools.diff",
     "rulekit.tools.simulate",
     "rulekit.tools.balance",
+    "rulekit.tools.analyze",
     "rulekit.tools.view_cli",
     "rulekit.tools.upgrade",
 )

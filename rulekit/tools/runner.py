@@ -20,18 +20,20 @@ import atexit
 import json
 import logging
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from rulekit.engine.game import Game
 from rulekit.errors import Diagnostic, RulekitError, UsageError
 from rulekit.load import load_program
-from rulekit.tools import results_db
+from rulekit.tools import results_db, trace_db
 from rulekit.tools.bots import make_bots, parse_bots, play_game, seat_specs
+from rulekit.tools.trace import GameTrace, Tracer
 
 
 @frozen
@@ -45,6 +47,9 @@ class GameTask:
     seed: int
     bots: str
     max_actions: int
+    #: Record the game's trace (scores and legal-action counts at every decision, for
+    #: ``rulekit analyze``); it does not change the game, only what is kept of it.
+    trace: bool = False
 
     def run_key(self) -> str:
         """What decides the outcome of the game but its seed (and the rules' content)."""
@@ -68,6 +73,8 @@ class GameRecord:
     length: int
     fired: dict[str, int]
     seconds: float
+    #: With :attr:`GameTask.trace`: what happened at each decision (else None).
+    trace: GameTrace | None = None
 
 
 _GAMES: dict[tuple[str, tuple[str, ...], tuple[str, ...], int], Game] = {}
@@ -94,7 +101,10 @@ def play_task(task: GameTask) -> GameRecord:
 
     start = time.perf_counter()
     bots = make_bots(game, task.bots, task.seed)
-    played = play_game(game, task.seed, bots, task.max_actions, fired=count)
+    tracer = Tracer(bots) if task.trace else None
+    played = play_game(
+        game, task.seed, bots if tracer is None else tracer.bots, task.max_actions, fired=count
+    )
     seconds = time.perf_counter() - start
     state = played.state
     return GameRecord(
@@ -109,6 +119,7 @@ def play_task(task: GameTask) -> GameRecord:
         length=len(played.log.actions),
         fired=dict(sorted(fired.items())),
         seconds=seconds,
+        trace=None if tracer is None else tracer.finish(state),
     )
 
 
@@ -290,6 +301,12 @@ class ResultsDB:
         self.path = Path(path)
         # a stranger's file: a foreign schema is refused (rulekit/tools/results_db.py)
         self.connection = results_db.open_checked(self.path, SCHEMA)
+        try:
+            trace_db.create(self.connection)  # the traces of analyzed games, a table of their own
+            self.connection.commit()
+        except sqlite3.Error as error:  # a locked or read-only file, a damaged one
+            self.connection.close()
+            raise results_db.refused(self.path, f"cannot add the traces table ({error})") from None
 
     def close(self) -> None:
         self.connection.close()
@@ -351,6 +368,12 @@ class ResultsDB:
                     record.seconds,
                 ),
             )
+            if record.trace is not None:
+                trace_db.store(self.connection, task.run_key(), record.fingerprint, record.seed, record.trace)
+
+    def traced_seeds(self, run_key: str, fingerprint: str) -> set[int]:
+        """The seeds of the run whose traces the file holds."""
+        return trace_db.traced_seeds(self.connection, run_key, fingerprint)
 
 
 def play_all(
@@ -380,15 +403,24 @@ def play_all(
     todo = list(tasks)
     if db is not None and tasks:
         found = db.stored(tasks, fingerprint)
-        done = set(found)
-        if done and not resume:
+        held = set(found)
+        if held and not resume:
             raise UsageError(
                 Diagnostic(
-                    f"{db.path} already holds {len(done)} of these games",
+                    f"{db.path} already holds {len(held)} of these games",
                     hint="add --resume to continue that run, or use another --db file",
                 )
             )
-        stored = [found[seed] for seed in sorted(found)]
+        done = held
+        if tasks[0].trace:  # a game stored without its trace is played again (to the same end)
+            key = tasks[0].run_key()
+            done = held & db.traced_seeds(key, fingerprint)
+            records = [found[seed] for seed in sorted(done)]
+            shapes = [(r.seed, len(r.scores), r.length) for r in records]
+            traces = trace_db.read(db.connection, db.path, key, fingerprint, shapes)
+            stored = [evolve(r, trace=traces.get(r.seed)) for r in records]
+        else:
+            stored = [found[seed] for seed in sorted(done)]
         todo = [t for t in tasks if t.seed not in done]
         for record in stored:
             if progress is not None:

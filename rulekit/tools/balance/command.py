@@ -11,6 +11,9 @@ from typing import Any
 from rulekit.engine.game import Game
 from rulekit.errors import Diagnostic, UsageError
 from rulekit.load import load_program
+from rulekit.tools.analyze.figures import analyze
+from rulekit.tools.analyze.report import sections, to_markdown
+from rulekit.tools.analyze.report import write_plots as write_metric_plots
 from rulekit.tools.balance.advice import suggestions
 from rulekit.tools.balance.changes import variant_changes
 from rulekit.tools.balance.compare import run_balance
@@ -165,13 +168,27 @@ def run(args: argparse.Namespace) -> int:
         progress.close()
         if db is not None:
             db.close()
+    columns = [
+        ("A (base)", analyze(result.games_a, games[0])),
+        ("B (variant)", analyze(result.games_b, games[1])),
+    ]
     plots: list[str] = []
     try:
         plots = write_plots(result, out)
+        lengths = [[r.length for r in side if r.finished] for side in (result.games_a, result.games_b)]
+        plots += [str(p) for p in write_metric_plots(columns, lengths, out, prefix="game_")]
     except ImportError:
         print("balance: no plots (pip install 'rulekit[plots]' for matplotlib)", file=sys.stderr)
-    markdown = render_markdown(result, plots)
+    metrics_lines = [
+        "",
+        "## Game metrics, side by side",
+        "",
+        'Definitions and sources: docs/balance.md, "Game metrics"; measured on the games above.',
+        *to_markdown(sections(columns), level=3),
+    ]
+    markdown = render_markdown(result, plots, metrics_lines)
     data = result.to_json()
+    data["game_metrics"] = {"a": columns[0][1], "b": columns[1][1]}
     atomic_write_text(out / "report.md", markdown)
     atomic_write_text(out / "report.json", json.dumps(data, indent=2) + "\n")
     if args.json:

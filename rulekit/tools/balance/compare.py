@@ -294,6 +294,7 @@ def run_balance(
                     s,
                     bots,
                     max_actions,
+                    trace=True,
                 )
                 for s in seeds
             ]

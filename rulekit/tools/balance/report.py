@@ -15,8 +15,8 @@ from rulekit.tools.bots import describe_bots
 from rulekit.tools.files import atomic_write_bytes
 
 
-def render_markdown(result: Balance, plots: Sequence[str] = ()) -> str:
-    """The report as Markdown."""
+def render_markdown(result: Balance, plots: Sequence[str] = (), extra: Sequence[str] = ()) -> str:
+    """The report as Markdown; ``extra`` lines (the game metrics) come before the plots."""
     n = result.players
     data = result.to_json()
     lines = [
@@ -84,6 +84,7 @@ def render_markdown(result: Balance, plots: Sequence[str] = ()) -> str:
             f"{_p(d.p)} | {mark} |"
         )
     lines += ["", "## Verdict", "", *_verdict(result, [d.name for d in differences if d.holm])]
+    lines += extra
     if plots:
         lines += ["", "## Plots", ""] + [f"![{Path(p).stem}]({Path(p).name})" for p in plots]
     return "\n".join(lines) + "\n"
