@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rulekit.engine.game import Action, Game, State
+from rulekit.engine.information import seat_explanation
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, UsageError
 from rulekit.limits import LIMITS
@@ -145,7 +146,7 @@ class Session:
             try:
                 action = self.game.parse_action(text.strip())
                 if action not in state.legal_actions():
-                    raise IllegalActionError(state.explain(action))
+                    raise IllegalActionError(seat_explanation(state, action, seat))
                 self._apply(action)
             except (IllegalActionError, RuleEvaluationError) as error:
                 return {"ok": False, "error": _message(error)}
@@ -173,7 +174,10 @@ class Session:
                     action = self.game.parse_action(f"{name}({ref})")
                 except IllegalActionError:
                     continue
-                return {"ok": False, "error": _message(IllegalActionError(state.explain(action)))}
+                return {
+                    "ok": False,
+                    "error": _message(IllegalActionError(seat_explanation(state, action, seat))),
+                }
             return {"ok": False, "error": f"no action can be taken with {ref} now"}
 
     # -------------------------------------------------------------- show
