@@ -23,6 +23,7 @@ from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
 from rulekit.errors import did_you_mean
 from rulekit.rules import model as m
+from rulekit.rules.visibility_check import visibility_problems
 from rulekit.runtime.builtins import BUILTINS, PLAYER_BUILTINS
 
 Fn = Callable[..., Any]
@@ -389,6 +390,8 @@ class _Compiler(FlowBuilder):
                     expected=t.BOOL,
                     what=f"the visibility condition of {scope}.{name}",
                 )
+        for span, message in visibility_problems(rules):
+            self.bag.error(message, span)
         setup = self.define_block("setup", rules.setup, [], me=False) if rules.setup else None
         root = self.steps(rules.flow)
         decisions = self.decisions()

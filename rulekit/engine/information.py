@@ -38,6 +38,7 @@ from attrs import frozen
 
 from rulekit.engine.game import Game, State
 from rulekit.engine.slots import ENGINE as _ENGINE
+from rulekit.rules.visibility_check import ReadWalker as _ReadWalker
 
 #: The engine's field of places shown by ``reveal``: sorted (owner, field, player) triples.
 REVEALED = (_ENGINE, "revealed")
@@ -282,67 +283,3 @@ def known_scores(state: State, seat: int | None) -> list[int | None]:
     if reach == "public":
         return scores
     return [value if reach == "own" and p == seat else None for p, value in enumerate(scores)]
-
-
-class _ReadWalker:
-    """The fields an expression reads, each with whether it is read of the scored player."""
-
-    def __init__(self, rules: Any) -> None:
-        self.rules = rules
-        self.memo: dict[tuple[str, frozenset[str]], set[tuple[str, bool]]] = {}
-        self.active: set[tuple[str, frozenset[str]]] = set()
-
-    def reads(self, node: Any, selves: frozenset[str]) -> set[tuple[str, bool]]:
-        from rulekit.dsl import ast
-
-        found: set[tuple[str, bool]] = set()
-        if isinstance(node, ast.Attribute):
-            own = isinstance(node.subject, ast.Name) and node.subject.id in selves
-            found.add((node.name, own))
-            found |= self.reads(node.subject, selves)
-        elif isinstance(node, ast.Call):
-            function = self.rules.functions.get(node.function)
-            for arg in (*node.args, *(k.value for k in node.keywords)):
-                found |= self.reads(arg, selves)
-            if function is not None:
-                given = frozenset(
-                    name
-                    for (name, _), arg in zip(function.params, node.args, strict=False)
-                    if isinstance(arg, ast.Name) and arg.id in selves
-                )
-                found |= self.function_reads(node.function, function.body, given)
-        elif isinstance(node, ast.Comprehension):
-            inner = selves
-            for target, iterable in node.loops:
-                found |= self.reads(iterable, inner)
-                inner = inner - ({target} if isinstance(target, str) else set(target))
-            for part in (node.element, node.condition, node.key):
-                if part is not None:
-                    found |= self.reads(part, inner)
-        elif isinstance(node, ast.LetIn | ast.Where):
-            found |= self.reads(node.value, selves)
-            bound = isinstance(node.value, ast.Name) and node.value.id in selves
-            inner = selves | {node.name} if bound else selves - {node.name}
-            found |= self.reads(node.body, inner)
-        elif isinstance(node, tuple):
-            for item in node:
-                found |= self.reads(item, selves)
-        elif hasattr(node, "__attrs_attrs__"):
-            for attribute in node.__attrs_attrs__:
-                if attribute.name != "span":
-                    found |= self.reads(getattr(node, attribute.name), selves)
-        return found
-
-    def function_reads(self, name: str, body: Any, selves: frozenset[str]) -> set[tuple[str, bool]]:
-        key = (name, selves)
-        if key in self.memo:
-            return self.memo[key]
-        if key in self.active:  # a recursive call: its reads are the ones being gathered
-            return set()
-        self.active.add(key)
-        try:
-            found = self.reads(body, selves)
-        finally:
-            self.active.discard(key)
-        self.memo[key] = found
-        return found

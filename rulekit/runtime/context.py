@@ -233,7 +233,8 @@ class Runtime:
             shown = "none" if player is None else self.format_value(player)
             raise RuleFailure(f"reveal: {shown} is not a player")
         if (owner, field) not in F or owner == "_":
-            raise RuleFailure(f"reveal: {self.format_value(owner)} has no field '{field}'")
+            shown = f"P{owner + 1}" if type(owner) is int else self.format_value(owner)
+            raise RuleFailure(f"reveal: {shown} has no field '{field}'")
         entry = (owner, str(field), player)
         revealed = F.get(("_", "revealed"), ())
         if entry not in revealed:

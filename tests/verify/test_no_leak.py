@@ -19,7 +19,9 @@ BOAST = """\
 
 def _peek_with(tmp_path: Path, action: str, state: str = "") -> Path:
     text = (PEEK / "ruleset.yaml").read_text(encoding="utf-8")
-    text = text.replace("ruleset: peek", "ruleset: peek_planted").replace("actions:\n", "actions:\n" + action, 1)
+    text = text.replace("ruleset: peek", "ruleset: peek_planted").replace(
+        "actions:\n", "actions:\n" + action, 1
+    )
     text = text.replace("  game:\n", "  game:\n" + state, 1)
     folder = tmp_path / "peek_planted"
     folder.mkdir()
