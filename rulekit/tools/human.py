@@ -116,6 +116,8 @@ def play_human(
         return _play(game, seat, bots, recorder, max_actions, read, write)
     finally:
         recorder.close()  # also after a rule error or Ctrl-C: the actions so far are kept
+        # only now: knowing the seed during play would tell the deal
+        write(f"the game's seed was {seed} (play it again with --seed {seed})")
 
 
 def _play(

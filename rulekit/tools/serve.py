@@ -40,7 +40,7 @@ from rulekit.load import load_program
 from rulekit.tools.bots import Bot, make_bots
 from rulekit.tools.files import atomic_write_text
 from rulekit.tools.log import GameRecorder
-from rulekit.tools.options import module_names, parse_seat
+from rulekit.tools.options import game_seed, module_names, parse_seat
 from rulekit.tools.seat_view import seat_view
 from rulekit.tools.view import compile_view
 
@@ -463,13 +463,14 @@ def session_from_args(args: argparse.Namespace) -> Session:
     count = args.players if args.players is not None else program.rules.min_players
     game = Game(program, count)
     humans = {parse_seat(s.strip(), count, "--human") for s in str(args.human).split(",") if s.strip()}
-    bots = make_bots(game, args.bot, args.seed)
+    seed = args.seed = game_seed(args.seed)
+    bots = make_bots(game, args.bot, seed)
     source = None
     if "/" in args.ruleset:
         from rulekit.rules.compose import find_ruleset
 
         source = str(find_ruleset(args.ruleset).resolve())
-    return Session(game, args.seed, humans, bots, claim_log(args.log), source)
+    return Session(game, seed, humans, bots, claim_log(args.log), source)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -493,5 +494,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for who, url in session.urls(port):
         print(f"  {who}: {url}" if who != "watch" else f"  to watch (no seat, cannot act): {url}")
     server = make_server(make_app(session))
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    finally:  # only now: knowing the seed during play would tell the deal (the log holds it)
+        print(f"the game's seed was {args.seed} (serve it again with --seed {args.seed})")
     return 0

@@ -217,3 +217,22 @@ def test_a_list_parameter_is_offered_as_it_is_typed_back(
     out = capsys.readouterr().out
     assert "1. advance([11])" in out and "2. advance([3, 4])" in out and "((" not in out
     assert "-> advance([3, 4])" in out
+
+
+def test_human_play_deals_from_a_fresh_seed_shown_only_when_the_game_ends(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Without --seed two games with a person are dealt from different seeds; the seed is
+    printed only in the last line, after the game, and the referee's log holds it."""
+    seeds = []
+    for n in range(2):
+        monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 5))
+        log = tmp_path / f"g{n}.jsonl"
+        assert main(["play", "royal_letter", "--human", "1", "--log", str(log)]) == 0
+        out = capsys.readouterr().out
+        header = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
+        seeds.append(header["seed"])
+        last = out.rstrip().splitlines()[-1]
+        assert last == f"the game's seed was {header['seed']} (play it again with --seed {header['seed']})"
+        assert out.count(str(header["seed"])) == 2  # in the last line only
+    assert seeds[0] != seeds[1]
