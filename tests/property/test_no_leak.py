@@ -290,7 +290,7 @@ MUTATIONS: dict[str, list[tuple[Any, str, Any]]] = {
     "text": [(State, "view", lambda self, seat: {repr(k): repr(v) for k, v in self.fields.items()})],
     "seat_view": [
         (drawing, "masked_fields", _leaky_fields),
-        (seat_view_module, "masked_fields", _leaky_fields),
+        ("rulekit.tools.render", "masked_fields", _leaky_fields),
     ],
     "observation": [(ObservationEncoder, "encode", lambda self, state, seat: [hash(repr(state.fields))])],
     "openspiel": [("rulekit.openspiel", "observation_text", lambda state, seat: repr(state.fields))],

@@ -236,3 +236,17 @@ def test_human_play_deals_from_a_fresh_seed_shown_only_when_the_game_ends(
         assert last == f"the game's seed was {header['seed']} (play it again with --seed {header['seed']})"
         assert out.count(str(header["seed"])) == 2  # in the last line only
     assert seeds[0] != seeds[1]
+
+
+def test_the_text_panels_are_evaluated_on_what_the_seat_may_see(write_ruleset: Callable[..., Path]) -> None:
+    """A panel that lists every hand shows a seat only its own cards (it used to read the true state)."""
+    text = SECRETS.replace(
+        """      lines: '[join(me.hand, " ") if me != none else "(spectator)"]'""",
+        "      lines: '[concat(p, \" holds \", len([c for c in p.hand if c != none]), \" known\")"
+        " for p in players]'",
+    )
+    game = Game(load_program(str(write_ruleset(text, name="panels"))), 2)
+    state = game.new_initial_state(0)
+    shown = "\n".join(render_state(state, 0).splitlines())
+    assert "P1 holds 2 known" in shown
+    assert "P2 holds 0 known" in shown
