@@ -242,7 +242,7 @@ def test_the_text_panels_are_evaluated_on_what_the_seat_may_see(write_ruleset: C
     """A panel that lists every hand shows a seat only its own cards (it used to read the true state)."""
     text = SECRETS.replace(
         """      lines: '[join(me.hand, " ") if me != none else "(spectator)"]'""",
-        "      lines: '[concat(p, \" holds \", len([c for c in p.hand if c != none]), \" known\")"
+        '      lines: \'[concat(p, " holds ", len([c for c in p.hand if c != none]), " known")'
         " for p in players]'",
     )
     game = Game(load_program(str(write_ruleset(text, name="panels"))), 2)
