@@ -106,9 +106,9 @@ class EngineChecks:
         applied: the seat's own legal actions must be the same in both (when it decides), and
         a place every player sees must not come to hold, in the real game, an item that still
         lies where the seat cannot see it while the redealt game shows something else there
-        (a hidden card copied into a public field).  Items that left the unseen places (a
-        card played face up, drawn, flipped), ``tell``, ``reveal`` and copies into fields
-        that not everyone sees (a Priest's peek kept in the peeker's ``owner`` field) are
+        (a hidden card copied into a public field).  Items the seat saw before, items that
+        left the unseen places (a card played face up, drawn, flipped), ``tell``, ``reveal``
+        and copies into fields that not everyone sees (a Priest's peek kept in the peeker's ``owner`` field) are
         declared ways of showing, and are not leaks."""
         game = before.game
         if not has_hidden_information(self.program):
@@ -142,7 +142,11 @@ class EngineChecks:
                 continue
             # items still unseen, as many times as before: they did not come out of hiding
             had = _items(before, hidden)
-            hidden_items = {x for x, n in _items(after, unseen(after, seat)).items() if n >= had[x]}
+            # (an item the seat saw before, in its own hand say, tells it nothing new)
+            known = _items(before, [k for k in before.fields if k[0] != ENGINE_OWNER and k not in hidden])
+            hidden_items = {
+                x for x, n in _items(after, unseen(after, seat)).items() if n >= had[x] and x not in known
+            }
             if not hidden_items:
                 continue
             for key, value in after.fields.items():
