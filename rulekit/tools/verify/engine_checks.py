@@ -108,8 +108,8 @@ class EngineChecks:
         lies where the seat cannot see it while the redealt game shows something else there
         (a hidden card copied into a public field).  Items the seat saw before, items that
         left the unseen places (a card played face up, drawn, flipped), ``tell``, ``reveal``
-        and copies into fields that not everyone sees (a Priest's peek kept in the peeker's ``owner`` field) are
-        declared ways of showing, and are not leaks."""
+        and copies into fields that not everyone sees (a Priest's peek kept in the peeker's
+        ``owner`` field) are declared ways of showing, and are not leaks."""
         game = before.game
         if not has_hidden_information(self.program):
             return
@@ -143,7 +143,8 @@ class EngineChecks:
             # items still unseen, as many times as before: they did not come out of hiding
             had = _items(before, hidden)
             # (an item the seat saw before, in its own hand say, tells it nothing new)
-            known = _items(before, [k for k in before.fields if k[0] != ENGINE_OWNER and k not in hidden])
+            seen = [k for k in before.fields if k[0] != ENGINE_OWNER and k not in hidden]
+            known = _items(before, seen)
             hidden_items = {
                 x for x, n in _items(after, unseen(after, seat)).items() if n >= had[x] and x not in known
             }
