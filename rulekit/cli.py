@@ -184,7 +184,12 @@ def build_parser(*, plugins: bool = True) -> tuple[argparse.ArgumentParser, dict
     p = sub.add_parser("play", help="play a game with bots (and optionally a person)")
     p.add_argument("ruleset", metavar="RULESET")
     p.add_argument("--players", type=int, metavar="N", help="number of players (default: the minimum)")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        metavar="S",
+        help="random seed (default 0; with --human a fresh random one, shown when the game ends)",
+    )
     p.add_argument("--log", metavar="FILE", help="write the game's action log (JSON Lines) to FILE")
     p.add_argument("--human", metavar="SEAT", help="a person plays this seat (1 or P1) in the terminal")
     add_bot_option(p)
@@ -360,14 +365,18 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.max_actions < 0:
         raise UsageError(Diagnostic("--max-actions must not be negative"))
     source = _source_of(args.ruleset)
+    if args.human is None and args.seed is None:
+        args.seed = 0
     if args.human is not None:
         from rulekit.tools.human import play_human
+        from rulekit.tools.options import game_seed
 
+        seed = game_seed(args.seed)
         return play_human(
             game,
             _seat(args.human, game.num_players),
-            make_bots(game, args.bot, args.seed),
-            seed=args.seed,
+            make_bots(game, args.bot, seed),
+            seed=seed,
             max_actions=args.max_actions,
             source=source,
             log=args.log,

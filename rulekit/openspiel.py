@@ -70,7 +70,7 @@ import pyspiel
 from rulekit.compiler.program import Program
 from rulekit.engine.chance import ChanceStep, chance_step
 from rulekit.engine.game import Game, State
-from rulekit.engine.information import determinize
+from rulekit.engine.information import determinize, has_hidden_information
 from rulekit.engine.spaces import (
     ActionSpace,
     ObservationEncoder,
@@ -165,7 +165,7 @@ def _game_type(name: str, program: Program, players: int, params: dict[str, Any]
     """The GameType of ``program`` played by ``players`` (see the module doc for why)."""
     rules = program.rules
     kind = pyspiel.GameType
-    hidden = any(d.visibility != "public" for fields in rules.fields.values() for d in fields.values())
+    hidden = has_hidden_information(program)
     return kind(
         short_name=name,
         long_name=f"rulekit {rules.title}",

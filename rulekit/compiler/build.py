@@ -23,6 +23,7 @@ from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
 from rulekit.errors import did_you_mean
 from rulekit.rules import model as m
+from rulekit.rules.visibility_check import visibility_problems
 from rulekit.runtime.builtins import BUILTINS, PLAYER_BUILTINS
 
 Fn = Callable[..., Any]
@@ -373,6 +374,24 @@ class _Compiler(FlowBuilder):
             )
             for name, decl in rules.invariants.items()
         }
+        visibility_parts = {}
+        for scope, fields in rules.fields.items():
+            for name, field_decl in fields.items():
+                if field_decl.visible_to is None:
+                    continue
+                owner_type = (
+                    t.PLAYER if scope == "player" else t.entity(scope) if scope in rules.kinds else t.ANY
+                )
+                visibility_parts[(scope, name)] = self.define_expr(
+                    f"vis_{scope}_{name}",
+                    field_decl.visible_to,
+                    [("viewer", t.PLAYER), ("owner", owner_type)],
+                    me=False,
+                    expected=t.BOOL,
+                    what=f"the visibility condition of {scope}.{name}",
+                )
+        for span, message in visibility_problems(rules):
+            self.bag.error(message, span)
         setup = self.define_block("setup", rules.setup, [], me=False) if rules.setup else None
         root = self.steps(rules.flow)
         decisions = self.decisions()
@@ -468,6 +487,7 @@ class _Compiler(FlowBuilder):
             function_types=dict(gen.function_types),
             code=code,
             evaluate=fn(evaluate),
+            visible_to={key: namespace[f] for key, f in visibility_parts.items()},
         )
 
     def attributes(self) -> dict[tuple[str, str], Any]:

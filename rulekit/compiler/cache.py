@@ -239,4 +239,5 @@ def _resolve(program: Program, fn: Callable[[_Placeholder], Any]) -> None:
     program.tiebreaks = tuple(fix(f) for f in program.tiebreaks)
     program.end_when = fix(program.end_when)
     program.evaluate = fix(program.evaluate)
+    program.visible_to = {key: fix(f) for key, f in program.visible_to.items()}
     program.decisions = {names: fix(f) for names, f in program.decisions.items()}

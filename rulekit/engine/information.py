@@ -1,33 +1,127 @@
-"""What a player cannot see, and states consistent with what it can (determinizations).
+"""The information model: what each seat may see of a state, and states it cannot tell apart.
 
-A field declared ``visibility: hidden`` shows nobody its contents, ``visibility: owner``
-shows them only to the player it belongs to (see :meth:`State.view`).  A player who
-reasons about the game knows the *size* of each such field and, for list fields, which
-items could be in it.
+Every channel that shows a seat something — the view and its text panels (:func:`masked_fields`),
+``State.view``, the scores, OpenSpiel's observations and information state, PettingZoo's
+observations, explanations of refused actions (:func:`seat_explanation`) and the bots'
+sampling (:func:`determinize`) — asks :func:`unseen` which places ``(owner, field)`` the seat
+cannot see.  A field's ``visibility`` decides it:
 
-:func:`determinize` deals those items again.  The other players' lists of one owner field
-(their hands) form a pool, and every hidden list of the same type joins it: the hands were
-dealt from those lists, so an unseen card may be in any of them (keeping two decks apart
-would keep a two-player opponent's real hand in every determinization).  Without unseen
-hands, several hidden lists of one type (a deck of destination cards and a deck of route
-cards) are each shuffled on their own, since an item of one may not belong in the other.
-Each pool is shuffled and every field refilled with as many items as it had.
-It also re-seeds the engine's chance, so the future draws and shuffles are not the real
-ones either.  The result is a state the player cannot tell apart from the real one; a
-search that only looks at such states never uses what the player does not know
-(information-set Monte Carlo tree search).  Unseen fields that are not lists (a hidden
-number, a hidden map) are kept as they are: nothing is known about their possible values.
+- ``public``: everyone; ``hidden``: no one (only its size);
+- ``owner``: only the player it belongs to; ``others``: every player but that one (a hand held
+  the wrong way round); spectators see neither;
+- ``{is: WORD, to: CONDITION}``: the word's seats, and also each seat ``viewer`` for which the
+  condition holds (``owner`` is the field's owner; evaluated on the state);
+- and a place shown to a player by the ``reveal`` effect stays visible to her (the engine's
+  ``revealed`` field: (owner, field, player) triples, public).
+
+A player who reasons about the game knows the *size* of each unseen field and, for list
+fields, which items could be in it.  :func:`determinize` deals those items again.  The
+unseen lists of one field of several owners (the other players' hands, or one's own
+``others`` hand) form a pool, and every unseen ``hidden`` list of the same type joins it:
+the hands were dealt from those lists, so an unseen card may be in any of them.  Without
+unseen hands, several hidden lists of one type (two decks) are each shuffled on their own,
+since an item of one may not belong in the other.  Each pool is shuffled and every field
+refilled with as many items as it had; what the seat sees (a card revealed to it, the
+others' hands) stays where it is.  Chance is re-seeded too.  Unseen fields that are not
+lists (a hidden number) are kept as they are: nothing is known about their possible values.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
+from collections.abc import Iterable
 from typing import Any
 
 from attrs import frozen
 
 from rulekit.engine.game import Game, State
 from rulekit.engine.slots import ENGINE as _ENGINE
+from rulekit.rules.visibility_check import ReadWalker as _ReadWalker
+
+#: The engine's field of places shown by ``reveal``: sorted (owner, field, player) triples.
+REVEALED = (_ENGINE, "revealed")
+
+Place = tuple[Any, str]
+
+
+def _static_unseen(game: Game, seat: int | None) -> tuple[frozenset[Place], tuple[tuple[Any, str, str], ...]]:
+    """The places ``seat`` cannot see by their visibility words, and the (owner, scope, field)
+    of those among them that a condition may still show (cached per game and seat)."""
+    cache: dict[int | None, Any] = game.__dict__.setdefault("_static_unseen", {})
+    found = cache.get(seat)
+    if found is not None:
+        return found
+    places: set[Place] = set()
+    conditional: list[tuple[Any, str, str]] = []
+    for scope, fields in game.program.rules.fields.items():
+        for name, decl in fields.items():
+            word = decl.visibility
+            if word == "public":
+                continue
+            for owner in game.owners(scope):
+                if word == "owner" and owner == seat:
+                    continue
+                if word == "others" and seat is not None and owner != seat:
+                    continue
+                places.add((owner, name))
+                if decl.visible_to is not None:
+                    conditional.append((owner, scope, name))
+    found = cache[seat] = (frozenset(places), tuple(conditional))
+    return found
+
+
+def unseen(state: State, seat: int | None) -> frozenset[Place]:
+    """The places ``(owner, field)`` whose contents ``seat`` (None: a spectator) cannot see now.
+
+    The one decision of what a seat may know: every channel derives from it."""
+    game = state.game
+    places, conditional = _static_unseen(game, seat)
+    revealed = state.fields.get(REVEALED, ())
+    if not conditional and not revealed:
+        return places
+    shown: set[Place] = set()
+    if seat is not None:
+        shown.update((owner, name) for owner, name, to in revealed if to == seat)
+    if conditional:
+        checks = game.program.visible_to
+        F, R = state.fields, game.runtime
+        for owner, scope, name in conditional:
+            R.reset_steps()
+            try:
+                if checks[(scope, name)](F, R, None, seat, owner) is True:
+                    shown.add((owner, name))
+            except Exception:  # a condition that fails shows nothing
+                continue
+    return places - shown if shown else places
+
+
+def has_hidden_information(program: Any) -> bool:
+    """Whether any field of the rules may be unseen by some seat."""
+    return any(d.visibility != "public" for fields in program.rules.fields.values() for d in fields.values())
+
+
+def mask(value: Any) -> Any:
+    """An unseen value as a view gives it: a list of as many nones, an empty map, or none."""
+    if isinstance(value, tuple):
+        return (None,) * len(value)
+    if isinstance(value, dict):
+        return {}
+    return None
+
+
+def masked_fields(state: State, seat: int | None) -> dict[Any, Any]:
+    """The state's fields with what ``seat`` may not see masked (:func:`mask`), the notes
+    told to other players dropped, and the engine's chance state removed."""
+    fields = dict(state.fields)
+    for key in unseen(state, seat):
+        if key in fields:
+            fields[key] = mask(fields[key])
+    told = fields.get((_ENGINE, "told"))
+    if told:
+        fields[(_ENGINE, "told")] = tuple(entry for entry in told if entry[0] == seat)
+    return fields
 
 
 @frozen
@@ -35,58 +129,60 @@ class HiddenPlaces:
     """For one player: the unseen list fields in pools (each pool is dealt as one), and the
     unseen fields left as they are."""
 
-    pools: tuple[tuple[tuple[Any, str], ...], ...]
-    kept: tuple[tuple[Any, str], ...]
+    pools: tuple[tuple[Place, ...], ...]
+    kept: tuple[Place, ...]
 
     @property
     def empty(self) -> bool:
         return not self.pools
 
 
-def hidden_places(game: Game, player: int | None) -> HiddenPlaces:
-    """The fields whose contents ``player`` (None: a spectator) cannot see."""
-    cache: dict[int | None, HiddenPlaces] = game.__dict__.setdefault("_hidden_places", {})
-    found = cache.get(player)
+def hidden_places(state: State, player: int | None) -> HiddenPlaces:
+    """The fields whose contents ``player`` (None: a spectator) cannot see now, pooled."""
+    game = state.game
+    places = unseen(state, player)
+    cache: dict[Any, HiddenPlaces] = game.__dict__.setdefault("_hidden_places", {})
+    found = cache.get((player, places))
     if found is not None:
         return found
     rules = game.program.rules
-    hidden: dict[str, list[tuple[Any, str]]] = {}  # by type: nobody sees them (decks)
-    others: dict[tuple[str, str], list[tuple[Any, str]]] = {}  # by field: the others' hands
-    kept: list[tuple[Any, str]] = []
+    hidden: dict[str, list[Place]] = {}  # by type: nobody sees them (decks)
+    others: dict[tuple[str, str], list[Place]] = {}  # by field: hands
+    kept: list[Place] = []
     for scope, fields in rules.fields.items():
         for name, decl in fields.items():
-            if decl.visibility == "public":
-                continue
             for owner in game.owners(scope):
-                if decl.visibility == "owner" and owner == player:
+                if (owner, name) not in places:
                     continue
                 if not decl.declared.type.is_list:
                     kept.append((owner, name))
-                elif decl.visibility == "hidden":
+                elif decl.visibility == "hidden" and scope != "player":
                     hidden.setdefault(decl.declared.text, []).append((owner, name))
                 else:
                     others.setdefault((decl.declared.text, name), []).append((owner, name))
-    pools: list[tuple[tuple[Any, str], ...]] = []
-    for type_text, places in sorted(hidden.items()):
+    pools: list[tuple[Place, ...]] = []
+    for type_text, places_of in sorted(hidden.items()):
         joined = [k for k in others if k[0] == type_text]
-        if len(places) == 1 or joined:
+        if len(places_of) == 1 or joined:
             # the unseen hands were dealt from the hidden lists of their type, so a card the
             # player cannot see may be in any of them: they share one pool
-            pools.append((*places, *(place for k in joined for place in others.pop(k))))
+            pools.append((*places_of, *(place for k in joined for place in others.pop(k))))
         else:  # two decks of one type and no hands: an item of one may not fit the other
-            pools += [(place,) for place in places]
-    pools += [tuple(places) for _, places in sorted(others.items())]
+            pools += [(place,) for place in places_of]
+    pools += [tuple(places_of) for _, places_of in sorted(others.items())]
     found = HiddenPlaces(tuple(pools), tuple(kept))
-    cache[player] = found
+    if len(cache) > 4096:
+        cache.clear()
+    cache[(player, places)] = found
     return found
 
 
-def determinize(state: State, player: int | None, rng: random.Random) -> State:
+def determinize(state: State, player: int | None, rng: random.Random, *, reseed: bool = True) -> State:
     """A copy of ``state`` that ``player`` cannot tell from it: unseen items dealt again
-    among the places they could be, and chance re-seeded from ``rng``."""
+    among the places they could be, and (unless not ``reseed``) chance re-seeded from ``rng``."""
     copy = state.clone()
     fields = copy.fields
-    hidden = hidden_places(state.game, player)
+    hidden = hidden_places(state, player)
     if not hidden.empty:
         copy._legal = None
     for places in hidden.pools:
@@ -101,12 +197,35 @@ def determinize(state: State, player: int | None, rng: random.Random) -> State:
                 continue
             fields[place] = tuple(pool[start : start + len(value)])
             start += len(value)
-    fields[(_ENGINE, "rng")] = rng.getrandbits(64)
+    if reseed:
+        fields[(_ENGINE, "rng")] = rng.getrandbits(64)
     return copy
 
 
 def _order(item: Any) -> tuple[str, str]:
     return type(item).__name__, repr(item)
+
+
+def seat_explanation(state: State, action: Any, seat: int | None) -> Any:
+    """Why ``action`` is refused, as told to ``seat``: explained on a state the seat cannot
+    tell from the real one (:func:`determinize` with a fixed seed), so the message never
+    names what the seat cannot see (\"P2 holds guard_3\").  Where the refusal depends on
+    unseen values the message is the rule's general one."""
+    world = determinize(state, seat, random.Random(0), reseed=False)
+    return world.explain(action)
+
+
+def information_key(state: State, seat: int | None, history: Iterable[str] = ()) -> str:
+    """A seat's information state as a hash: its view (:meth:`State.view`, from :func:`unseen`),
+    who decides, and the actions played so far (``history``: public in rulekit).  Equal for
+    two states that differ only in what the seat cannot see."""
+    data = {
+        "view": state.view(seat),
+        "decides": state.current_player(),
+        "history": list(history),
+    }
+    text = json.dumps(data, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 # ------------------------------------------------------------------ scores
@@ -164,71 +283,3 @@ def known_scores(state: State, seat: int | None) -> list[int | None]:
     if reach == "public":
         return scores
     return [value if reach == "own" and p == seat else None for p, value in enumerate(scores)]
-
-
-class _ReadWalker:
-    """The fields an expression reads, each with whether it is read of the scored player."""
-
-    def __init__(self, rules: Any) -> None:
-        self.rules = rules
-        self.memo: dict[tuple[str, frozenset[str]], set[tuple[str, bool]]] = {}
-        self.active: set[tuple[str, frozenset[str]]] = set()
-
-    def reads(self, node: Any, selves: frozenset[str]) -> set[tuple[str, bool]]:
-        from rulekit.dsl import ast
-
-        found: set[tuple[str, bool]] = set()
-        if isinstance(node, ast.Attribute):
-            own = isinstance(node.subject, ast.Name) and node.subject.id in selves
-            found.add((node.name, own))
-            found |= self.reads(node.subject, selves)
-        elif isinstance(node, ast.Call):
-            function = self.rules.functions.get(node.function)
-            for arg in (*node.args, *(k.value for k in node.keywords)):
-                found |= self.reads(arg, selves)
-            if function is not None:
-                given = frozenset(
-                    name
-                    for (name, _), arg in zip(function.params, node.args, strict=False)
-                    if isinstance(arg, ast.Name) and arg.id in selves
-                )
-                found |= self.function_reads(node.function, function.body, given)
-        elif isinstance(node, ast.Comprehension):
-            inner = selves
-            for target, iterable in node.loops:
-                found |= self.reads(iterable, inner)
-                inner = inner - ({target} if isinstance(target, str) else set(target))
-            for name, value in node.bindings:  # ``where`` clauses, bound in order
-                found |= self.reads(value, inner)
-                bound = isinstance(value, ast.Name) and value.id in inner
-                inner = inner | {name} if bound else inner - {name}
-            for part in (node.element, node.condition, node.key):
-                if part is not None:
-                    found |= self.reads(part, inner)
-        elif isinstance(node, ast.LetIn | ast.Where):
-            found |= self.reads(node.value, selves)
-            bound = isinstance(node.value, ast.Name) and node.value.id in selves
-            inner = selves | {node.name} if bound else selves - {node.name}
-            found |= self.reads(node.body, inner)
-        elif isinstance(node, tuple):
-            for item in node:
-                found |= self.reads(item, selves)
-        elif hasattr(node, "__attrs_attrs__"):
-            for attribute in node.__attrs_attrs__:
-                if attribute.name != "span":
-                    found |= self.reads(getattr(node, attribute.name), selves)
-        return found
-
-    def function_reads(self, name: str, body: Any, selves: frozenset[str]) -> set[tuple[str, bool]]:
-        key = (name, selves)
-        if key in self.memo:
-            return self.memo[key]
-        if key in self.active:  # a recursive call: its reads are the ones being gathered
-            return set()
-        self.active.add(key)
-        try:
-            found = self.reads(body, selves)
-        finally:
-            self.active.discard(key)
-        self.memo[key] = found
-        return found

@@ -55,8 +55,11 @@ def state_hash(state: State) -> str:
 
 
 def state_view(state: State, player: int | None) -> dict[str, Any]:
-    """What ``player`` may see (``None``: a spectator); hidden fields show only their size."""
-    rules = state.game.program.rules
+    """What ``player`` may see (``None``: a spectator); what the information model
+    (:func:`rulekit.engine.information.unseen`) hides shows only its size."""
+    from rulekit.engine.information import unseen
+
+    hidden = unseen(state, player)
     result: dict[str, Any] = {}
     for (owner, name), value in state.fields.items():
         if owner == _ENGINE:
@@ -67,17 +70,8 @@ def state_view(state: State, player: int | None) -> dict[str, Any]:
                 continue
             result[f"_.{name}"] = to_json(value)
             continue
-        scope = (
-            "player"
-            if isinstance(owner, int)
-            else owner
-            if owner in ("game", "turn")
-            else state.game.kind_of.get(owner, "")
-        )
-        decl = rules.fields.get(scope, {}).get(name)
-        visibility = decl.visibility if decl else "public"
         shown: Any = to_json(value)
-        if visibility == "hidden" or (visibility == "owner" and owner != player):
+        if (owner, name) in hidden:
             shown = {"hidden": len(value) if isinstance(value, tuple | dict) else 1}
         key = f"P{owner + 1}.{name}" if isinstance(owner, int) else f"{owner}.{name}"
         result[key] = shown

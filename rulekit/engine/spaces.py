@@ -46,6 +46,7 @@ from rulekit.dsl import ast
 from rulekit.dsl import types as t
 from rulekit.dsl.printer import print_expr
 from rulekit.engine.game import Action, Game, State
+from rulekit.engine.information import unseen
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, RulekitError
 from rulekit.runtime.builtins import BUILTINS
@@ -252,7 +253,7 @@ def observation_text(state: State, player: int | None) -> str:
 
 
 class _Slot:
-    __slots__ = ("encoding", "hidden", "ids", "key", "label", "offset", "owner_only", "width")
+    __slots__ = ("encoding", "ids", "key", "label", "offset", "width")
 
     def __init__(self, key: tuple[Any, str], encoding: str, ids: dict[Any, int], width: int) -> None:
         self.key = key
@@ -262,8 +263,6 @@ class _Slot:
         self.ids = ids
         self.width = width
         self.offset = 0
-        self.hidden = False
-        self.owner_only = False
 
 
 class ObservationEncoder:
@@ -277,13 +276,10 @@ class ObservationEncoder:
         players = {p: p for p in range(n)}
         self.slots: list[_Slot] = []
         for scope, fields in program.rules.fields.items():
-            for name, decl in fields.items():
+            for name in fields:
                 type_ = program.field_types[scope][name]
                 for owner in game.owners(scope):
-                    slot = self._slot((owner, name), type_, players)
-                    slot.hidden = decl.visibility == "hidden"
-                    slot.owner_only = decl.visibility == "owner"
-                    self.slots.append(slot)
+                    self.slots.append(self._slot((owner, name), type_, players))
         # Engine part: the observing player, then who decides now (n = nobody).
         self.header = 2 * n + 1
         offset = self.header
@@ -306,9 +302,10 @@ class ObservationEncoder:
         shown = "nobody" if current < 0 else f"P{current + 1} ({', '.join(state.allowed_action_names())})"
         lines = [f"decides={shown}", f"moves={state.moves()}"]
         fields = state.fields
+        hidden = unseen(state, player)
         for slot in self.slots:
             value = fields[slot.key]
-            if slot.hidden or (slot.owner_only and slot.key[0] != player):
+            if slot.key in hidden:
                 lines.append(f"{slot.label}=hidden({_size(value)})")
             else:
                 lines.append(f"{slot.label}={_text(value)}")
@@ -343,9 +340,10 @@ class ObservationEncoder:
         current = state.current_player()
         vector[n + (current if 0 <= current < n else n)] = 1.0
         fields = state.fields
+        hidden = unseen(state, player)
         for slot in self.slots:
             value = fields[slot.key]
-            visible = not slot.hidden and not (slot.owner_only and slot.key[0] != player)
+            visible = slot.key not in hidden
             base = slot.offset
             encoding = slot.encoding
             if encoding == "number":

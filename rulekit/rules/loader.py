@@ -288,14 +288,24 @@ class _Builder:
                     if "type" in spec.written:
                         continue  # an unknown type, already reported
                     declared = parse_declared("any", self.st.kinds)
-                visibility = spec.get("visibility")
-                if visibility == "owner" and scope != "player":
-                    self.bag.error("visibility 'owner' is for player fields only", span)
+                visibility, visible_to = self.visibility(spec.get("visibility"))
+                if visibility in ("owner", "others") and scope != "player":
+                    self.bag.error(f"visibility '{visibility}' is for player fields only", span)
                 initial = self.initial(spec, declared, f"state.{scope}.{name}")
                 if initial is FAILED:
                     continue
-                result[scope][name] = m.FieldDecl(scope, name, declared, initial, visibility, span)
+                result[scope][name] = m.FieldDecl(
+                    scope, name, declared, initial, visibility, span, visible_to
+                )
         return result
+
+    @staticmethod
+    def visibility(written: Any) -> tuple[str, Any]:
+        """A field's visibility word and its ``to`` condition (None when it has none)."""
+        if written is None or isinstance(written, str):
+            return str(written or "public"), None
+        word = written.get("is")
+        return str(word or "hidden"), written.get("to")
 
     def initial(self, spec: Node, declared: Declared, path: str) -> Any:
         """A field's initial value: a DSL expression, or a literal checked against the field's type."""

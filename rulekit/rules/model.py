@@ -54,7 +54,10 @@ class FieldDecl:
 
     ``scope`` is ``game``, ``turn``, ``player`` or a component kind.
     ``visibility`` is ``public``, ``owner`` (player fields: only that player sees
-    it) or ``hidden`` (nobody sees the contents, only its size).
+    it), ``others`` (player fields: everyone but that player) or ``hidden`` (nobody sees
+    the contents, only its size); ``visible_to`` is a condition under which a seat
+    (``viewer``) sees it anyway.  What a seat sees is decided by
+    :func:`rulekit.engine.information.unseen` alone.
     """
 
     scope: str
@@ -63,6 +66,7 @@ class FieldDecl:
     initial: ast.Expr | None
     visibility: str
     span: Span | None
+    visible_to: ast.Expr | None = None
 
 
 @frozen

@@ -70,6 +70,27 @@ COMPONENT_KIND = Table(
     "A kind of component: its attributes and items.",
 )
 
+#: The words of a field's ``visibility`` (see :class:`rulekit.rules.model.FieldDecl`).
+VISIBILITIES = ("public", "owner", "others", "hidden")
+
+#: Who sees a field: a word, or ``{is: WORD, to: CONDITION}`` (``to`` alone: ``is: hidden``).
+VISIBILITY = Either(
+    Table(
+        "visibility",
+        (
+            Key("is", Enum(VISIBILITIES), "public, owner, others or hidden.", default="hidden"),
+            Key(
+                "to",
+                Expr(),
+                "A condition: the seat ``viewer`` (a player) also sees the value when it holds; "
+                "``owner`` is the field's owner (player and component fields).",
+            ),
+        ),
+        "Who sees a field's contents.",
+        short="is",
+    )
+)
+
 FIELD = Table(
     "field",
     (
@@ -82,8 +103,10 @@ FIELD = Table(
         Key("initial", Data(), "Initial value: a literal or a DSL expression."),
         Key(
             "visibility",
-            Enum(("public", "owner", "hidden")),
-            "Who sees the value (owner: player fields only).",
+            VISIBILITY,
+            "Who sees the value: public, owner (only its owner), others (everyone but its owner; "
+            "owner and others: player fields only), hidden (nobody), or {is: ..., to: CONDITION}: "
+            "also every seat for which the condition holds (viewer and owner bound).",
             default="public",
         ),
         Key("doc", Text(), "What this field holds."),

@@ -248,6 +248,9 @@ class Structurer:
             return self._table(shape.table, raw, at, path)
         short = shape.table.short
         assert short is not None, "an Either's table names its short key"
+        key = shape.table.key(short)
+        if key is not None and raw is not None and self.value(key.shape, raw, at, path) is FAILED:
+            return FAILED  # reported under the outer key's name ("visibility must be ...")
         wrapped = LocDict({short: raw})
         wrapped.span = at
         wrapped.key_spans = {short: at}

@@ -235,6 +235,20 @@ class Runtime:
         told = (*F.get(("_", "told"), ()), (player, str(text)))
         F[("_", "told")] = told[-MAX_NOTES * self.num_players :]
 
+    def reveal(self, F: dict[Any, Any], owner: Any, field: str, player: int) -> None:
+        """Show ``owner``'s ``field`` to ``player`` from now on: a sorted set of (owner, field,
+        player) in the engine's ``revealed`` field (see rulekit.engine.information)."""
+        if type(player) is not int or not 0 <= player < self.num_players:
+            shown = "none" if player is None else self.format_value(player)
+            raise RuleFailure(f"reveal: {shown} is not a player")
+        if (owner, field) not in F or owner == "_":
+            shown = f"P{owner + 1}" if type(owner) is int else self.format_value(owner)
+            raise RuleFailure(f"reveal: {shown} has no field '{field}'")
+        entry = (owner, str(field), player)
+        revealed = F.get(("_", "revealed"), ())
+        if entry not in revealed:
+            F[("_", "revealed")] = tuple(sorted((*revealed, entry), key=repr))
+
     def end_game(self, F: dict[Any, Any]) -> None:
         F[("_", "over")] = True
 

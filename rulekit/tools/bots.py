@@ -92,7 +92,7 @@ class HeuristicBot:
             return legal[0]
         me = state.current_player()
         worlds = [state]
-        if not hidden_places(state.game, me).empty:
+        if not hidden_places(state, me).empty:
             worlds = [determinize(state, me, self._rng) for _ in range(self.samples)]
         best: list[Action] = []
         best_value: tuple[Fraction, Fraction] | None = None

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from attrs import define, field
 
 from rulekit.engine.game import Action, Game, State
+from rulekit.engine.information import seat_explanation
 from rulekit.errors import Diagnostic, IllegalActionError, RulekitError
 from rulekit.tools.bots import Bot
 from rulekit.tools.log import GameRecorder
@@ -93,7 +94,7 @@ class HumanSeat:
             return None
         if action in options.values():
             return action
-        self.write(IllegalActionError(state.explain(action)).render())
+        self.write(IllegalActionError(seat_explanation(state, action, self.seat)).render())
         return None
 
 
@@ -115,6 +116,8 @@ def play_human(
         return _play(game, seat, bots, recorder, max_actions, read, write)
     finally:
         recorder.close()  # also after a rule error or Ctrl-C: the actions so far are kept
+        # only now: knowing the seed during play would tell the deal
+        write(f"the game's seed was {seed} (play it again with --seed {seed})")
 
 
 def _play(

@@ -103,3 +103,13 @@ def parse_seat(text: str, players: int, option: str = "--seat") -> int:
             Diagnostic(f"{option} takes a seat from 1 to {players} (or P1..P{players}), not {text!r}")
         )
     return int(raw) - 1
+
+
+def game_seed(given: int | None) -> int:
+    """The seed a game with people is dealt from: the one given, else a fresh random one
+    (``secrets``), so that no two games deal the same cards and no player can know the deal."""
+    if given is not None:
+        return given
+    import secrets
+
+    return secrets.randbelow(2**31)

@@ -2,8 +2,9 @@
 
 The generic part needs nothing from the ruleset: game and turn fields, one line
 per player, one line per component with something set, the latest notes.  What
-the viewer may not see (``visibility: owner`` or ``hidden``) is shown only as
-its size, as :meth:`State.view` says.
+the viewer may not see (the engine's information model,
+:func:`rulekit.engine.information.unseen`) is shown only as its size, as :meth:`State.view`
+says, and the panels are evaluated on the masked fields.
 
 A ruleset may draw its own panels with DSL expressions; they then replace the
 generic field list (see docs/cli.md)::
@@ -28,6 +29,7 @@ from rulekit.compiler.program import Program
 from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
 from rulekit.engine.game import State
+from rulekit.engine.information import masked_fields
 from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, Span, did_you_mean
 from rulekit.rules.yaml_source import LocStr, span_of
 from rulekit.tools.rules_listing import describe_rules as describe_rules  # re-exported: was here
@@ -240,19 +242,22 @@ def _append_notes(out: list[str], state: State, viewer: int | None) -> None:
 
 
 def render_panels(state: State, viewer: int | None = None) -> list[str]:
-    """The ruleset's own display panels; a panel that fails says so instead of its lines."""
+    """The ruleset's own display panels evaluated on what ``viewer`` may see (unseen values read
+    as none: :func:`rulekit.engine.information.masked_fields`); a panel that fails says so
+    instead of its lines."""
     try:
         panels = compile_display(state.game.program)
     except RulekitError as error:
         return [f"(display section has errors: {error.diagnostics[0].message})"]
     out = []
+    fields = masked_fields(state, viewer)
     me = viewer  # a spectator (None) is nobody: a panel's `if me != none` guard holds for players only
     for panel in panels:
         if panel.title:
             out.append(f"-- {panel.title} --")
         state.game.runtime.reset_steps()  # each panel is an evaluation of its own, with a whole budget
         try:
-            result = panel.lines(state.fields, state.game.runtime, me)
+            result = panel.lines(fields, state.game.runtime, me)
         except Exception as error:  # a panel must never break the display
             out.append(f"  (panel failed: {type(error).__name__}: {error}; at {panel.span})")
             continue

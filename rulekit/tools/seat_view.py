@@ -17,11 +17,9 @@ from attrs import frozen
 
 from rulekit.engine.game import State
 from rulekit.engine.information import known_scores
-from rulekit.errors import RulekitError
-from rulekit.tools.render import compile_display, describe_decision
+from rulekit.tools.render import describe_decision, render_panels
 from rulekit.tools.svg import to_svg
 from rulekit.tools.view import Picture, caption, draw
-from rulekit.tools.view.drawing import masked_fields
 
 
 @frozen
@@ -63,26 +61,6 @@ def seat_view(state: State, seat: int | None) -> SeatView:
 
 
 def seat_panels(state: State, seat: int | None) -> list[str]:
-    """The ruleset's display panels evaluated on what ``seat`` may see (hidden values read as
-    none); a panel that fails says so instead of its lines."""
-    try:
-        panels = compile_display(state.game.program)
-    except RulekitError as error:
-        return [f"(display section has errors: {error.diagnostics[0].message})"]
-    fields = masked_fields(state, seat)
-    runtime = state.game.runtime
-    out: list[str] = []
-    for panel in panels:
-        if panel.title:
-            out.append(f"-- {panel.title} --")
-        runtime.reset_steps()  # each panel is an evaluation of its own, with a whole budget
-        try:
-            result = panel.lines(fields, runtime, seat)
-        except Exception as error:  # a panel must never break the view
-            out.append(f"  (panel failed: {type(error).__name__}: {error}; at {panel.span})")
-            continue
-        if isinstance(result, str):
-            out.extend(result.splitlines())
-        else:
-            out.extend(str(line) for line in result)
-    return out
+    """The ruleset's display panels evaluated on what ``seat`` may see (hidden values read
+    as none); a panel that fails says so instead of its lines (:func:`render_panels`)."""
+    return render_panels(state, seat)

@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rulekit.engine.game import Action, Game, State
+from rulekit.engine.information import seat_explanation
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, UsageError
 from rulekit.limits import LIMITS
@@ -39,7 +40,7 @@ from rulekit.tools.bots import Bot, make_bots
 from rulekit.tools.files import atomic_write_text
 from rulekit.tools.html import new_nonce, policy, render
 from rulekit.tools.log import GameRecorder
-from rulekit.tools.options import module_names, parse_seat
+from rulekit.tools.options import game_seed, module_names, parse_seat
 from rulekit.tools.seat_view import seat_view
 from rulekit.tools.view import compile_view
 
@@ -145,7 +146,7 @@ class Session:
             try:
                 action = self.game.parse_action(text.strip())
                 if action not in state.legal_actions():
-                    raise IllegalActionError(state.explain(action))
+                    raise IllegalActionError(seat_explanation(state, action, seat))
                 self._apply(action)
             except (IllegalActionError, RuleEvaluationError) as error:
                 return {"ok": False, "error": _message(error)}
@@ -173,7 +174,10 @@ class Session:
                     action = self.game.parse_action(f"{name}({ref})")
                 except IllegalActionError:
                     continue
-                return {"ok": False, "error": _message(IllegalActionError(state.explain(action)))}
+                return {
+                    "ok": False,
+                    "error": _message(IllegalActionError(seat_explanation(state, action, seat))),
+                }
             return {"ok": False, "error": f"no action can be taken with {ref} now"}
 
     # -------------------------------------------------------------- show
@@ -469,13 +473,14 @@ def session_from_args(args: argparse.Namespace) -> Session:
     count = args.players if args.players is not None else program.rules.min_players
     game = Game(program, count)
     humans = {parse_seat(s.strip(), count, "--human") for s in str(args.human).split(",") if s.strip()}
-    bots = make_bots(game, args.bot, args.seed)
+    seed = args.seed = game_seed(args.seed)
+    bots = make_bots(game, args.bot, seed)
     source = None
     if "/" in args.ruleset:
         from rulekit.rules.compose import find_ruleset
 
         source = str(find_ruleset(args.ruleset).resolve())
-    return Session(game, args.seed, humans, bots, claim_log(args.log), source)
+    return Session(game, seed, humans, bots, claim_log(args.log), source)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -499,5 +504,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for who, url in session.urls(port):
         print(f"  {who}: {url}" if who != "watch" else f"  to watch (no seat, cannot act): {url}")
     server = make_server(make_app(session))
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    finally:  # only now: knowing the seed during play would tell the deal (the log holds it)
+        print(f"the game's seed was {args.seed} (serve it again with --seed {args.seed})")
     return 0

@@ -47,7 +47,12 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("ruleset", metavar="RULESET")
     p.add_argument("--players", type=int, metavar="N", help="number of players (default: the minimum)")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        metavar="S",
+        help="random seed (default: a fresh random one, shown when serve stops)",
+    )
     p.add_argument(
         "--human",
         default="1",

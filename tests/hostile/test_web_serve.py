@@ -211,7 +211,9 @@ def test_serve_prints_one_address_per_seat_with_its_token(
     log = tmp_path / "t.jsonl"
     assert main(["serve", "tic_tac_toe", "--port", "0", "--human", "1,2", "--log", str(log)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    urls = [line.split(": ", 1)[1] for line in lines[1:]]
+    seed = json.loads(log.read_text(encoding="utf-8").splitlines()[0])["seed"]
+    assert lines[-1] == f"the game's seed was {seed} (serve it again with --seed {seed})"  # once it stops
+    urls = [line.split(": ", 1)[1] for line in lines[1:-1]]
     assert [line.split(":")[0].strip() for line in lines[1:3]] == ["P1", "P2"]
     tokens = [url.split("?token=")[1] for url in urls]
     assert len(set(tokens)) == 3 and all(len(token) >= 40 for token in tokens)

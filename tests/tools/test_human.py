@@ -217,3 +217,36 @@ def test_a_list_parameter_is_offered_as_it_is_typed_back(
     out = capsys.readouterr().out
     assert "1. advance([11])" in out and "2. advance([3, 4])" in out and "((" not in out
     assert "-> advance([3, 4])" in out
+
+
+def test_human_play_deals_from_a_fresh_seed_shown_only_when_the_game_ends(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Without --seed two games with a person are dealt from different seeds; the seed is
+    printed only in the last line, after the game, and the referee's log holds it."""
+    seeds = []
+    for n in range(2):
+        monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 5))
+        log = tmp_path / f"g{n}.jsonl"
+        assert main(["play", "royal_letter", "--human", "1", "--log", str(log)]) == 0
+        out = capsys.readouterr().out
+        header = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
+        seeds.append(header["seed"])
+        last = out.rstrip().splitlines()[-1]
+        assert last == f"the game's seed was {header['seed']} (play it again with --seed {header['seed']})"
+        assert out.count(str(header["seed"])) == 2  # in the last line only
+    assert seeds[0] != seeds[1]
+
+
+def test_the_text_panels_are_evaluated_on_what_the_seat_may_see(write_ruleset: Callable[..., Path]) -> None:
+    """A panel that lists every hand shows a seat only its own cards (it used to read the true state)."""
+    text = SECRETS.replace(
+        """      lines: '[join(me.hand, " ") if me != none else "(spectator)"]'""",
+        '      lines: \'[concat(p, " holds ", len([c for c in p.hand if c != none]), " known")'
+        " for p in players]'",
+    )
+    game = Game(load_program(str(write_ruleset(text, name="panels"))), 2)
+    state = game.new_initial_state(0)
+    shown = "\n".join(render_state(state, 0).splitlines())
+    assert "P1 holds 2 known" in shown
+    assert "P2 holds 0 known" in shown

@@ -62,10 +62,10 @@ def _cards(write_ruleset: Callable[..., Path]) -> State:
 
 def test_hidden_places_are_the_unseen_fields_grouped_by_type(write_ruleset: Callable[..., Path]) -> None:
     state = _cards(write_ruleset)
-    places = hidden_places(state.game, 0)
+    places = hidden_places(state, 0)
     assert places.pools == ((("game", "deck"), (1, "hand")),)
     assert places.kept == (("game", "secret"),)
-    assert hidden_places(state.game, None).pools == ((("game", "deck"), (0, "hand"), (1, "hand")),)
+    assert hidden_places(state, None).pools == ((("game", "deck"), (0, "hand"), (1, "hand")),)
 
 
 def test_a_determinization_keeps_what_the_player_sees_and_deals_the_rest_again(
@@ -140,7 +140,7 @@ def test_unseen_hands_pool_with_every_hidden_list_of_their_type(
         "    pile:", '    spare: {type: "list[int]", initial: "[20, 21, 22]", visibility: hidden}\n    pile:'
     )
     state = load_game(str(write_ruleset(text, name="two_decks")), 2).new_initial_state(4)
-    assert hidden_places(state.game, 0).pools == ((("game", "deck"), ("game", "spare"), (1, "hand")),)
+    assert hidden_places(state, 0).pools == ((("game", "deck"), ("game", "spare"), (1, "hand")),)
     places = (("game", "deck"), ("game", "spare"), (1, "hand"))
     unseen = Counter(c for place in places for c in state.value(*place))
     hands = set()
@@ -162,7 +162,7 @@ def test_two_hidden_decks_of_one_type_without_hands_stay_apart(
         "    pile:", '    spare: {type: "list[int]", initial: "[20, 21, 22]", visibility: hidden}\n    pile:'
     ).replace('hand: {type: "list[int]", visibility: owner}', 'hand: {type: "list[int]"}')
     state = load_game(str(write_ruleset(text, name="two_decks")), 2).new_initial_state(4)
-    assert hidden_places(state.game, 0).pools == ((("game", "deck"),), (("game", "spare"),))
+    assert hidden_places(state, 0).pools == ((("game", "deck"),), (("game", "spare"),))
     for seed in range(5):
         copy = determinize(state, 0, random.Random(seed))
         assert sorted(copy.value("game", "spare")) == [20, 21, 22]

@@ -45,7 +45,7 @@ def test_minimal_ruleset_loads(write_ruleset: Callable[..., Path]) -> None:
         (
             ("n: {type: int}", "n: {type: int, visibility: secret}"),
             5,
-            "visibility must be public, owner or hidden (got 'secret')",
+            "visibility must be public, owner, others or hidden (got 'secret')",
         ),
         (
             ("n: {type: int}", "n: {type: int, visibility: owner}"),

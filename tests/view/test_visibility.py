@@ -39,7 +39,7 @@ def _picture(state: State, seat: int | None) -> str:
 def _unseen_changed(state: State, seat: int | None, rng: random.Random) -> State:
     """A state the seat cannot tell from ``state``: what it may not see is changed."""
     other = determinize(state, seat, rng)
-    for place in hidden_places(state.game, seat).kept:
+    for place in hidden_places(state, seat).kept:
         other.fields[place] = None  # what a masked value reads as
     return other
 

@@ -166,6 +166,20 @@ def _tell(R: Any, F: dict[Any, Any], player: int, text: str) -> None:
 
 
 @_register(
+    "reveal",
+    [("owner", ANY), ("field", STR), ("to", PLAYER)],
+    ANY,
+    "Show a field of owner (a player, a component, game) to player for the rest of the game, "
+    "whatever its visibility says: its later contents too (a hand shown to the one who peeked). "
+    "Who was shown what is public; the engine keeps it in its state.",
+    effect=True,
+    example='reveal(target, "hand", me)',
+)
+def _reveal(R: Any, F: dict[Any, Any], owner: Any, field: str, to: int) -> None:
+    R.reveal(F, owner, field, to)
+
+
+@_register(
     "end_game",
     [],
     ANY,

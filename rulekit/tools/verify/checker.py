@@ -52,18 +52,8 @@ class Checker(EngineChecks):
         self.turn_context: Any = None
         self.turn_ended = False
         self.games: dict[int, Game] = {}
-        self.hidden_cache: dict[tuple[int, int | None], list[tuple[Any, str]]] = {}
         self.fired: Callable[[str], None] | None = None
         self.branch: Callable[[Any, int], None] | None = None
-        self._visibility: dict[tuple[str, str], str] = {
-            (scope, name): decl.visibility
-            for scope, fields in program.rules.fields.items()
-            for name, decl in fields.items()
-        }
-        self._scope_of: dict[Any, str] = {"game": "game", "turn": "turn"}
-        for kind, ids in program.collections.items():
-            for ident in ids:
-                self._scope_of[ident] = kind
 
     def game(self, players: int) -> Game:
         game = self.games.get(players)
@@ -166,6 +156,8 @@ class Checker(EngineChecks):
             )
         if heavy and not state.is_terminal():
             self.check_clone_reverse(state)
+        with coverage_off(state):
+            self.check_no_leak(twin, action, state)
         self.check_state(state, heavy=heavy)
         if before_fields is not None:
             with coverage_off(state):

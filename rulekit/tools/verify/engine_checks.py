@@ -4,11 +4,14 @@ replay, refused actions, clone independence, the finished game and seat-blind re
 from __future__ import annotations
 
 import json
+import random
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from rulekit.compiler.program import Program
 from rulekit.engine.game import TERMINAL, Action, State
+from rulekit.engine.information import determinize, has_hidden_information, unseen
 from rulekit.errors import IllegalActionError
 from rulekit.tools.verify.failures import (
     MISSING,
@@ -32,9 +35,6 @@ class EngineChecks:
     players: int
     seed: int
     history: list[tuple[int, str]]
-    hidden_cache: dict[tuple[int, int | None], list[tuple[Any, str]]]
-    _visibility: dict[tuple[str, str], str]
-    _scope_of: dict[Any, str]
 
     def check_values(self, state: State) -> None:
         self.stats.property_checks += 1
@@ -97,6 +97,74 @@ class EngineChecks:
                     f"{who} view changed in {', '.join(diff[:5])} when only hidden information changed",
                     state=state,
                 )
+
+    def check_no_leak(self, before: State, action: Action, after: State) -> None:
+        """``engine:no_leak``: an action does not show a seat what it cannot see.
+
+        For each seat with unseen places, the state before the action is dealt again
+        (:func:`~rulekit.engine.information.determinize`, chance kept) and the same action
+        applied: the seat's own legal actions must be the same in both (when it decides), and
+        a place every player sees must not come to hold, in the real game, an item that still
+        lies where the seat cannot see it while the redealt game shows something else there
+        (a hidden card copied into a public field).  Items the seat saw before, items that
+        left the unseen places (a card played face up, drawn, flipped), ``tell``, ``reveal``
+        and copies into fields that not everyone sees (a Priest's peek kept in the peeker's
+        ``owner`` field) are declared ways of showing, and are not leaks."""
+        game = before.game
+        if not has_hidden_information(self.program):
+            return
+        decider = before.current_player()
+        private: set[tuple[Any, str]] = set()
+        for seat in range(game.num_players):
+            private |= unseen(after, seat)
+        for seat in range(game.num_players):
+            hidden = unseen(before, seat)
+            if not hidden:
+                continue
+            self.stats.property_checks += 1
+            rng = random.Random(f"{self.seed}/{len(self.history)}/{seat}")
+            world = determinize(before, seat, rng, reseed=False)
+            if world.fields == before.fields:
+                continue
+            if seat == decider:
+                real = before.legal_action_strings()
+                other = world.legal_action_strings()
+                if real != other:
+                    raise self._failure(
+                        "engine:no_leak",
+                        f"P{seat + 1}'s legal actions depend on what P{seat + 1} cannot see "
+                        f"({_first_difference(real, other)})",
+                        state=before,
+                    )
+            try:
+                world.apply_action(action)
+            except Exception:  # another seat's action, legal only with what it knows
+                continue
+            # items still unseen, as many times as before: they did not come out of hiding
+            had = _items(before, hidden)
+            # (an item the seat saw before, in its own hand say, tells it nothing new)
+            seen = [k for k in before.fields if k[0] != ENGINE_OWNER and k not in hidden]
+            known = _items(before, seen)
+            hidden_items = {
+                x for x, n in _items(after, unseen(after, seat)).items() if n >= had[x] and x not in known
+            }
+            if not hidden_items:
+                continue
+            for key, value in after.fields.items():
+                if key[0] == ENGINE_OWNER or key in hidden or key in private:
+                    continue
+                shown = world.fields.get(key)
+                if shown == value:
+                    continue
+                new = Counter(_flat(value)) - Counter(_flat(shown))  # what only the real game shows
+                leaked = sorted(item for item in new if item in hidden_items)
+                if leaked:
+                    raise self._failure(
+                        "engine:no_leak",
+                        f"after {game.action_to_string(action)}, {key_text(key)} shows P{seat + 1} "
+                        f"{leaked[0]}, which lies where P{seat + 1} cannot see it",
+                        state=after,
+                    )
 
     def check_replay(self, state: State) -> None:
         self.stats.property_checks += 1
@@ -203,20 +271,7 @@ class EngineChecks:
         return fail(key, message, history=self.history, players=self.players, seed=self.seed, **kwargs)
 
     def _hidden_keys(self, state: State, player: int | None) -> list[tuple[Any, str]]:
-        cache_key = (state.game.num_players, player)
-        keys = self.hidden_cache.get(cache_key)
-        if keys is None:
-            keys = []
-            for key in state.fields:
-                owner, name = key
-                if owner == ENGINE_OWNER:
-                    continue
-                scope = "player" if isinstance(owner, int) else self._scope_of.get(owner, "")
-                visibility = self._visibility.get((scope, name), "public")
-                if visibility == "hidden" or (visibility == "owner" and owner != player):
-                    keys.append(key)
-            self.hidden_cache[cache_key] = keys
-        return keys
+        return sorted((key for key in unseen(state, player) if key in state.fields), key=repr)
 
     def _rejected_actions(self, state: State) -> Iterator[Action]:
         """Actions that must be refused now: other names, values outside a domain, failed requirements."""
@@ -240,3 +295,22 @@ class EngineChecks:
                 used = {a.args[0] for a in legal if a.name == action.name}
                 yield Action(action.name, (outside(used, action.args[0], program), *action.args[1:]))
                 break
+
+
+def _flat(value: Any) -> list[Any]:
+    """The items of a value: a list's or map's (keys and values), or the value itself."""
+    if isinstance(value, tuple):
+        return [item for part in value for item in _flat(part)]
+    if isinstance(value, dict):
+        return [item for pair in value.items() for part in pair for item in _flat(part)]
+    return [value] if isinstance(value, str) else []
+
+
+def _items(state: State, places: Any) -> Counter[Any]:
+    """The component ids (texts) lying in ``places``, with how many times."""
+    return Counter(item for key in places if key in state.fields for item in _flat(state.fields[key]))
+
+
+def _first_difference(real: Sequence[str], other: Sequence[str]) -> str:
+    only = sorted(set(real) ^ set(other))
+    return f"{only[0]} is legal in one deal and not in another" if only else "their order differs"

@@ -85,6 +85,10 @@ ENGINE_PROPERTIES = {
     "json-roundtrip": "the JSON round trip is exact",
     "replay": "replaying the log gives the same state hash",
     "view-hidden": "a player's view does not change when only what the player cannot see changes",
+    "no_leak": (
+        "an action shows no seat what it cannot see: its legal actions do not depend on it, and no "
+        "field everyone sees comes to hold an item still hidden from the seat"
+    ),
     "terminal": "a finished game has no decision and can be scored",
     "seat-blind-returns": (
         "a finished game's returns depend on the standings, not on the seats: players tied on "

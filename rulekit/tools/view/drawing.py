@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rulekit.engine.game import State
+from rulekit.engine.information import masked_fields
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, RulesetError
 from rulekit.rules import view as v
@@ -16,32 +17,6 @@ MAX_SHAPES = 20_000
 #: The largest width or height a view may give (pixels), and the size drawn when it fails.
 MAX_SIZE = 100_000
 FALLBACK_SIZE = 400
-
-
-def masked_fields(state: State, seat: int | None) -> dict[Any, Any]:
-    """The state's fields with what ``seat`` may not see replaced (``None``: a spectator)."""
-    game = state.game
-    rules = game.program.rules
-    fields = dict(state.fields)
-    for scope, decls in rules.fields.items():
-        for name, decl in decls.items():
-            if decl.visibility == "public":
-                continue
-            for owner in game.owners(scope):
-                if decl.visibility == "owner" and owner == seat:
-                    continue
-                key = (owner, name)
-                if key in fields:
-                    fields[key] = _mask(fields[key])
-    return fields
-
-
-def _mask(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return (None,) * len(value)
-    if isinstance(value, dict):
-        return {}
-    return None
 
 
 class _Drawer:
