@@ -21,7 +21,6 @@ from tests.ecosystem.extras import require
 pyspiel = require("pyspiel", "openspiel")
 
 from rulekit import openspiel as rk  # noqa: E402
-from rulekit.load import load_game  # noqa: E402
 from rulekit.tools.scenario import find_scenarios, run_scenario  # noqa: E402
 
 BREAKTHROUGH = Path(__file__).resolve().parents[2] / "rulesets" / "breakthrough"
@@ -134,8 +133,9 @@ def test_openspiel_random_sim_test_passes() -> None:
     pyspiel.random_sim_test(rk.register("breakthrough"), num_sims=2, serialize=True, verbose=False)
 
 
-@pytest.mark.parametrize("scenario", sorted(find_scenarios([BREAKTHROUGH / "scenarios"])), ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "scenario", sorted(find_scenarios([BREAKTHROUGH / "scenarios"])), ids=lambda p: p.stem
+)
 def test_the_scenarios_pass(scenario: Path) -> None:
     report = run_scenario(scenario)
     assert report.passed, report
-

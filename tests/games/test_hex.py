@@ -38,8 +38,7 @@ def _drawn(state: Any, rows: int, columns: int) -> str:
     """rulekit's board drawn as OpenSpiel's ``ToString`` (standard notation) draws its own."""
     board: dict[tuple[int, int], int] = state.engine_state.value("game", "board")
     return "\n".join(
-        " " * y + "".join(".xo"[board.get((x, y), -1) + 1] + " " for x in range(columns))
-        for y in range(rows)
+        " " * y + "".join(".xo"[board.get((x, y), -1) + 1] + " " for x in range(columns)) for y in range(rows)
     )
 
 
