@@ -36,8 +36,9 @@ def add_parser(subparsers: Any) -> None:
             "each action and trigger fired. Writes report.md, report.html, report.json and PNG plots."
         ),
         epilog=(
-            "example:\n"
-            "  rulekit analyze el_capitan --players 4 --with porto,lisboa,islas_canarias --games 200"
+            "examples:\n"
+            "  rulekit analyze tic_tac_toe --games 200 --out report/\n"
+            "  rulekit analyze RULESET --players 4 --with MODULE,... --games 200"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
