@@ -9,7 +9,6 @@ rulekit's ``horizontal((R, C))`` and ``vertical((R, C))`` are OpenSpiel's ``PN(h
 
 from __future__ import annotations
 
-import random
 import re
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from tests.ecosystem.extras import require
 pyspiel = require("pyspiel", "openspiel")
 
 from rulekit import openspiel as rk  # noqa: E402
+from tests.games.lockstep import constants_variant, lockstep  # noqa: E402
 
 
 def _theirs_text(ours_text: str, player: int) -> str:
@@ -30,33 +30,11 @@ def _theirs_text(ours_text: str, player: int) -> str:
 
 
 def _lockstep(ours: Any, theirs: Any, seed: int) -> int:
-    """Play one random game in both; return how many states were compared."""
-    rng = random.Random(seed)
-    a, b = ours.new_initial_state(), theirs.new_initial_state()
-    compared = 0
-    while True:
-        compared += 1
-        assert a.is_terminal() == b.is_terminal(), (seed, compared, str(b))
-        if b.is_terminal():
-            assert a.returns() == b.returns(), (seed, str(b))
-            return compared
-        player = b.current_player()
-        assert a.current_player() == player, (seed, compared, str(b))
-        mine = {_theirs_text(a.action_to_string(x), player): x for x in a.legal_actions()}
-        offered = {b.action_to_string(x): x for x in b.legal_actions()}
-        assert set(mine) == set(offered), (seed, compared, str(b))
-        text = rng.choice(sorted(mine))
-        a.apply_action(mine[text])
-        b.apply_action(offered[text])
+    return lockstep(ours, theirs, seed, lambda a, text: _theirs_text(text, a.current_player()))
 
 
 def _variant(tmp_path: Path, rows: int, cols: int) -> str:
-    path = tmp_path / "size.yaml"
-    path.write_text(
-        f"variant: size\nruleset: dots_and_boxes\nset:\n  constants.ROWS: {rows}\n  constants.COLS: {cols}\n",
-        encoding="utf-8",
-    )
-    return str(path)
+    return constants_variant(tmp_path, "dots_and_boxes", ROWS=rows, COLS=cols)
 
 
 @pytest.fixture(scope="module")

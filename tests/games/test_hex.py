@@ -10,7 +10,6 @@ the legal actions and at the end the returns must agree. The action mapping: rul
 
 from __future__ import annotations
 
-import random
 import re
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ pyspiel = require("pyspiel", "openspiel")
 
 from rulekit import openspiel as rk  # noqa: E402
 from rulekit.tools.scenario import find_scenarios, run_scenario  # noqa: E402
+from tests.games.lockstep import constants_variant, lockstep  # noqa: E402
 
 HEX = Path(__file__).resolve().parents[2] / "rulesets" / "hex"
 PLACE = re.compile(r"place\(c(\d+)_(\d+)\)")
@@ -43,24 +43,10 @@ def _drawn(state: Any, rows: int, columns: int) -> str:
 
 
 def _lockstep(ours: Any, theirs: Any, seed: int, rows: int = 11, columns: int = 11) -> int:
-    """Play one random game in both; return how many states were compared."""
-    rng = random.Random(seed)
-    a, b = ours.new_initial_state(), theirs.new_initial_state()
-    compared = 0
-    while True:
-        compared += 1
+    def same_board(a: Any, b: Any) -> None:
         assert _drawn(a, rows, columns) == str(b)
-        assert a.is_terminal() == b.is_terminal(), str(b)
-        if b.is_terminal():
-            assert a.returns() == b.returns()
-            return compared
-        assert a.current_player() == b.current_player()
-        mine = {_theirs_text(a.action_to_string(x)): x for x in a.legal_actions()}
-        offered = {b.action_to_string(x): x for x in b.legal_actions()}
-        assert set(mine) == set(offered), str(b)
-        text = rng.choice(sorted(mine))
-        a.apply_action(mine[text])
-        b.apply_action(offered[text])
+
+    return lockstep(ours, theirs, seed, lambda a, text: _theirs_text(text), same_board)
 
 
 _REGISTERED: dict[tuple[int, int], Any] = {}
@@ -73,13 +59,10 @@ def sized(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
     def register(rows: int, columns: int) -> Any:
         if (rows, columns) not in _REGISTERED:
-            path = tmp_path_factory.mktemp("variants") / f"board_{rows}x{columns}.yaml"
-            path.write_text(
-                f"variant: board_{rows}x{columns}\nruleset: hex\nset:\n"
-                f"  constants.ROWS: {rows}\n  constants.COLUMNS: {columns}\n",
-                encoding="utf-8",
+            variant = constants_variant(
+                tmp_path_factory.mktemp("variants"), "hex", ROWS=rows, COLUMNS=columns
             )
-            _REGISTERED[rows, columns] = rk.register("hex", variants=[str(path)])
+            _REGISTERED[rows, columns] = rk.register("hex", variants=[variant])
         return _REGISTERED[rows, columns]
 
     return register

@@ -9,7 +9,6 @@ with other ones.
 
 from __future__ import annotations
 
-import random
 import re
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ pyspiel = require("pyspiel", "openspiel")
 
 from rulekit import openspiel as rk  # noqa: E402
 from rulekit.load import load_game  # noqa: E402
+from tests.games.lockstep import constants_variant, lockstep  # noqa: E402
 
 NIM = Path(__file__).resolve().parents[2] / "rulesets" / "nim"
 
@@ -33,32 +33,11 @@ def _theirs_text(ours_text: str) -> str:
 
 
 def _lockstep(ours: Any, theirs: Any, seed: int) -> int:
-    rng = random.Random(seed)
-    a, b = ours.new_initial_state(), theirs.new_initial_state()
-    compared = 0
-    while True:
-        compared += 1
-        assert a.is_terminal() == b.is_terminal()
-        if b.is_terminal():
-            assert a.returns() == b.returns()
-            return compared
-        assert a.current_player() == b.current_player()
-        mine = {_theirs_text(a.action_to_string(x)): x for x in a.legal_actions()}
-        offered = {b.action_to_string(x): x for x in b.legal_actions()}
-        assert set(mine) == set(offered)
-        text = rng.choice(sorted(mine))
-        a.apply_action(mine[text])
-        b.apply_action(offered[text])
+    return lockstep(ours, theirs, seed, lambda a, text: _theirs_text(text))
 
 
 def _variant(tmp_path: Path, piles: list[int], misere: bool) -> str:
-    path = tmp_path / "piles.yaml"
-    path.write_text(
-        f"variant: piles\nruleset: nim\nset:\n  constants.PILES: {piles}\n"
-        f"  constants.MISERE: {str(misere).lower()}\n",
-        encoding="utf-8",
-    )
-    return str(path)
+    return constants_variant(tmp_path, "nim", PILES=piles, MISERE=str(misere).lower())
 
 
 @pytest.mark.parametrize("seed", range(50))

@@ -9,7 +9,6 @@ the row from the top from 0) is OpenSpiel's ``{a+X}{Y+1}`` (``place(c4_2)`` is `
 
 from __future__ import annotations
 
-import random
 import re
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ pyspiel = require("pyspiel", "openspiel")
 
 from rulekit import openspiel as rk  # noqa: E402
 from rulekit.tools.scenario import find_scenarios, run_scenario  # noqa: E402
+from tests.games.lockstep import lockstep  # noqa: E402
 
 OTHELLO = Path(__file__).resolve().parents[2] / "rulesets" / "othello"
 PLACE = re.compile(r"place\(c(\d+)_(\d+)\)")
@@ -44,25 +44,12 @@ def _rows(state: Any) -> list[str]:
     ]
 
 
+def _same_board(a: Any, b: Any) -> None:
+    assert _rows(a) == str(b).splitlines()[2:10]
+
+
 def _lockstep(ours: Any, theirs: Any, seed: int) -> int:
-    """Play one random game in both; return how many states were compared."""
-    rng = random.Random(seed)
-    a, b = ours.new_initial_state(), theirs.new_initial_state()
-    compared = 0
-    while True:
-        compared += 1
-        assert _rows(a) == str(b).splitlines()[2:10]
-        assert a.is_terminal() == b.is_terminal(), str(b)
-        if b.is_terminal():
-            assert a.returns() == b.returns()
-            return compared
-        assert a.current_player() == b.current_player()
-        mine = {_theirs_text(a.action_to_string(x)): x for x in a.legal_actions()}
-        offered = {b.action_to_string(x): x for x in b.legal_actions()}
-        assert set(mine) == set(offered), str(b)
-        text = rng.choice(sorted(mine))
-        a.apply_action(mine[text])
-        b.apply_action(offered[text])
+    return lockstep(ours, theirs, seed, lambda a, text: _theirs_text(text), _same_board)
 
 
 @pytest.mark.parametrize("seed", range(50))
