@@ -62,3 +62,30 @@ class Limits:
 
 
 LIMITS = Limits()
+
+
+def json_too_deep(text: str, limit: int) -> bool:
+    """Whether the arrays and objects of JSON ``text`` nest deeper than ``limit`` (strings
+    skipped), found without parsing, so a bomb of brackets costs one pass and a text with few
+    brackets none: Python's parser recurses once per level."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False

@@ -27,7 +27,7 @@ from typing import Any
 from attrs import frozen
 
 from rulekit.errors import Diagnostic, RulekitError
-from rulekit.limits import LIMITS
+from rulekit.limits import LIMITS, json_too_deep
 
 #: Seconds to wait for another process's lock before a read or write is refused.
 BUSY_SECONDS = 5.0
@@ -384,16 +384,8 @@ def _json(value: object, kind: type) -> Any:
     """The JSON text of a cell parsed, nesting bounded before the parser recurses."""
     if not isinstance(value, str):
         raise _BadCell(f"expected JSON text, not {_shown(value)}")
-    if value.count("[") + value.count("{") > LIMITS.max_depth:
-        depth = deepest = 0
-        for char in value:  # brackets inside strings count too: a bound, not a parse
-            if char in "[{":
-                depth += 1
-                deepest = max(deepest, depth)
-            elif char in "]}":
-                depth -= 1
-        if deepest > LIMITS.max_depth:
-            raise _BadCell(f"JSON nested more than {LIMITS.max_depth} levels deep")
+    if json_too_deep(value, LIMITS.max_depth):
+        raise _BadCell(f"JSON nested more than {LIMITS.max_depth} levels deep")
     try:
         parsed = _DECODER.decode(value)
     except json.JSONDecodeError as error:

@@ -34,7 +34,7 @@ from rulekit.engine.game import Action, Game, State
 from rulekit.engine.information import seat_explanation
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, UsageError
-from rulekit.limits import LIMITS
+from rulekit.limits import LIMITS, json_too_deep
 from rulekit.load import load_program
 from rulekit.tools.bots import Bot, make_bots
 from rulekit.tools.files import atomic_write_text
@@ -239,29 +239,6 @@ def _seat_param(value: Any, players: int) -> int | None:
     return int(raw) - 1
 
 
-def json_depth(text: str) -> int:
-    """How deeply the arrays and objects of JSON ``text`` nest (strings skipped), counted
-    without parsing, so a bomb of brackets costs one pass."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
-
-
 def _check_text(value: Any) -> None:
     """Refuse text that is not Unicode (a lone surrogate, as from a ``\\ud800`` escape)."""
     stack = [value]
@@ -289,7 +266,7 @@ def parse_body(raw: bytes) -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise BadRequest(400, f"the body is not UTF-8 (byte {error.start})") from None
-    if json_depth(text) > LIMITS.max_depth:
+    if json_too_deep(text, LIMITS.max_depth):
         raise BadRequest(400, f"the JSON nests deeper than {LIMITS.max_depth} levels")
     try:
         value = json.loads(text)

@@ -11,7 +11,7 @@ from typing import Any
 from attrs import define, field
 
 from rulekit.errors import Diagnostic, ReplayError, Span
-from rulekit.limits import LIMITS
+from rulekit.limits import LIMITS, json_too_deep
 from rulekit.tools.log.writing import DIGEST_LENGTH, LOG_VERSION
 
 _DIGEST = re.compile(f"[0-9a-f]{{{DIGEST_LENGTH}}}")
@@ -151,15 +151,7 @@ def _lines(path: str | Path, name: str) -> Iterator[tuple[int, str, bool]]:
 
 def _json_line(line: str, where: Span) -> Any:
     """One JSON value; nesting beyond the depth limit and oversized numbers are refused."""
-    depth = 0
-    deepest = 0
-    for char in line:  # brackets inside strings count too: a bound, not a parse
-        if char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    if deepest > LIMITS.max_depth:
+    if json_too_deep(line, LIMITS.max_depth):
         raise ReplayError(Diagnostic(f"JSON nested more than {LIMITS.max_depth} levels deep", where))
     try:
         return json.loads(line)
