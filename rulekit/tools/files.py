@@ -9,10 +9,11 @@ file intact.  A log being played is streamed to ``TARGET.partial``, flushed afte
 from __future__ import annotations
 
 import errno
+import io
 import os
 import secrets
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
@@ -38,6 +39,16 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def write_figure(fig: Any, path: str | Path) -> Path:
+    """Write a matplotlib figure as PNG all at once, with the mode of any file the user
+    writes (umask), like the reports beside it."""
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90)
+    atomic_write_bytes(path, buffer.getvalue())
+    return Path(path)
 
 
 def _new_temporary(target: Path) -> tuple[int, str]:

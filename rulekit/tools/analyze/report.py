@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 from attrs import define, field
 from markupsafe import Markup
 
-from rulekit.tools.files import atomic_write_bytes
+from rulekit.tools.files import write_figure
 from rulekit.tools.html import render
 
 
@@ -255,7 +254,7 @@ def write_plots(
     ax.set_ylabel("games")
     if len(columns) > 1:
         ax.legend()
-    written.append(_save(fig, directory / f"{prefix}length_histogram.png"))
+    written.append(write_figure(fig, directory / f"{prefix}length_histogram.png"))
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for label, data in columns:
@@ -269,7 +268,7 @@ def write_plots(
     ax.set_xlabel("tenth of the game")
     ax.set_ylabel("legal actions per decision (mean)")
     ax.legend()
-    written.append(_save(fig, directory / f"{prefix}branching.png"))
+    written.append(write_figure(fig, directory / f"{prefix}branching.png"))
 
     fig, axes = plt.subplots(1, len(columns), figsize=(5 * len(columns), 3.5), squeeze=False, sharey=True)
     for axis, (label, data) in zip(axes[0], columns, strict=True):
@@ -284,15 +283,6 @@ def write_plots(
         axis.set_xlabel("tenth of the game")
     axes[0][0].set_ylabel("mean score")
     axes[0][0].legend()
-    written.append(_save(fig, directory / f"{prefix}scores.png"))
+    written.append(write_figure(fig, directory / f"{prefix}scores.png"))
     plt.close("all")
     return written
-
-
-def _save(fig: Any, path: Path) -> Path:
-    """Write the figure as PNG at once, with the mode of any file the user writes (umask)."""
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=90)
-    atomic_write_bytes(path, buffer.getvalue())
-    return path

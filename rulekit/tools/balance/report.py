@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,7 +11,7 @@ from rulekit.tools.balance.changes import VariantChanges, describe_change
 from rulekit.tools.balance.compare import Balance
 from rulekit.tools.balance.strength import all_random
 from rulekit.tools.bots import describe_bots
-from rulekit.tools.files import atomic_write_bytes
+from rulekit.tools.files import write_figure
 
 
 def render_markdown(result: Balance, plots: Sequence[str] = (), extra: Sequence[str] = ()) -> str:
@@ -250,7 +249,7 @@ def write_plots(result: Balance, directory: Path) -> list[str]:
     ax.set_xticks(range(n), [f"P{s + 1}" for s in range(n)])
     ax.set_ylabel("win rate (95% Wilson)")
     ax.legend()
-    written.append(_save(fig, directory / "win_rate.png"))
+    written.append(str(write_figure(fig, directory / "win_rate.png")))
 
     fig, axes = plt.subplots(1, n, figsize=(3 * n, 3), sharey=True, squeeze=False)
     for s in range(n):
@@ -258,25 +257,16 @@ def write_plots(result: Balance, directory: Path) -> list[str]:
         axis.boxplot([data["a"]["scores"][s], data["b"]["scores"][s]])
         axis.set_xticks([1, 2], ["A", "B"])
         axis.set_title(f"P{s + 1} score")
-    written.append(_save(fig, directory / "scores.png"))
+    written.append(str(write_figure(fig, directory / "scores.png")))
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.hist([data["a"]["lengths"], data["b"]["lengths"]], bins=20, label=["A (base)", "B (variant)"])
     ax.set_xlabel("game length (actions)")
     ax.set_ylabel("games")
     ax.legend()
-    written.append(_save(fig, directory / "length.png"))
+    written.append(str(write_figure(fig, directory / "length.png")))
     plt.close("all")
     return written
-
-
-def _save(fig: Any, path: Path) -> str:
-    """Write the figure as PNG at once, with the mode of any file the user writes (umask)."""
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=90)
-    atomic_write_bytes(path, buffer.getvalue())
-    return str(path)
 
 
 def _rate(side: dict[str, Any], seat: int) -> str:
