@@ -192,6 +192,11 @@ def build_parser(*, plugins: bool = True) -> tuple[argparse.ArgumentParser, dict
     )
     p.add_argument("--log", metavar="FILE", help="write the game's action log (JSON Lines) to FILE")
     p.add_argument("--human", metavar="SEAT", help="a person plays this seat (1 or P1) in the terminal")
+    p.add_argument(
+        "--seat-log",
+        metavar="FILE",
+        help="with --human: also write the log of what that seat saw (--log is the referee's)",
+    )
     add_bot_option(p)
     p.add_argument(
         "--max-actions", type=int, default=10_000, metavar="N", help="stop after N actions (default 10000)"
@@ -215,7 +220,14 @@ def build_parser(*, plugins: bool = True) -> tuple[argparse.ArgumentParser, dict
         "--html", metavar="FILE", help="also write a self-contained HTML page stepping through the game"
     )
     p.add_argument(
-        "--seat", metavar="P", help="with --html: draw what this seat may see (default: a spectator)"
+        "--seat",
+        metavar="P",
+        help="with --html or --seat-log: only what this seat may see (default: a spectator)",
+    )
+    p.add_argument(
+        "--seat-log",
+        metavar="FILE",
+        help="also write the log of what --seat saw (no seed, no hidden cards; docs/hidden-information.md)",
     )
     add_rules_options(p, modules=False)
     p.set_defaults(handler=cmd_replay)
@@ -367,6 +379,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     source = _source_of(args.ruleset)
     if args.human is None and args.seed is None:
         args.seed = 0
+    if args.seat_log is not None and args.human is None:
+        raise UsageError(Diagnostic("--seat-log is the log of what the --human seat saw: give --human too"))
     if args.human is not None:
         from rulekit.tools.human import play_human
         from rulekit.tools.options import game_seed
@@ -380,6 +394,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             max_actions=args.max_actions,
             source=source,
             log=args.log,
+            seat_log=args.seat_log,
         )
     played = play_game(
         game, args.seed, make_bots(game, args.bot, args.seed), args.max_actions, source=source, log=args.log
@@ -410,8 +425,14 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     if args.force and args.html:
         raise UsageError(Diagnostic("--html draws a game that replays exactly; drop --force"))
-    if args.seat is not None and not args.html:
-        raise UsageError(Diagnostic("--seat chooses whose view the HTML replay draws: give --html FILE too"))
+    if args.seat is not None and not (args.html or args.seat_log):
+        raise UsageError(
+            Diagnostic(
+                "--seat chooses whose view is drawn or logged: give --html FILE or --seat-log FILE too"
+            )
+        )
+    if args.force and args.seat_log:
+        raise UsageError(Diagnostic("--seat-log writes a game that replays exactly; drop --force"))
     if args.force:
         from rulekit.tools.force import force_replay
 
@@ -449,6 +470,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
             args.log, args.html, ruleset=args.ruleset, variants=args.variants or None, seat=args.seat
         )
         print(f"wrote {args.html} ({steps} steps)")
+    if args.seat_log:
+        from rulekit.tools.log.seat import logged_actions, seat_name, write_seat_log
+
+        seat = None if args.seat is None else parse_seat(args.seat, state.game.num_players)
+        write_seat_log(args.seat_log, state.game, int(log.header["seed"]), logged_actions(log), seat)
+        print(f"wrote {args.seat_log} (what {seat_name(seat)} saw)")
     return 0
 
 

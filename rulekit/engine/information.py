@@ -283,3 +283,40 @@ def known_scores(state: State, seat: int | None) -> list[int | None]:
     if reach == "public":
         return scores
     return [value if reach == "own" and p == seat else None for p, value in enumerate(scores)]
+
+
+# ------------------------------------------------------------------ rules that fired
+
+
+def hidden_triggers(game: Game) -> frozenset[str]:
+    """The triggers whose condition reads a field not every seat sees (read on the syntax tree,
+    functions followed): that such a trigger fired tells what its condition read, so seats hear
+    of it only once the game is over (:func:`known_fired`)."""
+    cache: dict[str, frozenset[str]] = game.__dict__.setdefault("_hidden_triggers", {})
+    if "names" not in cache:
+        rules = game.program.rules
+        secret = {
+            name
+            for decls in rules.fields.values()
+            for name, decl in decls.items()
+            if decl.visibility != "public"
+        }
+        walker = _ReadWalker(rules)
+        cache["names"] = frozenset(
+            name
+            for name, trigger in rules.triggers.items()
+            if trigger.condition is not None
+            and any(field in secret for field, _ in walker.reads(trigger.condition, frozenset()))
+        )
+    return cache["names"]
+
+
+def known_fired(state: State, fired: Iterable[str], seat: int | None) -> list[str]:
+    """The rules that fired (``action:NAME``, ``trigger:NAME``) as ``seat`` (None: a spectator)
+    may hear of them in ``state``: all once the game is over, else without the triggers whose
+    condition reads what not everyone sees (:func:`hidden_triggers`)."""
+    names = list(fired)
+    if state.is_terminal():
+        return names
+    hidden = hidden_triggers(state.game)
+    return [name for name in names if not (name.startswith("trigger:") and name[len("trigger:") :] in hidden)]

@@ -18,6 +18,7 @@ from rulekit.engine.information import seat_explanation
 from rulekit.errors import Diagnostic, IllegalActionError, RulekitError
 from rulekit.tools.bots import Bot
 from rulekit.tools.log import GameRecorder
+from rulekit.tools.log.seat import write_seat_log
 from rulekit.tools.render import render_standings, render_state
 
 
@@ -107,15 +108,19 @@ def play_human(
     max_actions: int,
     source: str | None = None,
     log: str | None = None,
+    seat_log: str | None = None,
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
 ) -> int:
-    """Play a game with a person in ``seat`` and bots elsewhere; 0 when it ended or she quit."""
+    """Play a game with a person in ``seat`` and bots elsewhere; 0 when it ended or she quit.
+    ``log`` is the referee's log (it holds the seed), ``seat_log`` the log of what she saw."""
     recorder = GameRecorder(game.new_initial_state(seed), seed, source, log_path=log)
     try:
         return _play(game, seat, bots, recorder, max_actions, read, write)
     finally:
         recorder.close()  # also after a rule error or Ctrl-C: the actions so far are kept
+        if seat_log is not None:
+            write_seat_log(seat_log, game, seed, recorder.played(), seat)
         # only now: knowing the seed during play would tell the deal
         write(f"the game's seed was {seed} (play it again with --seed {seed})")
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rulekit.engine.game import Game, State
+from rulekit.engine.information import has_hidden_information, known_fired
 from rulekit.errors import Span
 from rulekit.tools.files import write_output
 from rulekit.tools.html import render, script_data
@@ -107,7 +108,8 @@ def collect(
             fired.clear()
             apply_logged(state, Span(log.path, number, 1), player, text, log.chances.get(number, ()))
             action = {"player": deciding, "text": text}
-            steps.append(_step(state, chunks, action, list(fired), _new_notes(notes, state.notes()), viewer))
+            heard = known_fired(state, fired, viewer)
+            steps.append(_step(state, chunks, action, heard, _new_notes(notes, state.notes()), viewer))
     finally:
         runtime.fired = previous
     view = game.program.rules.view
@@ -118,7 +120,8 @@ def collect(
         "ruleset": game.program.name,
         "modules": list(game.program.rules.modules),
         "players": game.num_players,
-        "seed": int(log.header["seed"]),
+        # the seed deals every hidden card again: shown only where nothing is hidden
+        "seed": None if has_hidden_information(game.program) else int(log.header["seed"]),
         "seat": None if viewer is None else f"P{viewer + 1}",
         "colours": [palette.get(c, c) for c in colours],
         "rules": rule_table(game),
@@ -217,10 +220,11 @@ def render_page(data: dict[str, Any]) -> str:
     """The self-contained HTML page (the template ``assets/replay.html``, see :mod:`rulekit.tools.html`)."""
     modules = f" with {', '.join(data['modules'])}" if data["modules"] else ""
     seen = f" · as seen by {data['seat']}" if data.get("seat") else ""
+    seed = "" if data["seed"] is None else f", seed {data['seed']}"
     return render(
         "replay.html",
         title=data["title"],
-        subtitle=f"{data['players']} players{modules}, seed {data['seed']}{seen} · {data['final']}",
+        subtitle=f"{data['players']} players{modules}{seed}{seen} · {data['final']}",
         chart=score_chart(data),
         last=len(data["steps"]) - 1,
         data=script_data(data),

@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rulekit.engine.game import Action, Game, State
-from rulekit.engine.information import seat_explanation
+from rulekit.engine.information import known_fired, seat_explanation
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, UsageError
 from rulekit.limits import LIMITS, json_too_deep
@@ -40,6 +40,7 @@ from rulekit.tools.bots import Bot, make_bots
 from rulekit.tools.files import atomic_write_text
 from rulekit.tools.html import new_nonce, policy, render
 from rulekit.tools.log import GameRecorder
+from rulekit.tools.log.seat import seat_log_lines, seat_name
 from rulekit.tools.options import game_seed, module_names, parse_seat
 from rulekit.tools.seat_view import seat_view
 from rulekit.tools.view import compile_view
@@ -116,7 +117,7 @@ class Session:
             self.recorder.apply_action(action)
         finally:
             runtime.fired = previous
-        self.fired[len(self.recorder.actions)] = fired
+        self.fired[len(self.recorder.actions)] = fired  # heard per seat: see snapshot
 
     def _play_bots(self) -> None:
         state = self.state
@@ -193,7 +194,12 @@ class Session:
                     legal.append({"text": text, "name": action.name, "refs": self._refs(action)})
             actions = self.recorder.actions
             log = [
-                {"n": n, "player": f"P{p + 1}", "text": text, "fired": self.fired.get(n, [])}
+                {
+                    "n": n,
+                    "player": f"P{p + 1}",
+                    "text": text,
+                    "fired": known_fired(state, self.fired.get(n, []), seat),
+                }
                 for n, (p, text) in enumerate(actions, start=1)
             ][-200:]
             return {
@@ -204,6 +210,14 @@ class Session:
                 "log": log,
                 "log_file": self.log_path,
             }
+
+    def seat_log(self, seat: int | None) -> str:
+        """The log of what ``seat`` (None: a spectator) saw so far (:mod:`rulekit.tools.log.seat`);
+        the file at ``log_path`` is the referee's, with the seed."""
+        with self.lock:
+            recorder = self.recorder
+            lines = seat_log_lines(self.game, recorder.seed, recorder.played(), seat)
+            return "".join(line + "\n" for line in lines)
 
     def _refs(self, action: Action) -> list[str]:
         types = self.game.program.actions[action.name].param_types
@@ -370,6 +384,15 @@ def make_app(session: Session) -> Any:
         seat = asked_seat(request.query_params.get("seat"), who)
         return JSONResponse(session.snapshot(seat), headers=no_store)
 
+    async def seat_log(request: Request) -> Response:
+        who = authenticate(request.headers.get(TOKEN_HEADER))
+        seat = asked_seat(request.query_params.get("seat"), who)
+        return Response(
+            session.seat_log(seat),
+            media_type="application/x-ndjson",
+            headers={**no_store, "Content-Disposition": f'attachment; filename="{seat_name(seat)}.jsonl"'},
+        )
+
     async def act(request: Request) -> Response:
         who = authenticate(request.headers.get(TOKEN_HEADER))
         # Another site's page can post to 127.0.0.1 too: only JSON (which browsers send across
@@ -396,6 +419,7 @@ def make_app(session: Session) -> Any:
         routes=[
             Route("/", guarded(index)),
             Route("/api/state", guarded(state)),
+            Route("/api/log", guarded(seat_log)),
             Route("/api/act", guarded(act), methods=["POST"]),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=ALLOWED_HOSTS)],

@@ -28,6 +28,7 @@ from rulekit.engine.spaces import ObservationEncoder, observation_text
 from rulekit.errors import RulesetError
 from rulekit.load import load_game
 from rulekit.tools import seat_view as seat_view_module
+from rulekit.tools.log import seat as seat_log_module
 from rulekit.tools.render import render_state
 from rulekit.tools.view import drawing
 
@@ -158,6 +159,12 @@ def _determinized(state: State, seat: int) -> str:
     return json.dumps(sample.to_json(), sort_keys=True)
 
 
+def _seat_log(state: State, seat: int) -> str:
+    """What the seat's log (``replay --seat-log``, ``play --seat-log``, serve's ``/api/log``)
+    writes of this state: its view and the scores it may know."""
+    return json.dumps(seat_log_module.seen(state, seat), sort_keys=True)
+
+
 def _key(state: State, seat: int) -> str:
     return information.information_key(state, seat, ["the same public history"])
 
@@ -173,6 +180,7 @@ CHANNELS: dict[str, Channel] = {
     "legal_actions": _legal,
     "determinize": _determinized,
     "information_key": _key,
+    "seat_log": _seat_log,
 }
 
 
@@ -305,6 +313,7 @@ MUTATIONS: dict[str, list[tuple[Any, str, Any]]] = {
     "information_key": [
         (State, "view", lambda self, seat: {repr(k): repr(v) for k, v in self.fields.items()})
     ],
+    "seat_log": [(seat_log_module, "known_scores", lambda state, seat: list(state.scores()))],
 }
 
 #: A rules author's mistake for the explanations: an action whose values are the player's own

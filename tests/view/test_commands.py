@@ -241,4 +241,4 @@ def test_replay_html_for_a_seat_draws_what_that_seat_may_see_at_every_step(run: 
         assert seen == to_svg(draw(state, None), caption=caption(state, None)).rstrip("\n"), step
         assert frame != seen  # P1's own card is face up only in her pages
     status, _, err = run("replay", str(log), "--seat", "P1")
-    assert status == 2 and "give --html FILE too" in err
+    assert status == 2 and "give --html FILE or --seat-log FILE too" in err

@@ -229,3 +229,28 @@ def test_a_bots_action_that_breaks_a_rule_is_reported_not_a_server_error(
     assert session.state.moves() == 1 and session.snapshot(0)["moves"] == 1
     saved = (tmp_path / "f.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(line).get("action") for line in saved[1:2]] == ["go"]
+
+
+def test_each_seat_downloads_the_log_of_what_it_saw_and_no_other(
+    tmp_path: Path, serve: Callable[[Any], str]
+) -> None:
+    session = _session(tmp_path, "royal_letter", 2, humans=frozenset({0, 1}))
+    url = serve(session)
+    seat = session.state.current_player()
+    action = session.snapshot(seat)["legal"][0]["text"]
+    assert session.act(seat, action)["ok"] is True
+    request = urllib.request.Request(url + "api/log", headers={TOKEN_HEADER: session.seat_tokens[seat]})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.headers["Content-Type"].startswith("application/x-ndjson")
+        lines = [json.loads(line) for line in response.read().decode().splitlines()]
+    assert lines[0]["seat"] == f"P{seat + 1}" and "seed" not in lines[0]
+    assert lines[1]["action"] == action and "saw" in lines[1]
+    other = 1 - seat
+    assert set(lines[1]["saw"][f"P{other + 1}.hand"]) == {"hidden"}
+    referee = (tmp_path / "game.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(referee[0])["referee"] is True
+    try:
+        _get(url + f"api/log?seat=P{other + 1}", session.seat_tokens[seat])
+        raise AssertionError("a seat downloaded another seat's log")
+    except urllib.error.HTTPError as error:
+        assert error.code == 403

@@ -3,7 +3,7 @@
 A log is a header line, one line per action and optionally a final hash::
 
     {"rulekit_log": 1, "ruleset": "tic_tac_toe", "modules": [], "variants": [],
-     "fingerprint": "…", "players": 2, "seed": 7}
+     "fingerprint": "…", "players": 2, "seed": 7, "referee": true}
     {"player": "P1", "action": "place(b2)", "h": "3f0c9a1e5b7d"}
     {"player": "P2", "action": "place(a1)", "h": "a41b0e6c92f3"}
     {"final_hash": "…"}
@@ -13,6 +13,9 @@ written before it existed have none and stay valid.  Replaying loads the same
 ruleset with the same modules and variants, refuses if the composed rules
 changed (their fingerprint differs), re-applies every action, checks each
 digest and the final state hash.
+
+This log is the referee's: its seed deals every hidden card again.  What one seat saw is
+written by :mod:`rulekit.tools.log.seat` (no seed, no chance outcomes, no digests).
 """
 
 from rulekit.tools.log.reading import GameLog, read_log

@@ -62,6 +62,15 @@ def read_log(path: str | Path) -> GameLog:
         if not isinstance(entry, dict):
             raise ReplayError(Diagnostic("each log line must be a JSON object", where))
         if header is None:
+            if "rulekit_seat_log" in entry:
+                raise ReplayError(
+                    Diagnostic(
+                        f"this is the log of what {str(entry.get('seat', 'one seat'))[:20]} saw: it has "
+                        "no seed and no hidden cards, so it cannot be replayed",
+                        where,
+                        hint="replay the referee's log (the one play or serve wrote with --log)",
+                    )
+                )
             version = entry.get("rulekit_log")
             if type(version) is int and version > LOG_VERSION:
                 raise ReplayError(

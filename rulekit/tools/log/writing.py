@@ -56,6 +56,8 @@ def make_header(game: Game, seed: int, *, source: str | None = None) -> dict[str
         "semantics": game.program.semantic_fingerprint,
         "players": game.num_players,
         "seed": seed,
+        # the seed deals every hidden card again: this log is the referee's, not a seat's
+        "referee": True,
     }
     if source is not None:
         header["source"] = source
@@ -115,6 +117,12 @@ class GameRecorder:
                     sink.write_line(json.dumps({"final_hash": self.state.state_hash()}))
             finally:
                 sink.close()
+
+    def played(self) -> list[tuple[str, tuple[int, ...]]]:
+        """Each action's text with the outcomes its chance steps took (a seat's log is made
+        from these: :mod:`rulekit.tools.log.seat`)."""
+        chances = [()] * (len(self.actions) - len(self._chances)) + self._chances
+        return [(text, drawn) for (_, text), drawn in zip(self.actions, chances, strict=True)]
 
     def header(self) -> dict[str, Any]:
         return make_header(self.game, self.seed, source=self.source)
