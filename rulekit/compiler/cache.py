@@ -82,7 +82,7 @@ def entry_path(
             str(players),
         ]
     )
-    return root / f"program-{hashlib.sha256(key.encode()).hexdigest()[:32]}.pickle"
+    return root / f"program-{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}.pickle"
 
 
 def _listing(directory: Path) -> list[str]:

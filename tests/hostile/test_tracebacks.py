@@ -279,3 +279,23 @@ def test_replay_force_escapes_hostile_action_text_like_replay(run: Run, tmp_path
         assert raw not in out + err
     assert printable(action) in out
     assert printable(action) in plain
+
+
+@pytest.mark.parametrize(
+    "entry",
+    ['"modules": ["\\ud800"]', '"ruleset": "tic\\udfff"', '"source": "\\ud800"', '"extra": {"\\ud800": 1}'],
+)
+def test_a_lone_surrogate_in_a_log_header_is_a_located_error(run: Run, tmp_path: Path, entry: str) -> None:
+    """Found by the fuzz campaign (log seed 11376189): a module named ``"\\ud800"`` reached the
+    program cache's key and failed to encode (exit 3)."""
+    header = (
+        '{"rulekit_log": 1, "ruleset": "tic_tac_toe", "modules": [], "variants": [], '
+        '"fingerprint": "3861da27288e965c", "players": 2, "seed": 5, ' + entry + "}"
+    )
+    header = header.replace('"modules": [], ', "", 1) if '"modules"' in entry else header
+    header = header.replace('"ruleset": "tic_tac_toe", ', "", 1) if '"ruleset"' in entry else header
+    log = tmp_path / "surrogate.jsonl"
+    log.write_text(header + '\n{"player": "P1", "action": "place(a2)"}\n', encoding="utf-8")
+    status, _, err = run("replay", str(log))
+    assert_refused(status, err)
+    assert "not valid Unicode" in err

@@ -201,3 +201,23 @@ def _check_header(header: dict[str, Any], where: Span) -> None:
         if key in header and not ok(header[key]):
             shown = json.dumps(header[key])
             raise ReplayError(Diagnostic(f"the log header's {key!r} must be {expected}, not {shown}", where))
+    for key, value in header.items():
+        if not _unicode(value):  # a lone surrogate (``"\ud800"``) names no file, module or rule
+            raise ReplayError(
+                Diagnostic(f"the log header's {json.dumps(key)} holds text that is not valid Unicode", where)
+            )
+
+
+def _unicode(value: Any) -> bool:
+    """Whether every text in ``value`` (a JSON value, nesting already bounded) is valid Unicode."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, list):
+        return all(_unicode(item) for item in value)
+    if isinstance(value, dict):
+        return all(_unicode(k) and _unicode(v) for k, v in value.items())
+    return True
