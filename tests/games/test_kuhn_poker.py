@@ -28,6 +28,7 @@ from open_spiel.python.algorithms import cfr, expected_game_score, exploitabilit
 
 from rulekit import openspiel as rk  # noqa: E402
 from rulekit.tools.scenario import find_scenarios, run_scenario  # noqa: E402
+from rulekit.tools.verify import VerifyOptions, format_counterexample, verify  # noqa: E402
 from tests.games.lockstep import InfoSets, lockstep, lockstep_tree  # noqa: E402
 
 KUHN = Path(__file__).resolve().parents[2] / "rulesets" / "kuhn_poker"
@@ -160,3 +161,9 @@ def test_openspiel_random_sim_test_passes(games: tuple[Any, Any]) -> None:
 def test_the_scenarios_pass(scenario: Path) -> None:
     report = run_scenario(scenario)
     assert report.passed, report
+
+
+def test_verify_finds_no_failure() -> None:
+    result = verify(VerifyOptions(ruleset="kuhn_poker", examples=60, max_actions=50))
+    assert result.ok, format_counterexample(result.counterexample)  # type: ignore[arg-type]
+    assert result.stats.games >= 60

@@ -28,6 +28,7 @@ from open_spiel.python.algorithms import exploitability  # noqa: E402
 
 from rulekit import openspiel as rk  # noqa: E402
 from rulekit.tools.scenario import find_scenarios, run_scenario  # noqa: E402
+from rulekit.tools.verify import VerifyOptions, format_counterexample, verify  # noqa: E402
 from tests.games.lockstep import InfoSets, lockstep  # noqa: E402
 
 LEDUC = Path(__file__).resolve().parents[2] / "rulesets" / "leduc_poker"
@@ -93,3 +94,9 @@ def test_the_uniform_policy_is_as_exploitable_in_both_games(games: tuple[Any, An
 def test_the_scenarios_pass(scenario: Path) -> None:
     report = run_scenario(scenario)
     assert report.passed, report
+
+
+def test_verify_finds_no_failure() -> None:
+    result = verify(VerifyOptions(ruleset="leduc_poker", examples=60, max_actions=50))
+    assert result.ok, format_counterexample(result.counterexample)  # type: ignore[arg-type]
+    assert result.stats.games >= 60
