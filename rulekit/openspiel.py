@@ -7,7 +7,8 @@
 Game parameters: ``players``; ``modules`` and ``variants`` (names joined by ``+``);
 ``seeds`` (how many RNG seeds the chance node draws from); ``bound`` (the box of open
 action parameters, see :mod:`rulekit.engine.spaces`); ``max_moves`` (the horizon,
-0 = :data:`DEFAULT_MAX_MOVES`); ``max_chance_nodes`` (0 = ``max_moves``).
+0 = :data:`DEFAULT_MAX_MOVES`); ``max_chance_nodes`` (0 = ``max_moves``);
+``explicit_setup`` (default false: the setup's draws are chance nodes, not a seed).
 
 What the game declares, and why it holds:
 
@@ -19,7 +20,10 @@ What the game declares, and why it holds:
   follow from it), and every chance step of a player's action is a real chance node
   after that action, with the step's outcomes and probabilities as
   ``chance_outcomes()`` (a roll of 6 has outcomes 0..5 of probability 1/6; a shuffle
-  of n items is n - 1 nodes).  The action completes when its last step has an outcome.
+  of n items is n - 1 nodes).  With ``explicit_setup=true`` there is no seed node: the
+  setup's own draws (a deal of cards with ``pick``) are chance nodes too, one per step,
+  before the first decision, and the state's RNG is seeded 0 (a card game's exact chance
+  tree, as OpenSpiel's poker games have it).  The action completes when its last step has an outcome.
   ``max_chance_outcomes`` is ``seeds``; a step with more outcomes is an error naming
   it.  Otherwise the game is ``DETERMINISTIC`` and starts from seed 0.  Clones and
   serialized states carry the pending action and its outcomes so far.
@@ -31,7 +35,10 @@ What the game declares, and why it holds:
   ``owner``-visible, else ``PERFECT_INFORMATION``.
 * utility: returns are +1 for each winner, -1 for the others, 0 for all on a full tie,
   so ``min_utility=-1``, ``max_utility=1``; with two players they sum to 0
-  (``ZERO_SUM``), with more ``GENERAL_SUM``.  Reward model ``TERMINAL``.
+  (``ZERO_SUM``), with more ``GENERAL_SUM``.  When the scoring declares
+  ``returns: {min, max, sum}`` the returns are the scores: ``min_utility``/``max_utility``
+  are its bounds, and the game is ``ZERO_SUM`` with ``sum: 0``, ``CONSTANT_SUM`` with
+  another sum, else ``GENERAL_SUM``.  Reward model ``TERMINAL``.
 * ``num_distinct_actions``: the size of the :class:`~rulekit.engine.spaces.ActionSpace`.
 * ``max_game_length``: the horizon ``max_moves``.  The rules give no bound on a game's
   length (flows repeat until a condition), so the adapter imposes one: a game that
@@ -105,6 +112,7 @@ def register(
     bound: int | None = None,
     max_moves: int = 0,
     max_chance_nodes: int = 0,
+    explicit_setup: bool = False,
 ) -> Any:
     """Register ``ruleset`` (a bundled name or a directory) with pyspiel; return the loaded game.
 
@@ -138,6 +146,7 @@ def register(
             "bound": bound,
             "max_moves": 0,
             "max_chance_nodes": 0,
+            "explicit_setup": False,
         }
         game_class = type(f"RulekitGame_{program.name}", (RulekitGame,), {"registered_name": name})
         pyspiel.register_game(_game_type(name, program, players, defaults), game_class)
@@ -149,6 +158,7 @@ def register(
         "bound": bound,
         "max_moves": max_moves,
         "max_chance_nodes": max_chance_nodes,
+        "explicit_setup": explicit_setup,
     }
     return pyspiel.load_game(name, params)
 
@@ -166,6 +176,16 @@ def _game_type(name: str, program: Program, players: int, params: dict[str, Any]
     rules = program.rules
     kind = pyspiel.GameType
     hidden = has_hidden_information(program)
+    utility = kind.Utility.ZERO_SUM if players == 2 else kind.Utility.GENERAL_SUM
+    if rules.scoring.returns is not None:
+        total = rules.scoring.returns[2]
+        utility = (
+            kind.Utility.GENERAL_SUM
+            if total is None
+            else kind.Utility.ZERO_SUM
+            if total == 0
+            else kind.Utility.CONSTANT_SUM
+        )
     return kind(
         short_name=name,
         long_name=f"rulekit {rules.title}",
@@ -176,7 +196,7 @@ def _game_type(name: str, program: Program, players: int, params: dict[str, Any]
         information=kind.Information.IMPERFECT_INFORMATION
         if hidden
         else kind.Information.PERFECT_INFORMATION,
-        utility=kind.Utility.ZERO_SUM if players == 2 else kind.Utility.GENERAL_SUM,
+        utility=utility,
         reward_model=kind.RewardModel.TERMINAL,
         max_num_players=rules.max_players,
         min_num_players=rules.min_players,
@@ -220,16 +240,24 @@ class RulekitGame(pyspiel.Game):
         self.max_chance_nodes = (
             (int(params.get("max_chance_nodes", 0)) or self.max_moves) if self.random else 0
         )
+        self.explicit_setup = self.random and bool(params.get("explicit_setup", False))
+        if self.explicit_setup:
+            self.seeds = max(1, int(params.get("seeds", DEFAULT_SEEDS)))
         self._initial: dict[int, State] = {}
+        self._setups: dict[tuple[int, ...], State | ChanceStep] = {}
         players = self.engine.num_players
         game_type = _game_type(name, self.engine.program, players, dict(params))
+        low, high, total = -1.0, 1.0, 0.0 if players == 2 else None
+        returns = self.engine.program.rules.scoring.returns
+        if returns is not None:
+            low, high, total = returns[0], returns[1], returns[2]
         info = pyspiel.GameInfo(
             num_distinct_actions=self.space.size,
             max_chance_outcomes=self.seeds if self.random else 0,
             num_players=players,
-            min_utility=-1.0,
-            max_utility=1.0,
-            utility_sum=0.0 if players == 2 else None,
+            min_utility=float(low),
+            max_utility=float(high),
+            utility_sum=None if total is None else float(total),
             max_game_length=self.max_moves,
         )
         super().__init__(game_type, info, dict(params))
@@ -245,6 +273,9 @@ class RulekitGame(pyspiel.Game):
         return self.max_chance_nodes
 
     def new_initial_state(self) -> RulekitState:
+        if self.explicit_setup:  # a setup that draws nothing starts at the first decision
+            found = self.set_up(())
+            return RulekitState(self, found if isinstance(found, State) else None)
         return RulekitState(self, None if self.random else self.initial_state(0))
 
     def initial_state(self, seed: int) -> State:
@@ -253,6 +284,23 @@ class RulekitGame(pyspiel.Game):
         if state is None:
             state = self._initial[seed] = self.engine.new_initial_state(seed)
         return state.clone()
+
+    def set_up(self, given: tuple[int, ...]) -> State | ChanceStep:
+        """With ``explicit_setup``: the state after a setup whose draws had the outcomes
+        ``given``, or the setup's next chance step (a fresh clone of a kept result)."""
+        found = self._setups.get(given)
+        if found is None:
+            runtime = self.engine.runtime
+            saved = runtime.chance
+            runtime.chance = ChanceControl(given, probe=len(given) < self.max_chance_nodes)
+            try:
+                found = self.engine.new_initial_state(0)
+            except ChancePending as pending:
+                found = pending.step
+            finally:
+                runtime.chance = saved
+            self._setups[given] = found
+        return found.clone() if isinstance(found, State) else found
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Any:
         if params:
@@ -296,7 +344,7 @@ def _restore(
     pending: tuple[int, tuple[int, ...]] | None = None,
 ) -> _Inner:
     if text is None:
-        return _Inner(spec, None)
+        return _Inner(spec, None, pending)
     return _Inner(spec, State.from_json(_engine(spec), json.loads(text)), pending)
 
 
@@ -353,6 +401,8 @@ class RulekitState(pyspiel.State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self._inner.state is not None and self._inner.pending is not None:
             return self._pending_step().pairs()
+        if self._game().explicit_setup:
+            return self._setup_step().pairs()
         seeds = self._game().seeds
         return [(seed, 1.0 / seeds) for seed in range(seeds)]
 
@@ -367,6 +417,20 @@ class RulekitState(pyspiel.State):
             assert inner.step is not None, "a pending action has a chance step"
         return self._checked(inner.step)
 
+    def _setup_given(self) -> tuple[int, ...]:
+        """With ``explicit_setup``, before the first decision: the setup's outcomes so far."""
+        pending = self._inner.pending
+        return () if pending is None else pending[1]
+
+    def _setup_step(self) -> ChanceStep:
+        """With ``explicit_setup``, before the first decision: the setup's next chance step."""
+        inner = self._inner
+        if inner.step is None:
+            step = self._game().set_up(self._setup_given())
+            assert isinstance(step, ChanceStep), "a setup not finished has a chance step"
+            inner.step = step
+        return self._checked(inner.step)
+
     def _checked(self, step: ChanceStep) -> ChanceStep:
         seeds = self._game().seeds
         if len(step.outcomes) > seeds:
@@ -378,6 +442,8 @@ class RulekitState(pyspiel.State):
 
     def _legal_actions(self, player: int) -> list[int]:
         if self._inner.state is None:
+            if self._game().explicit_setup:
+                return [index for index, _ in self._setup_step().pairs()]
             return list(range(self._game().seeds))
         if self._inner.pending is not None:
             return [index for index, _ in self._pending_step().pairs()]
@@ -388,6 +454,15 @@ class RulekitState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         game = self._game()
         inner = self._inner
+        if inner.state is None and game.explicit_setup:
+            given = (*self._setup_given(), action)
+            found = game.set_up(given)
+            if isinstance(found, State):
+                inner.state, inner.pending, inner.step = found, None, None
+            else:
+                inner.pending, inner.step = (-1, given), self._checked(found)
+            self._chance_nodes = len(given)
+            return
         if inner.state is None:
             inner.state = game.initial_state(action)
             self._chance_nodes = 1
@@ -439,6 +514,9 @@ class RulekitState(pyspiel.State):
             if self._inner.state is not None and self._inner.pending is not None:
                 step = self._pending_step()
                 return f"{step.event} = {game.engine.runtime.format_value(step.outcomes[action])}"
+            if game.explicit_setup:
+                step = self._setup_step()
+                return f"{step.event} = {game.engine.runtime.format_value(step.outcomes[action])}"
             return f"seed {action}"
         return game.engine.action_to_string(game.space.decode(action))
 
@@ -464,6 +542,8 @@ class RulekitState(pyspiel.State):
     def __str__(self) -> str:
         state = self._inner.state
         if state is None:
+            if self._game().explicit_setup:
+                return f"chance: setting up, outcomes so far {list(self._setup_given())}"
             return "chance: the seed is drawn"
         if self._inner.pending is not None:
             return f"{self._str_of(state)}\nwaiting for chance: {self._inner.pending}"

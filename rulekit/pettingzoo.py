@@ -9,8 +9,9 @@
   :class:`~rulekit.engine.spaces.ObservationEncoder` vector of what the agent may see,
   and the agent's legal actions (all zeros for an agent that does not decide now);
 * rewards only at the end, from the engine's ``returns()`` (+1 winners, -1 the others,
-  0 for all on a full tie); ``terminations`` when the game ends; ``truncations`` after
-  ``max_cycles`` moves (in all, counting every agent's), if given;
+  0 for all on a full tie; the scores when the scoring declares ``returns``);
+  ``terminations`` when the game ends; ``truncations`` after ``max_cycles`` moves (in
+  all, counting every agent's), if given;
 * ``reset(seed=...)`` seeds the game's RNG: the same seed gives the same game;
 * ``env.unwrapped.game_state`` is the rulekit :class:`~rulekit.engine.game.State`;
 * ``render()`` is the terminal view (``rulekit play``'s), as a spectator sees it:

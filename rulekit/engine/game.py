@@ -439,7 +439,10 @@ class State:
             ) from None
 
     def returns(self) -> list[float]:
-        """At the end: +1 for each winner, -1 for the others, 0 for all if all tie."""
+        """At the end: +1 for each winner, -1 for the others, 0 for all if all tie; the scores
+        themselves when the scoring declares ``returns`` (a game played for chips)."""
+        if self.game.program.rules.scoring.returns is not None:
+            return [float(score) for score in self.scores()]
         winners = self.winners()
         if len(winners) == self.game.num_players:
             return [0.0] * self.game.num_players

@@ -558,5 +558,23 @@ class _Builder:
         node = self.node("scoring")
         score = score_original(node.get("score"), node.get("original") or ())
         return m.Scoring(
-            score, tuple(node.get("tiebreak", [])), node.get("end_when"), node.span, bool(node.get("public"))
+            score,
+            tuple(node.get("tiebreak", [])),
+            node.get("end_when"),
+            node.span,
+            bool(node.get("public")),
+            self.returns(node, score),
         )
+
+    def returns(self, scoring: Node, score: Any) -> tuple[int, int, int | None] | None:
+        """``scoring.returns``: the bounds of the scores that are the returns (checked)."""
+        node = scoring.get("returns")
+        if not isinstance(node, Node) or {"min", "max"} - set(node.values):
+            return None  # not written, or a bad value already reported
+        low, high, total = node.values["min"], node.values["max"], node.values.get("sum")
+        where = scoring.where("returns")
+        if score is None:
+            self.bag.error("scoring.returns needs a score (the returns are the scores)", where)
+        elif low > high:
+            self.bag.error(f"scoring.returns needs min <= max, not {low} > {high}", where)
+        return low, high, total

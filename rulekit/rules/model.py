@@ -254,6 +254,9 @@ class Scoring:
     span: Span | None
     #: ``public: true``: the scores may be shown to every seat during play, whatever they read.
     public: bool = False
+    #: ``returns: {min, max, sum}``: the returns are the scores (min, max, their sum or None);
+    #: None: +1 for each winner, -1 for the others.
+    returns: tuple[int, int, int | None] | None = None
 
 
 @frozen

@@ -416,12 +416,28 @@ FLOW_STEP = Tagged(
     "One step: do, repeat, for_each, turn or if.",
 )
 
+RETURNS = Table(
+    "returns",
+    (
+        Key("min", Int(), "The least score a player can end with.", required=True),
+        Key("max", Int(), "The greatest score a player can end with.", required=True),
+        Key("sum", Int(), "What the scores always add up to at the end (0: a zero-sum game)."),
+    ),
+    "The returns are the scores themselves (chips won or lost), not +1/-1 by standing.",
+)
+
 SCORING = Table(
     "scoring",
     (
         Key("score", Expr(), "Each player's score (`player` is bound)."),
         Key("tiebreak", ListOf(Expr(), one_ok=True), "Tie-breaks, in order (highest wins)."),
         Key("end_when", Expr(), "The game ends as soon as this holds."),
+        Key(
+            "returns",
+            RETURNS,
+            "The returns at the end are the scores, between min and max (and adding up to sum): "
+            "a game played for chips. Without it: +1 for each winner, -1 for the others.",
+        ),
         Key(
             "public",
             Flag(),

@@ -246,7 +246,25 @@ class EngineChecks:
             raise self._failure(
                 "engine:terminal", f"scoring the finished game failed: {describe_error(error)}", state=state
             ) from None
+        self.check_declared_returns(state, returns)
         self.check_seat_blind(state, returns, dict(standings))
+
+    def check_declared_returns(self, state: State, returns: Sequence[float]) -> None:
+        """With ``scoring.returns: {min, max, sum}``, the returns keep within what it declares
+        (what the OpenSpiel adapter tells algorithms: the utility bounds and sum)."""
+        declared = self.program.rules.scoring.returns
+        if declared is None:
+            return
+        low, high, total = declared
+        wrong = [f"P{p + 1} gets {r:g}" for p, r in enumerate(returns) if not low <= r <= high]
+        if total is not None and sum(returns) != total:
+            wrong.append(f"they add up to {sum(returns):g}, not {total}")
+        if wrong:
+            raise self._failure(
+                "engine:terminal",
+                f"the returns break scoring.returns (min {low}, max {high}): " + "; ".join(wrong),
+                state=state,
+            )
 
     def check_seat_blind(self, state: State, returns: Sequence[float], keys: dict[int, Any]) -> None:
         """Seat symmetry in the form that holds for every ruleset: relabelling the seats of
