@@ -31,7 +31,9 @@ What the game declares, and why it holds:
   ``owner``-visible, else ``PERFECT_INFORMATION``.
 * utility: returns are +1 for each winner, -1 for the others, 0 for all on a full tie,
   so ``min_utility=-1``, ``max_utility=1``; with two players they sum to 0
-  (``ZERO_SUM``), with more ``GENERAL_SUM``.  Reward model ``TERMINAL``.
+  (``ZERO_SUM``), with more ``GENERAL_SUM`` (with ``outcome: teams`` too).  A cooperative
+  game (``outcome: cooperative``) gives every seat the same return, the shared score over
+  its success threshold, clamped to [-1, 1]: ``IDENTICAL``.  Reward model ``TERMINAL``.
 * ``num_distinct_actions``: the size of the :class:`~rulekit.engine.spaces.ActionSpace`.
 * ``max_game_length``: the horizon ``max_moves``.  The rules give no bound on a game's
   length (flows repeat until a condition), so the adapter imposes one: a game that
@@ -176,7 +178,7 @@ def _game_type(name: str, program: Program, players: int, params: dict[str, Any]
         information=kind.Information.IMPERFECT_INFORMATION
         if hidden
         else kind.Information.PERFECT_INFORMATION,
-        utility=kind.Utility.ZERO_SUM if players == 2 else kind.Utility.GENERAL_SUM,
+        utility=_utility(program, players),
         reward_model=kind.RewardModel.TERMINAL,
         max_num_players=rules.max_players,
         min_num_players=rules.min_players,
@@ -186,6 +188,16 @@ def _game_type(name: str, program: Program, players: int, params: dict[str, Any]
         provides_observation_tensor=True,
         parameter_specification=params,
     )
+
+
+def _utility(program: Program, players: int) -> Any:
+    """IDENTICAL for a cooperative game (every seat gets the same return), ZERO_SUM for two
+    players each for herself, GENERAL_SUM otherwise (teams of unknown sizes included)."""
+    kind = pyspiel.GameType.Utility
+    outcome = program.rules.scoring.outcome
+    if outcome == "cooperative":
+        return kind.IDENTICAL
+    return kind.ZERO_SUM if players == 2 and outcome == "competitive" else kind.GENERAL_SUM
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -229,7 +241,7 @@ class RulekitGame(pyspiel.Game):
             num_players=players,
             min_utility=-1.0,
             max_utility=1.0,
-            utility_sum=0.0 if players == 2 else None,
+            utility_sum=0.0 if game_type.utility == pyspiel.GameType.Utility.ZERO_SUM else None,
             max_game_length=self.max_moves,
         )
         super().__init__(game_type, info, dict(params))

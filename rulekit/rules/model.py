@@ -254,6 +254,12 @@ class Scoring:
     span: Span | None
     #: ``public: true``: the scores may be shown to every seat during play, whatever they read.
     public: bool = False
+    #: ``competitive`` (each for herself), ``cooperative`` (one shared score) or ``teams``.
+    outcome: str = "competitive"
+    #: A cooperative game is a success when the shared score is at least this (default 1).
+    success: int | None = None
+    #: ``outcome: teams``: each player's team (an int expression of ``player``).
+    team: ast.Expr | None = None
 
 
 @frozen
