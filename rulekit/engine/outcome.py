@@ -72,6 +72,17 @@ def team_keys(members: Sequence[int], keys: dict[int, tuple[int, ...]]) -> dict[
     return summed
 
 
+def outcome_keys(state: State) -> dict[int, tuple[int, ...]]:
+    """Each player's key as the outcome compares it: her (score, tie-breaks...), or with
+    ``outcome: teams`` her team's summed key (a partner's points count as hers)."""
+    keys = dict(state.standings())
+    if kind(state.game) != TEAMS:
+        return keys
+    members = teams(state)
+    summed = team_keys(members, keys)
+    return {p: summed[members[p]] for p in keys}
+
+
 def winners(state: State) -> list[int]:
     """The winning players (see the module doc); every player when all tie."""
     game = state.game

@@ -18,6 +18,7 @@ from rulekit.load import load_game
 from rulekit.tools.bots import HeuristicBot
 from rulekit.tools.evaluation import outcome_value
 from rulekit.tools.mcts import MctsBot, state_values
+from rulekit.tools.render import render_standings
 
 TOGETHER = Path(__file__).resolve().parents[1] / "data" / "together"
 RULES = (TOGETHER / "ruleset.yaml").read_text(encoding="utf-8")
@@ -156,3 +157,24 @@ def test_a_misdeclared_outcome_is_refused_at_its_position(
     assert main(["check", rules]) == 1
     err = capsys.readouterr().err
     assert message in err and "ruleset.yaml:" in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------ tools that read the outcome
+
+
+def test_verify_compares_team_members_by_their_team(
+    write_ruleset: Callable[..., Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A partner with fewer points who wins with her team is not an inverted return."""
+    rules = _with_scoring(write_ruleset, TEAMS)
+    out = tmp_path / "out"
+    assert main(["verify", rules, "--players", "4", "--examples", "20", "--out", str(out)]) == 0
+    assert "seat-blind" not in capsys.readouterr().out
+
+
+def test_the_final_standings_say_whether_a_cooperative_game_succeeded() -> None:
+    game = load_game(str(TOGETHER), 2)
+    assert "result: a success (shared score 12; a success at 12 or more)" in render_standings(
+        _finished(game, [2])
+    )
+    assert "result: not a success (shared score 6;" in render_standings(_finished(game, [1]))
