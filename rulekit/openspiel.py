@@ -35,7 +35,9 @@ What the game declares, and why it holds:
   ``owner``-visible, else ``PERFECT_INFORMATION``.
 * utility: returns are +1 for each winner, -1 for the others, 0 for all on a full tie,
   so ``min_utility=-1``, ``max_utility=1``; with two players they sum to 0
-  (``ZERO_SUM``), with more ``GENERAL_SUM``.  When the scoring declares
+  (``ZERO_SUM``), with more ``GENERAL_SUM`` (with ``outcome: teams`` too).  A cooperative
+  game (``outcome: cooperative``) gives every seat the same return, the shared score over
+  its success threshold, clamped to [-1, 1]: ``IDENTICAL``.  When the scoring declares
   ``returns: {min, max, sum}`` the returns are the scores: ``min_utility``/``max_utility``
   are its bounds, and the game is ``ZERO_SUM`` with ``sum: 0``, ``CONSTANT_SUM`` with
   another sum, else ``GENERAL_SUM``.  Reward model ``TERMINAL``.
@@ -176,16 +178,6 @@ def _game_type(name: str, program: Program, players: int, params: dict[str, Any]
     rules = program.rules
     kind = pyspiel.GameType
     hidden = has_hidden_information(program)
-    utility = kind.Utility.ZERO_SUM if players == 2 else kind.Utility.GENERAL_SUM
-    if rules.scoring.returns is not None:
-        total = rules.scoring.returns[2]
-        utility = (
-            kind.Utility.GENERAL_SUM
-            if total is None
-            else kind.Utility.ZERO_SUM
-            if total == 0
-            else kind.Utility.CONSTANT_SUM
-        )
     return kind(
         short_name=name,
         long_name=f"rulekit {rules.title}",
@@ -196,7 +188,7 @@ def _game_type(name: str, program: Program, players: int, params: dict[str, Any]
         information=kind.Information.IMPERFECT_INFORMATION
         if hidden
         else kind.Information.PERFECT_INFORMATION,
-        utility=utility,
+        utility=_utility(program, players),
         reward_model=kind.RewardModel.TERMINAL,
         max_num_players=rules.max_players,
         min_num_players=rules.min_players,
@@ -206,6 +198,20 @@ def _game_type(name: str, program: Program, players: int, params: dict[str, Any]
         provides_observation_tensor=True,
         parameter_specification=params,
     )
+
+
+def _utility(program: Program, players: int) -> Any:
+    """IDENTICAL for a cooperative game (every seat gets the same return), ZERO_SUM for two
+    players each for herself, GENERAL_SUM otherwise (teams of unknown sizes included)."""
+    kind = pyspiel.GameType.Utility
+    scoring = program.rules.scoring
+    if scoring.returns is not None:  # the returns are the scores, summing as declared
+        total = scoring.returns[2]
+        return kind.GENERAL_SUM if total is None else kind.ZERO_SUM if total == 0 else kind.CONSTANT_SUM
+    outcome = scoring.outcome
+    if outcome == "cooperative":
+        return kind.IDENTICAL
+    return kind.ZERO_SUM if players == 2 and outcome == "competitive" else kind.GENERAL_SUM
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -247,7 +253,8 @@ class RulekitGame(pyspiel.Game):
         self._setups: dict[tuple[int, ...], State | ChanceStep] = {}
         players = self.engine.num_players
         game_type = _game_type(name, self.engine.program, players, dict(params))
-        low, high, total = -1.0, 1.0, 0.0 if players == 2 else None
+        zero = game_type.utility == pyspiel.GameType.Utility.ZERO_SUM
+        low, high, total = -1.0, 1.0, 0.0 if zero else None
         returns = self.engine.program.rules.scoring.returns
         if returns is not None:
             low, high, total = returns[0], returns[1], returns[2]

@@ -407,6 +407,11 @@ class _Compiler(FlowBuilder):
             )
             for e in scoring.tiebreak
         ]
+        team = None
+        if scoring.team is not None:
+            team = self.define_expr(
+                "team", scoring.team, [("player", t.PLAYER)], me=False, expected=t.INT, what="a team"
+            )
         if scoring.end_when is not None:
             end_when = self.define_expr(
                 "end_when", scoring.end_when, [], me=False, expected=t.BOOL, what="end_when"
@@ -478,6 +483,7 @@ class _Compiler(FlowBuilder):
             score=fn(score),
             tiebreaks=tuple(namespace[x] for x in tiebreaks),
             end_when=fn(end_when),
+            team=fn(team),
             attributes=self.attributes(),
             collections={k.name: tuple(i.id for i in k.items) for k in rules.kinds.values()},
             field_types=gen.field_types,

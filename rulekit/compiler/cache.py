@@ -40,7 +40,7 @@ from rulekit.compiler.program import Program, runtime_namespace
 from rulekit.errors import remember_source
 from rulekit.rules import yaml_source
 
-FORMAT = 7  # 7: fused decision listings (6: actions' fallback_when conditions)
+FORMAT = 8  # 8: scoring.team (7: fused decision listings; 6: actions' fallback_when conditions)
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
@@ -239,5 +239,6 @@ def _resolve(program: Program, fn: Callable[[_Placeholder], Any]) -> None:
     program.tiebreaks = tuple(fix(f) for f in program.tiebreaks)
     program.end_when = fix(program.end_when)
     program.evaluate = fix(program.evaluate)
+    program.team = fix(program.team)
     program.visible_to = {key: fix(f) for key, f in program.visible_to.items()}
     program.decisions = {names: fix(f) for names, f in program.decisions.items()}

@@ -117,6 +117,8 @@ class Program:
     code: Any = field(default=None, repr=False)
     #: ``bots.evaluate``, called as ``evaluate(F, R, me)`` (None: the ruleset declares none).
     evaluate: Fn | None = None
+    #: ``scoring.team`` (``outcome: teams``), called as ``team(F, R, -1, player)``.
+    team: Fn | None = None
     #: Per (scope, field) with a ``visibility: {to: ...}`` condition: ``fn(F, R, None, viewer, owner)``.
     visible_to: dict[tuple[str, str], Fn] = field(factory=dict, repr=False)
     #: Per turn's tuple of action names: the fused listing ``fn(F, R, me, mk, out)`` of its

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from rulekit.compiler.program import CompiledAction, Program
-from rulekit.engine import flow, serial
+from rulekit.engine import flow, outcome, serial
 from rulekit.engine.action import Action as Action
 from rulekit.engine.action import make_action as make_action
 from rulekit.engine.defaults import field_default
@@ -439,14 +439,13 @@ class State:
             ) from None
 
     def returns(self) -> list[float]:
-        """At the end: +1 for each winner, -1 for the others, 0 for all if all tie; the scores
+        """At the end, by the ruleset's outcome (:mod:`rulekit.engine.outcome`): +1 for each
+        winner, -1 for the others, 0 for all if all tie; the same for every seat in a
+        cooperative game (the shared score over the success threshold, at most 1); the scores
         themselves when the scoring declares ``returns`` (a game played for chips)."""
         if self.game.program.rules.scoring.returns is not None:
             return [float(score) for score in self.scores()]
-        winners = self.winners()
-        if len(winners) == self.game.num_players:
-            return [0.0] * self.game.num_players
-        return [1.0 if p in winners else -1.0 for p in range(self.game.num_players)]
+        return outcome.returns(self)
 
     def scores(self) -> list[int]:
         """Each player's score.
@@ -458,10 +457,15 @@ class State:
         if score is None:
             return [0] * self.game.num_players
         runtime = self.game.runtime
+        n = self.game.num_players
+        if outcome.cooperative(self.game):  # one shared score, the same for every seat
+            return self._evaluate(
+                lambda: [_whole(score(self.fields, runtime, -1, 0), "a score")] * n,
+                "computing the scores",
+                self.game.program.rules.scoring.span,
+            )
         return self._evaluate(
-            lambda: [
-                _whole(score(self.fields, runtime, -1, p), "a score") for p in range(self.game.num_players)
-            ],
+            lambda: [_whole(score(self.fields, runtime, -1, p), "a score") for p in range(n)],
             "computing the scores",
             self.game.program.rules.scoring.span,
         )
@@ -476,10 +480,13 @@ class State:
         runtime = self.game.runtime
         fields = dict(self.fields)
 
+        shared = outcome.cooperative(self.game)
+
         def keys() -> list[tuple[int, tuple[int, ...]]]:
             result = []
             for p in range(self.game.num_players):
-                score = _whole(program.score(fields, runtime, -1, p), "a score") if program.score else 0
+                scored = 0 if shared else p  # a cooperative score is evaluated for the first seat
+                score = _whole(program.score(fields, runtime, -1, scored), "a score") if program.score else 0
                 extra = tuple(_whole(fn(fields, runtime, -1, p), "a tie-break") for fn in program.tiebreaks)
                 result.append((p, (score, *extra)))
             return result
@@ -497,9 +504,10 @@ class State:
             raise _rule_error(self.game.program, error, doing, span) from None
 
     def winners(self) -> list[int]:
-        """The players tied for first place (all of them when everybody ties)."""
-        standings = self.standings()
-        return [p for p, key in standings if key == standings[0][1]]
+        """The players tied for first place (all of them when everybody ties); the members
+        of the best teams (``outcome: teams``); every seat or none in a cooperative game
+        (whether the shared score reached the success threshold)."""
+        return outcome.winners(self)
 
     def refresh(self) -> None:
         """Re-derive the decision after fields were changed from outside the rules

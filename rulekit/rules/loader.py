@@ -557,13 +557,28 @@ class _Builder:
     def scoring(self) -> m.Scoring:
         node = self.node("scoring")
         score = score_original(node.get("score"), node.get("original") or ())
+        outcome = str(node.get("outcome") or "competitive")
+        success, team, tiebreak = node.get("success"), node.get("team"), node.get("tiebreak", [])
+        for key, present, needs in (
+            ("success", success is not None, "cooperative"),
+            ("team", team is not None, "teams"),
+        ):
+            if present and outcome != needs:
+                self.bag.error(f"scoring.{key} is for outcome: {needs} only", node.where(key))
+        if outcome == "teams" and team is None:
+            self.bag.error("outcome: teams needs scoring.team (each player's team)", node.where("outcome"))
+        if outcome == "cooperative" and tiebreak:
+            self.bag.error("a cooperative game has one shared score: no tiebreak", node.where("tiebreak"))
         return m.Scoring(
             score,
-            tuple(node.get("tiebreak", [])),
+            tuple(tiebreak),
             node.get("end_when"),
             node.span,
             bool(node.get("public")),
-            self.returns(node, score),
+            returns=self.returns(node, score),
+            outcome=outcome,
+            success=success if isinstance(success, int) else None,
+            team=team,
         )
 
     def returns(self, scoring: Node, score: Any) -> tuple[int, int, int | None] | None:

@@ -257,6 +257,12 @@ class Scoring:
     #: ``returns: {min, max, sum}``: the returns are the scores (min, max, their sum or None);
     #: None: +1 for each winner, -1 for the others.
     returns: tuple[int, int, int | None] | None = None
+    #: ``competitive`` (each for herself), ``cooperative`` (one shared score) or ``teams``.
+    outcome: str = "competitive"
+    #: A cooperative game is a success when the shared score is at least this (default 1).
+    success: int | None = None
+    #: ``outcome: teams``: each player's team (an int expression of ``player``).
+    team: ast.Expr | None = None
 
 
 @frozen

@@ -426,6 +426,9 @@ RETURNS = Table(
     "The returns are the scores themselves (chips won or lost), not +1/-1 by standing.",
 )
 
+#: The outcomes a ruleset may declare (``scoring.outcome``).
+OUTCOMES = ("competitive", "cooperative", "teams")
+
 SCORING = Table(
     "scoring",
     (
@@ -444,6 +447,25 @@ SCORING = Table(
             "The scores may be shown to every seat during play, whatever they read "
             "(else: only those whose formulas read nothing the seat cannot see).",
             default=False,
+        ),
+        Key(
+            "outcome",
+            Enum(OUTCOMES),
+            "competitive (each for herself: the best scores win), cooperative (one shared score, "
+            "every seat gets the same return) or teams (a team's members share its result).",
+            default="competitive",
+        ),
+        Key(
+            "success",
+            Int(1),
+            "outcome: cooperative: the game is won when the shared score is at least this "
+            "(default 1); each seat's return is the score divided by it, at most 1.",
+        ),
+        Key(
+            "team",
+            Expr(),
+            "outcome: teams: each player's team, an int expression of `player`; a team's score "
+            "(and tie-breaks) is the sum of its members'.",
         ),
         Key(
             "original",

@@ -87,7 +87,7 @@ def wrap_trigger(section: LocDict, name: str, entry: Any) -> Any:
 
 def wrap_scoring(old: Any, new: Any) -> Any:
     """``new`` to stand for the scoring ``old``; when its score calls original(), keep the old
-    score (and the tie-breaks and end condition the new scoring does not give)."""
+    score (and the tie-breaks, end condition and outcome the new scoring does not give)."""
     score = new.get("score") if isinstance(new, LocDict) else None
     if not isinstance(score, str) or not _CALLS_ORIGINAL.search(score):
         return new
@@ -96,7 +96,7 @@ def wrap_scoring(old: Any, new: Any) -> Any:
     wrapper = LocDict(new)
     wrapper.span = span_of(new) or old.span
     wrapper.key_spans = dict(new.key_spans)
-    for key in ("tiebreak", "end_when"):
+    for key in ("tiebreak", "end_when", "outcome", "success", "team"):
         if key not in wrapper and key in old:
             wrapper[key] = old[key]
             wrapper.key_spans[key] = old.key_spans.get(key)  # type: ignore[assignment]

@@ -9,6 +9,7 @@ import random
 from collections.abc import Sequence
 
 from rulekit.engine.game import Action, Game, State
+from rulekit.engine.outcome import teams
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError
 from rulekit.runtime.errors import RuleFailure
 
@@ -61,10 +62,13 @@ def evaluate(state: State, player: int) -> int:
 
 def outcome_value(state: State, player: int) -> tuple[int, int]:
     """How good ``state`` is for ``player``: a won end beats any game in progress, which
-    beats a lost end; then the evaluation (the score at the end)."""
+    beats a lost end; a win alone (or by its team alone, or a cooperative success) beats a
+    shared one; then the evaluation (the score at the end: the shared one in a cooperative game)."""
     if state.is_terminal():
         winners = state.winners()
-        rank = 2 if winners == [player] else 1 if player in winners else -1
+        team = teams(state)
+        alone = all(team[p] == team[player] for p in winners)
+        rank = (2 if alone else 1) if player in winners else -1
         return rank, state.scores()[player]
     return 0, evaluate(state, player)
 

@@ -18,7 +18,9 @@ One iteration:
    played (0: no cut-off);
 4. *score*: every player gets its margin over the best other player (negative when
    behind), by the scores when the game ended, by the ruleset's ``bots.evaluate`` at a
-   cut-off: what a player wants is to be ahead of everybody else, by as much as it can;
+   cut-off: what a player wants is to be ahead of everybody else, by as much as it can
+   (with ``outcome: teams``, its team ahead of the other teams; in a cooperative game every
+   player gets the shared score itself);
 5. *back up*: each node on the path adds the value vector; a node's statistics are read
    for the player who moved into it, the mean value rescaled to [0, 1] by the lowest and
    highest values seen in this search (so the exploration constant means the same for
@@ -38,6 +40,7 @@ from collections.abc import Sequence
 
 from rulekit.engine.game import Action, State
 from rulekit.engine.information import determinize
+from rulekit.engine.outcome import bot_values
 from rulekit.errors import IllegalActionError
 from rulekit.tools.evaluation import evaluate, weighted_choice
 
@@ -67,14 +70,16 @@ def margins(values: Sequence[float]) -> list[float]:
 
 
 def state_values(state: State) -> list[float]:
-    """What a state is worth to each player: its margin over the best other player, by the
-    scores at the end (or without ``bots.evaluate``), else by ``bots.evaluate``."""
+    """What a state is worth to each player: its margin over the best other player (its
+    team's over the best other team; the shared value itself in a cooperative game:
+    :func:`rulekit.engine.outcome.bot_values`), by the scores at the end (or without
+    ``bots.evaluate``), else by ``bots.evaluate``."""
     n = state.game.num_players
     if state.is_terminal() or state.game.program.evaluate is None:
         values = [float(v) for v in state.scores()]
     else:
         values = [float(evaluate(state, p)) for p in range(n)]
-    return margins(values)
+    return bot_values(state, values)
 
 
 class MctsBot:

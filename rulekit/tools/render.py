@@ -30,6 +30,7 @@ from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
 from rulekit.engine.game import State
 from rulekit.engine.information import masked_fields
+from rulekit.engine.outcome import cooperative, success_threshold
 from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, Span, did_you_mean
 from rulekit.rules.yaml_source import LocStr, span_of
 from rulekit.tools.rules_listing import describe_rules as describe_rules  # re-exported: was here
@@ -285,7 +286,11 @@ def render_standings(state: State) -> str:
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
     lines.extend("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows)
     winners = state.winners()
-    if len(winners) == state.game.num_players and len(winners) > 1:
+    if cooperative(state.game):
+        score, threshold = standings[0][1][0], success_threshold(state.game)
+        verdict = "a success" if winners else "not a success"
+        lines.append(f"result: {verdict} (shared score {score}; a success at {threshold} or more)")
+    elif len(winners) == state.game.num_players and len(winners) > 1:
         lines.append("result: a tie between all players")
     elif len(winners) == 1:
         lines.append(f"winner: P{winners[0] + 1}")

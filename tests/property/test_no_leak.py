@@ -40,6 +40,8 @@ GAMES = [
     ("royal_letter", 3, ()),
     pytest.param("el_caballero", 3, (), marks=pytest.mark.slow),  # minutes: its action space is large
     ("el_capitan", 3, ("porto", "lisboa", "islas_canarias")),
+    ("fireworks", 2, ()),
+    ("fireworks", 4, ()),
     (PEEK, 2, ()),
     (PEEK, 3, ()),
 ]
@@ -328,25 +330,47 @@ DISCARD = """\
 """
 
 
-def _leaky_peek(tmp_path: Path, extra: str) -> Game:
-    text = (Path(PEEK) / "ruleset.yaml").read_text(encoding="utf-8")
-    text = text.replace("ruleset: peek", "ruleset: peek_leaky").replace("actions:\n", "actions:\n" + extra, 1)
-    folder = tmp_path / "peek_leaky"
+#: The same mistake in Fireworks (an action that changes nothing, so the game plays on as before).
+NAME_A_CARD = """\
+  name_a_card:
+    doc: "Name a card of your hand (a leak: its values are cards you cannot see)."
+    params:
+      card: me.hand
+    effect: note("a card was named")
+    ends_turn: true
+"""
+
+FIREWORKS = str(Path(__file__).resolve().parents[2] / "rulesets" / "fireworks")
+
+
+def _leaky_peek(tmp_path: Path, extra: str, ruleset: str = PEEK) -> Game:
+    name = Path(ruleset).name
+    text = (Path(ruleset) / "ruleset.yaml").read_text(encoding="utf-8")
+    text = text.replace(f"ruleset: {name}", f"ruleset: {name}_leaky").replace(
+        "actions:\n", "actions:\n" + extra, 1
+    )
+    folder = tmp_path / f"{name}_leaky"
     folder.mkdir()
     (folder / "ruleset.yaml").write_text(text, encoding="utf-8")
     return load_game(str(folder), 2)
 
 
+@pytest.mark.parametrize("ruleset", ["royal_letter", "fireworks"])
 @pytest.mark.parametrize("name", sorted(CHANNELS))
 def test_a_channel_that_reads_the_true_state_is_caught(
-    name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    name: str, ruleset: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    """On an owner-visible game (Royal Letter) and an others-visible cooperative one (Fireworks)."""
     if name in ("openspiel", "pettingzoo"):
         pytest.importorskip("pyspiel" if name == "openspiel" else "pettingzoo")
-    if name == "explanations":
-        game = _leaky_peek(tmp_path, DISCARD)
+    if name == "explanations":  # needs an action that names what the seat cannot see
+        game = (
+            _leaky_peek(tmp_path, DISCARD)
+            if ruleset == "royal_letter"
+            else _leaky_peek(tmp_path, NAME_A_CARD, FIREWORKS)
+        )
     else:
-        game = _game("royal_letter", 2, ())
+        game = _game(ruleset, 2, ())
     assert _leaks(CHANNELS[name], game, range(3)) == []
     for target, attribute, replacement in MUTATIONS[name]:
         module = importlib.import_module(target) if isinstance(target, str) else target

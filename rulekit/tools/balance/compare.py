@@ -43,6 +43,9 @@ class Balance:
     strength: list[dict[str, Any]] = field(factory=list)
     #: Settings that may reach the change when the run did not (Markdown lines).
     advice: list[str] = field(factory=list)
+    #: A cooperative game (``scoring.outcome``): the question is the success rate and the
+    #: shared score, not a seat's win rate.
+    cooperative: bool = False
 
     @property
     def games(self) -> int:
@@ -53,10 +56,18 @@ class Balance:
         return max(1, math.ceil(self.planned / self.batch))
 
     def critical(self) -> float:
-        """The sequential test's critical z (Bonferroni over planned looks and seats)."""
-        return NORMAL.inv_cdf(1 - self.alpha / (2 * self.planned_looks * self.players))
+        """The sequential test's critical z (Bonferroni over planned looks and seats, or over
+        the looks alone for a cooperative game's one success rate)."""
+        tests = 1 if self.cooperative else self.players
+        return NORMAL.inv_cdf(1 - self.alpha / (2 * self.planned_looks * tests))
 
     def seat_wins(self) -> list[Paired]:
+        """The sequential test's primary differences: each seat's win share, or a cooperative
+        game's success (1 for a game whose shared score reached the threshold)."""
+        if self.cooperative:
+            return [
+                paired("success", [_success(r) for r in self.games_a], [_success(r) for r in self.games_b])
+            ]
         n = self.players
         shares_a = [win_shares(r, n) for r in self.games_a]
         shares_b = [win_shares(r, n) for r in self.games_b]
@@ -128,14 +139,15 @@ class Balance:
         self.looks.append(record)
         if not reached:  # too few games where the change mattered: neither answer is supported
             return False
+        rate = "the success rate" if self.cooperative else "a seat's win rate"
         if changed:
-            self.stopped = (
-                f"stopped early after {self.games} games: a seat's win rate changed (|z| >= {z:.2f})"
-            )
+            self.stopped = f"stopped early after {self.games} games: {rate} changed (|z| >= {z:.2f})"
             return True
         if unchanged:
+            rate = "the success rate" if self.cooperative else "no seat's win rate"
+            verb = "does not change" if self.cooperative else "changes"
             self.stopped = (
-                f"stopped early after {self.games} games: no seat's win rate changes by "
+                f"stopped early after {self.games} games: {rate} {verb} by "
                 f"{100 * self.margin:.0f} points or more"
             )
             return True
@@ -146,10 +158,14 @@ class Balance:
         n = self.players
         a, b = self.games_a, self.games_b
         tests = self.seat_wins()
-        tests += [
-            paired(f"P{s + 1} score", [r.scores[s] for r in a], [r.scores[s] for r in b]) for s in range(n)
-        ]
-        tests.append(paired("winning margin", [margin(r) for r in a], [margin(r) for r in b]))
+        if self.cooperative:
+            tests.append(paired("shared score", [r.scores[0] for r in a], [r.scores[0] for r in b]))
+        else:
+            tests += [
+                paired(f"P{s + 1} score", [r.scores[s] for r in a], [r.scores[s] for r in b])
+                for s in range(n)
+            ]
+            tests.append(paired("winning margin", [margin(r) for r in a], [margin(r) for r in b]))
         tests.append(paired("game length", [r.length for r in a], [r.length for r in b]))
         names = sorted({k for r in (*a, *b) for k in r.fired} | {w.key for w in self.watched()})
         tests += [
@@ -167,6 +183,21 @@ class Balance:
             (self.b, self.fingerprints[1], self.games_b),
         ):
             finished = [r for r in games if r.finished]
+            if self.cooperative:
+                successes = sum(_success(r) for r in finished)
+                sides.append(
+                    {
+                        "configuration": config.describe(),
+                        "fingerprint": fingerprint,
+                        "games": len(games),
+                        "finished": len(finished),
+                        "success_rate": successes / len(finished) if finished else None,
+                        "success_rate_95": list(wilson_interval(successes, len(finished))),
+                        "shared_scores": [r.scores[0] for r in finished],
+                        "lengths": [r.length for r in finished],
+                    }
+                )
+                continue
             wins = [sum(win_shares(r, n)[s] for r in finished) for s in range(n)]
             sides.append(
                 {
@@ -184,6 +215,7 @@ class Balance:
         return finite_json(
             {
                 "players": n,
+                "outcome": "cooperative" if self.cooperative else "competitive",
                 "bots": self.bots,
                 "seeds": [self.games_a[0].seed, self.games_a[-1].seed] if self.games_a else None,
                 "games": self.games,
@@ -232,6 +264,11 @@ class Balance:
         }
 
 
+def _success(record: GameRecord) -> float:
+    """1 for a finished cooperative game that was a success (its winners are every seat)."""
+    return 1.0 if record.finished and record.winners else 0.0
+
+
 def _figures(record: GameRecord) -> tuple[Any, ...]:
     return (record.finished, record.scores, record.winners, record.length, record.fired)
 
@@ -272,6 +309,7 @@ def run_balance(
         margin,
         changes=changes,
         min_reached=min_reached,
+        cooperative=games[0].program.rules.scoring.outcome == "cooperative",
     )
     done = resumed = 0
 

@@ -41,7 +41,21 @@ def render_markdown(result: Balance, plots: Sequence[str] = (), extra: Sequence[
         lines += _changes_section(result.changes)
     lines += _strength_section(result)
     lines += _fired_section(result)
-    lines += [
+    a, b = data["a"], data["b"]
+    if result.cooperative:
+        lines += _shared_section(a, b)
+    else:
+        lines += _seat_section(a, b, n)
+    differences = result.differences()
+    lines += _paired_section(result, differences)
+    lines += extra
+    if plots:
+        lines += ["", "## Plots", ""] + [f"![{Path(p).stem}]({Path(p).name})" for p in plots]
+    return "\n".join(lines) + "\n"
+
+
+def _seat_section(a: dict[str, Any], b: dict[str, Any], n: int) -> list[str]:
+    lines = [
         "",
         "## Win rate per seat",
         "",
@@ -50,7 +64,6 @@ def render_markdown(result: Balance, plots: Sequence[str] = (), extra: Sequence[
         "| seat | A | B |",
         "|---|---|---|",
     ]
-    a, b = data["a"], data["b"]
     for s in range(n):
         lines.append(f"| P{s + 1} | {_rate(a, s)} | {_rate(b, s)} |")
     lines += [
@@ -65,8 +78,36 @@ def render_markdown(result: Balance, plots: Sequence[str] = (), extra: Sequence[
     lines.append(f"| winning margin | {_spread(a['margins'])} | {_spread(b['margins'])} |")
     lines.append(f"| game length (actions) | {_spread(a['lengths'])} | {_spread(b['lengths'])} |")
     lines.append(f"| finished / played | {a['finished']} / {a['games']} | {b['finished']} / {b['games']} |")
-    differences = result.differences()
-    lines += [
+    return lines
+
+
+def _shared_section(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """A cooperative game's figures: one success rate and one shared score, no seat against seat."""
+    return [
+        "",
+        "## Success rate (cooperative: one shared score for all seats)",
+        "",
+        "95% Wilson intervals; a success is a shared score at the ruleset's threshold or more.",
+        "",
+        "| | A | B |",
+        "|---|---|---|",
+        f"| success rate | {_share(a)} | {_share(b)} |",
+        f"| shared score, mean (min-max) | {_spread(a['shared_scores'])} | {_spread(b['shared_scores'])} |",
+        f"| game length (actions) | {_spread(a['lengths'])} | {_spread(b['lengths'])} |",
+        f"| finished / played | {a['finished']} / {a['games']} | {b['finished']} / {b['games']} |",
+    ]
+
+
+def _share(side: dict[str, Any]) -> str:
+    rate = side["success_rate"]
+    if rate is None:
+        return "n/a"
+    low, high = side["success_rate_95"]
+    return f"{100 * rate:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def _paired_section(result: Balance, differences: Sequence[Any]) -> list[str]:
+    lines = [
         "",
         "## Paired differences (B - A, per seed)",
         "",
@@ -83,10 +124,7 @@ def render_markdown(result: Balance, plots: Sequence[str] = (), extra: Sequence[
             f"{_p(d.p)} | {mark} |"
         )
     lines += ["", "## Verdict", "", *_verdict(result, [d.name for d in differences if d.holm])]
-    lines += extra
-    if plots:
-        lines += ["", "## Plots", ""] + [f"![{Path(p).stem}]({Path(p).name})" for p in plots]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _changes_section(changes: VariantChanges) -> list[str]:
@@ -237,6 +275,8 @@ def write_plots(result: Balance, directory: Path) -> list[str]:
     data = result.to_json()
     n = result.players
     written = []
+    if result.cooperative:
+        return _shared_plots(plt, data, directory)
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     width = 0.38
@@ -265,6 +305,28 @@ def write_plots(result: Balance, directory: Path) -> list[str]:
     ax.set_ylabel("games")
     ax.legend()
     written.append(str(write_figure(fig, directory / "length.png")))
+    plt.close("all")
+    return written
+
+
+def _shared_plots(plt: Any, data: dict[str, Any], directory: Path) -> list[str]:
+    """A cooperative game's plots: the success rate of each side, the shared score distributions."""
+    fig, ax = plt.subplots(figsize=(4, 3.5))
+    rates = [data[k]["success_rate"] or 0.0 for k in ("a", "b")]
+    lows = [max(0.0, r - data[k]["success_rate_95"][0]) for r, k in zip(rates, "ab", strict=True)]
+    highs = [max(0.0, data[k]["success_rate_95"][1] - r) for r, k in zip(rates, "ab", strict=True)]
+    ax.bar([0, 1], rates, 0.6, yerr=[lows, highs], capsize=3)
+    ax.set_xticks([0, 1], ["A (base)", "B (variant)"])
+    ax.set_ylabel("success rate (95% Wilson)")
+    written = [str(write_figure(fig, directory / "success_rate.png"))]
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.hist(
+        [data["a"]["shared_scores"], data["b"]["shared_scores"]], bins=20, label=["A (base)", "B (variant)"]
+    )
+    ax.set_xlabel("shared score")
+    ax.set_ylabel("games")
+    ax.legend()
+    written.append(str(write_figure(fig, directory / "shared_score.png")))
     plt.close("all")
     return written
 

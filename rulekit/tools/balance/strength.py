@@ -59,6 +59,10 @@ def bot_strength(
     for bot in dict.fromkeys(playing):
         own = [i for i, s in enumerate(seats) if s == bot]
         entry: dict[str, Any] = {"bot": bot, "seats": [f"P{i + 1}" for i in own], "chance": len(own) / n}
+        if result.cooperative:  # every seat shares the result: there is no win against random bots
+            entry["how"] = "not measured: in a cooperative game the seats share one result"
+            found.append({**entry, "games": 0, "win_rate": None, "win_rate_95": None})
+            continue
         if randoms:
             records = result.games_a
             wins = sum(sum(win_shares(r, n)[i] for i in own) for r in records)

@@ -13,6 +13,7 @@ from rulekit.engine.game import Game
 from rulekit.tools.options import ruleset_label
 from rulekit.tools.runner import GameRecord, GameTask, ResultsDB, play_all
 from rulekit.tools.simulate.intervals import intervals_overlap, mean_interval, mean_or_none, wilson_interval
+from rulekit.tools.simulate.shared import shared_json
 
 
 @define
@@ -69,6 +70,14 @@ class Simulation:
     #: games read back from the results file (--resume), not played in this run
     resumed: int = 0
     records: list[GameRecord] = field(factory=list)
+    #: A cooperative game's success threshold (None: not cooperative): then a game is a
+    #: success or not, and ``scores[0]`` is the shared score.
+    success: int | None = None
+    successes: int = 0
+
+    @property
+    def cooperative(self) -> bool:
+        return self.success is not None
 
     @property
     def games(self) -> int:
@@ -112,6 +121,8 @@ class Simulation:
         return 1.0 - (rates[best] - rates[worst]), best, worst
 
     def to_json(self) -> dict[str, Any]:
+        if self.cooperative:
+            return shared_json(self)
         balance = self.balance()
         return {
             "ruleset": self.config.ruleset,
@@ -197,7 +208,9 @@ def simulate(
         resume=resume,
         progress=step,
     )
-    result = summarize(config, game.program.fingerprint, n, seeds, bot, max_actions, records)
+    scoring = game.program.rules.scoring
+    success = (scoring.success or 1) if scoring.outcome == "cooperative" else None
+    result = summarize(config, game.program.fingerprint, n, seeds, bot, max_actions, records, success)
     result.seconds = time.perf_counter() - start
     result.resumed = resumed
     return result
@@ -211,8 +224,10 @@ def summarize(
     bot: str,
     max_actions: int,
     records: Sequence[GameRecord],
+    success: int | None = None,
 ) -> Simulation:
-    """The figures of a configuration's games (records in seed order)."""
+    """The figures of a configuration's games (records in seed order); ``success``: the
+    success threshold of a cooperative game (whose winners are every seat or none)."""
     result = Simulation(
         config,
         fingerprint,
@@ -223,6 +238,7 @@ def summarize(
         wins=[0.0] * players,
         scores=[[] for _ in range(players)],
         records=list(records),
+        success=success,
     )
     for record in records:
         if not record.finished:
@@ -233,9 +249,13 @@ def summarize(
         winners = record.winners
         for seat in range(players):
             result.scores[seat].append(record.scores[seat])
+        if success is not None:
+            result.successes += bool(winners)
+            continue
         for seat in winners:
             result.wins[seat] += 1 / len(winners)
-        result.winning_scores.append(record.scores[winners[0]])
+        if winners:
+            result.winning_scores.append(record.scores[winners[0]])
         if len(winners) > 1:
             result.shared_first += 1
     return result

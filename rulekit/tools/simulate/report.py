@@ -10,6 +10,7 @@ from rulekit.tools.bots import describe_bots
 from rulekit.tools.options import ruleset_label
 from rulekit.tools.simulate.intervals import mean_or_none
 from rulekit.tools.simulate.play import SeatResult, Simulation, differences
+from rulekit.tools.simulate.shared import shared_difference, shared_rows
 
 SHARED_NOTE = "a win shared by k players tied for first counts 1/k for each"
 SIGNIFICANT_NOTE = (
@@ -38,6 +39,16 @@ def render(sims: Sequence[Simulation]) -> str:
             lines.append(f"  {label}: {sim.config.describe()}  (fingerprint {sim.fingerprint})")
     else:
         lines.append(f"  {first.config.describe()}  (fingerprint {first.fingerprint})")
+    if all(sim.cooperative for sim in sims):
+        lines += ["", *shared_rows(sims, labels, _fixed, _signed)]
+        rows = [["", *labels]] if len(sims) > 1 else []
+        rows.append(["games finished / cut off"] + [f"{s.finished} / {s.cut_off}" for s in sims])
+        rows.append(["length in actions: mean (min-max)"] + [_length_cell(s.lengths) for s in sims])
+        lines += ["", *_table(rows)]
+        if len(sims) == 2:
+            lines += ["", SIGNIFICANT_NOTE]
+        lines += ["", _timing(sims, labels)]
+        return "\n".join(lines)
     diffs = differences(sims[0], sims[1]) if len(sims) == 2 else None
     seats = [sim.seat_results() for sim in sims]
     head = [[""] + labels + (["B - A"] if diffs is not None else [])] if len(sims) > 1 else []
@@ -90,6 +101,13 @@ def to_json(sims: Sequence[Simulation]) -> dict[str, Any]:
         "shared_wins": SHARED_NOTE,
         "configurations": [sim.to_json() for sim in sims],
     }
+    if all(sim.cooperative for sim in sims):
+        del data["shared_wins"]
+        data["outcome"] = "cooperative"
+        if len(sims) == 2:
+            data["differences"] = shared_difference(sims[0], sims[1])
+            data["significance"] = "the two 95% intervals do not overlap (a conservative test)"
+        return finite_json(data)
     if len(sims) == 2:
         data["differences"] = [d.to_json() for d in differences(sims[0], sims[1])]
         data["significance"] = "the two 95% intervals do not overlap (a conservative test)"

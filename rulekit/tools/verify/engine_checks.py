@@ -12,6 +12,7 @@ from typing import Any
 from rulekit.compiler.program import Program
 from rulekit.engine.game import TERMINAL, Action, State
 from rulekit.engine.information import determinize, has_hidden_information, unseen
+from rulekit.engine.outcome import outcome_keys
 from rulekit.errors import IllegalActionError
 from rulekit.tools.verify.failures import (
     MISSING,
@@ -241,13 +242,13 @@ class EngineChecks:
             raise self._failure("engine:terminal", "the game is over but a decision is pending", state=state)
         try:
             returns = state.returns()
-            standings = state.standings()
+            keys = outcome_keys(state)  # a team's summed key for each of its members
         except Exception as error:
             raise self._failure(
                 "engine:terminal", f"scoring the finished game failed: {describe_error(error)}", state=state
             ) from None
         self.check_declared_returns(state, returns)
-        self.check_seat_blind(state, returns, dict(standings))
+        self.check_seat_blind(state, returns, keys)
 
     def check_declared_returns(self, state: State, returns: Sequence[float]) -> None:
         """With ``scoring.returns: {min, max, sum}``, the returns keep within what it declares
