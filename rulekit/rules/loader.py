@@ -126,7 +126,7 @@ class _Builder:
             flow=self.steps(root.get("flow", [])),
             scoring=self.scoring(),
             money=money,
-            display=dict(display) if isinstance(display, dict) else {},
+            display=display if isinstance(display, dict) else {},  # located: errors name it
             bot_weights=self.bot_weights(actions),
             properties=self.properties(),
             view=parse_view(root.raw.get("view"), self.bag, root.span),

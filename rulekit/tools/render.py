@@ -70,11 +70,14 @@ def compile_display(program: Program) -> tuple[Panel, ...]:
             )
     entries = display.get("panels") or []
     if not isinstance(entries, list):
-        bag.error("display.panels must be a list of {title, lines}", span_of(entries))
+        bag.error("display.panels must be a list of {title, lines}", span_of(entries, span_of(display)))
         entries = []
     for entry in entries:
         if not isinstance(entry, dict):
-            bag.error("a display panel is a mapping {title: ..., lines: EXPR}", span_of(entry))
+            # a number or a null has no span of its own: the list's
+            bag.error(
+                "a display panel is a mapping {title: ..., lines: EXPR}", span_of(entry, span_of(entries))
+            )
             continue
         for key in entry:
             if key not in _PANEL_KEYS:

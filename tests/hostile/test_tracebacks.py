@@ -299,3 +299,13 @@ def test_a_lone_surrogate_in_a_log_header_is_a_located_error(run: Run, tmp_path:
     status, _, err = run("replay", str(log))
     assert_refused(status, err)
     assert "not valid Unicode" in err
+
+
+@pytest.mark.parametrize("panels", ["[7, null]", "5"])
+def test_a_display_panel_that_is_not_a_mapping_is_a_located_error(
+    run: Run, ruleset: Callable[[str], Path], panels: str
+) -> None:
+    """Found by the fuzz campaign (rules seed 11625844): a number in display.panels has no span
+    of its own, and the error had no position."""
+    status, _, err = run("check", str(ruleset(f"display:\n  panels: {panels}\n")))
+    assert_refused(status, err)
