@@ -153,6 +153,11 @@ def _runs_effects(node: FlowNode) -> bool:
     return node.kind == "do" or (node.kind == "turn" and node.fns.get("on_start") is not None)
 
 
+def has_simultaneous(program: Any) -> bool:
+    """Whether ``program``'s flow has a ``simultaneous`` step."""
+    return any(node.kind == "simultaneous" for node in program.flow)
+
+
 def chose(state: State, name: str, args: tuple[Any, ...]) -> None:
     """Record the deciding seat's choice in a simultaneous step (nothing is applied: the
     choices resolve together once every seat has chosen) and ask the next seat."""
