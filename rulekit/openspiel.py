@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -392,11 +393,30 @@ class RulekitState(pyspiel.State):
             return [index for index, _ in self._pending_step().pairs()]
         state = self._inner.state
         if state.is_simultaneous():
+            if player == pyspiel.PlayerId.SIMULTANEOUS:  # flat joint actions
+                return list(range(math.prod(len(mine) for mine in self._each_legal() if mine)))
             space = self._game().space
             return sorted(space.encode(a) for a in state.legal_actions_of(player))
         if self._legal is None:
             self._legal = self._game().space.legal_ids(state)
         return list(self._legal)
+
+    def _each_legal(self) -> list[list[int]]:
+        """At a simultaneous node, each player's legal actions (empty: does not choose)."""
+        return [self._legal_actions(p) for p in range(self._game().num_players())]
+
+    def _joint(self, flat: int) -> list[int]:
+        """A flat joint action as one action per player, as OpenSpiel's
+        ``FlatJointActionToActions`` reads it (player 0 least significant; -1 for a player
+        who does not choose)."""
+        joint = []
+        for mine in self._each_legal():
+            if mine:
+                joint.append(mine[flat % len(mine)])
+                flat //= len(mine)
+            else:
+                joint.append(-1)
+        return joint
 
     def _apply_actions(self, actions: Sequence[int]) -> None:
         """A simultaneous node: each choosing seat's action, applied atomically (the
@@ -434,6 +454,9 @@ class RulekitState(pyspiel.State):
             self._pending_step()
             player_action, given = inner.pending
             self._apply_until_chance(player_action, (*given, action), chance_nodes=1)
+            return
+        if inner.state.is_simultaneous():  # a flat joint action
+            self._apply_actions(self._joint(action))
             return
         if game.random:
             self._apply_until_chance(action, ())
