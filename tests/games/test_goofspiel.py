@@ -179,3 +179,52 @@ def test_each_later_point_card_is_a_chance_step_among_those_left() -> None:
 def test_the_scenarios_pass(scenario: Path) -> None:
     report = run_scenario(scenario)
     assert report.passed, report
+
+
+def test_pettingzoo_parallel_api_and_seed_tests_pass_on_the_parallel_env() -> None:
+    require("pettingzoo", "pettingzoo")
+    from pettingzoo.test import parallel_api_test, parallel_seed_test
+
+    from rulekit import pettingzoo as pz
+
+    parallel_api_test(pz.parallel_env("goofspiel"), num_cycles=1000)
+    parallel_seed_test(lambda: pz.parallel_env("goofspiel"))
+
+
+def test_the_parallel_env_applies_both_bids_in_one_step() -> None:
+    require("pettingzoo", "pettingzoo")
+    from rulekit import pettingzoo as pz
+
+    env = pz.parallel_env("goofspiel")
+    observations, _ = env.reset(seed=3)
+    assert all(observations[a]["action_mask"].sum() == 13 for a in env.agents)
+    env.step({"player_0": 12, "player_1": 0})  # bids 13 and 1
+    state = env.game_state
+    assert (state.value(0, "bid"), state.value(1, "bid")) == (13, 1)
+    assert state.value(0, "points") == state.value("game", "turned")[0]
+
+
+def test_a_pending_bid_is_not_in_the_other_seats_observation() -> None:
+    """Through the AEC environment the seats bid one after the other: what P2 observes before
+    bidding is the same whatever P1 bid, and so are its view and legal actions."""
+    require("pettingzoo", "pettingzoo")
+    from rulekit import pettingzoo as pz
+
+    seen = []
+    for bid in (0, 6, 12):
+        env = pz.env("goofspiel")
+        env.reset(seed=5)
+        env.step(bid)
+        assert env.agent_selection == "player_1"
+        observation = env.observe("player_1")
+        state = env.unwrapped.game_state
+        seen.append(
+            (
+                observation["observation"].tobytes(),
+                observation["action_mask"].tobytes(),
+                repr(state.view(1)),
+                str(state.legal_actions_of(1)),
+            )
+        )
+    assert seen[0] == seen[1] == seen[2]
+    assert state.view(0) != state.view(1)  # P1 sees its own pending bid
