@@ -1,6 +1,6 @@
 """Every ruleset as a PettingZoo parallel environment (the ``pettingzoo`` extra).
 
-``rulekit.pettingzoo.parallel_env("goofspiel")`` is a :class:`pettingzoo.ParallelEnv` for
+``rulekit.pettingzoo.parallel_env("my_game")`` is a :class:`pettingzoo.ParallelEnv` for
 rules with ``simultaneous`` flow steps (any ruleset works): at each ``step(actions)`` every
 agent that decides now acts at once.
 
