@@ -32,7 +32,7 @@ from rulekit.tools.render import render_state
 RENDER_MODES = ("human", "ansi")
 
 
-class RulekitParallelEnv(ParallelEnv):  # type: ignore[misc]
+class RulekitParallelEnv(ParallelEnv):
     """A rulekit game as a PettingZoo parallel environment."""
 
     metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "name": "rulekit_parallel_v0"}
@@ -155,7 +155,7 @@ class RulekitParallelEnv(ParallelEnv):  # type: ignore[misc]
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         state = self._state()
         deciding = set(self.deciding())
-        found = {}
+        found: dict[str, dict[str, np.ndarray]] = {}
         for agent in self.agents:
             seat = self._index[agent]
             mask = np.zeros(self.space.size, np.int8)

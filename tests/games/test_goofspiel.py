@@ -6,8 +6,9 @@ at a simultaneous node (rulekit's ``bid(k)`` is OpenSpiel's ``[P{p}]Bid: k``, ac
 both), the chance outcomes with their probabilities (rulekit's ``pick = k`` is OpenSpiel's
 ``Deal k``), both hands and the points, the terminal flag and at the end the returns must
 agree (the board at the simultaneous and terminal nodes: at a chance node rulekit's bids are
-still waiting for the deal they resolve with). OpenSpiel's parameters: its defaults (``points_order=random``, ``returns_type=win_loss``,
-``imp_info=false``), ``num_cards`` as the ruleset's ``CARDS``. The one node only rulekit has is
+still waiting for the deal they resolve with). OpenSpiel's parameters: its defaults
+(``points_order=random``, ``returns_type=win_loss``, ``imp_info=false``), ``num_cards`` as the
+ruleset's ``CARDS``. The one node only rulekit has is
 the adapter's first chance node, which draws the engine's seed: the setup turns up the first
 point card from it, so OpenSpiel's first deal is made to agree (it must be among OpenSpiel's
 outcomes, each of probability 1/num_cards, as rulekit's ``pick`` of the first card is).

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from rulekit.engine.game import Game, State
-from rulekit.engine.information import HIDDEN_CHOICE, determinize, information_key, masked_fields, seat_history
+from rulekit.engine.information import (
+    HIDDEN_CHOICE,
+    determinize,
+    information_key,
+    masked_fields,
+    seat_history,
+)
 from rulekit.errors import IllegalActionError, RulesetError
 from rulekit.load import load_game
 from rulekit.tools.bots import HeuristicBot, RandomBot, play_game
@@ -88,7 +94,7 @@ def test_a_seat_with_no_legal_action_chooses_nothing(write_ruleset: Writer) -> N
 def test_an_illegal_joint_action_is_refused_and_changes_nothing(write_ruleset: Writer) -> None:
     state = _game(write_ruleset).new_initial_state(0)
     before = state.state_hash()
-    with pytest.raises(IllegalActionError, match="P2's choice is refused.*not that many"):
+    with pytest.raises(IllegalActionError, match=r"P2's choice is refused.*not that many"):
         state.apply_joint({0: "show(1)", 1: "show(5)"})
     assert state.state_hash() == before and state.current_player() == 0
     with pytest.raises(IllegalActionError, match="none for P2"):
@@ -129,7 +135,9 @@ def test_a_pending_choice_is_hidden_from_the_other_seats(write_ruleset: Writer) 
     assert seat_history(low, ["show(1)"], 0) == ["show(1)"]
 
 
-def test_determinize_guesses_the_others_pending_choices_and_keeps_the_seats_own(write_ruleset: Writer) -> None:
+def test_determinize_guesses_the_others_pending_choices_and_keeps_the_seats_own(
+    write_ruleset: Writer,
+) -> None:
     state = _after_first_choice(_game(write_ruleset), "show(4)")
     rng = random.Random(1)
     guessed = {determinize(state, 1, rng).fields[("_", "chosen")] for _ in range(40)}
@@ -163,6 +171,8 @@ def test_the_checker_refuses_a_simultaneous_step_with_unknown_actions_or_not_pla
     write_ruleset: Writer,
 ) -> None:
     with pytest.raises(RulesetError, match="simultaneous step lists unknown action 'shw'"):
-        load_game(str(write_ruleset(RULES.replace("[show, overdraw]", "[shw]").replace("SEATS", "players"))), 2)
+        load_game(
+            str(write_ruleset(RULES.replace("[show, overdraw]", "[shw]").replace("SEATS", "players"))), 2
+        )
     with pytest.raises(RulesetError, match="players who choose"):
         load_game(str(write_ruleset(RULES.replace("SEATS", "game.total"))), 2)
