@@ -176,3 +176,21 @@ def test_the_checker_refuses_a_simultaneous_step_with_unknown_actions_or_not_pla
         )
     with pytest.raises(RulesetError, match="players who choose"):
         load_game(str(write_ruleset(RULES.replace("SEATS", "game.total"))), 2)
+
+
+def test_mcts_searches_a_later_seats_choice_without_the_earlier_seats_choice() -> None:
+    """In its tree, the second seat of a simultaneous step keeps one set of statistics for
+    every choice of the first: it never answers a choice it could not have seen."""
+    from rulekit.tools import mcts
+
+    game = load_game("goofspiel", 2)
+    state = game.new_initial_state(2)
+    bot = MctsBot(4, iterations=300)
+    root = mcts._Node(2)
+    bot._low, bot._high = float("inf"), float("-inf")
+    for _ in range(300):
+        bot._iterate(root, state, 0)
+    assert root.shared is not None and set(root.shared) == {1}
+    shared = root.shared[1].children
+    assert set(shared) == set(state.legal_actions_of(1))  # every P2 bid, once for all P1 bids
+    assert sum(child.visits for child in shared.values()) > 250
