@@ -12,7 +12,13 @@ action parameters, see :mod:`rulekit.engine.spaces`); ``max_moves`` (the horizon
 
 What the game declares, and why it holds:
 
-* dynamics ``SEQUENTIAL``: one player decides at a time.
+* dynamics ``SEQUENTIAL``: one player decides at a time; ``SIMULTANEOUS`` when the flow
+  has a ``simultaneous`` step.  Then at such a step ``current_player()`` is
+  ``PlayerId.SIMULTANEOUS``, ``legal_actions(p)`` is each seat's own (empty for a seat
+  that does not choose) and ``apply_actions(joint)`` applies one action per player
+  atomically (an illegal one raises and changes nothing; the action given for a seat
+  that does not choose is ignored); the choices resolve in the step's order.  Every
+  other decision is a one-player node as in a sequential game.
 * chance: every random draw of the rules is a chance step with known outcomes and
   probabilities (``roll``, ``shuffle``, ``pick``: :mod:`rulekit.engine.chance`).  When
   the rules draw at all, the game is ``EXPLICIT_STOCHASTIC``: one chance node at the
@@ -69,6 +75,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -78,6 +85,7 @@ import pyspiel
 
 from rulekit.compiler.program import Program
 from rulekit.engine.chance import ChanceStep, chance_step
+from rulekit.engine.flow import has_simultaneous
 from rulekit.engine.game import Game, State
 from rulekit.engine.information import determinize, has_hidden_information
 from rulekit.engine.spaces import (
@@ -181,7 +189,7 @@ def _game_type(name: str, program: Program, players: int, params: dict[str, Any]
     return kind(
         short_name=name,
         long_name=f"rulekit {rules.title}",
-        dynamics=kind.Dynamics.SEQUENTIAL,
+        dynamics=kind.Dynamics.SIMULTANEOUS if has_simultaneous(program) else kind.Dynamics.SEQUENTIAL,
         chance_mode=kind.ChanceMode.EXPLICIT_STOCHASTIC
         if uses_randomness(program)
         else kind.ChanceMode.DETERMINISTIC,
@@ -399,6 +407,8 @@ class RulekitState(pyspiel.State):
             return int(pyspiel.PlayerId.CHANCE)
         if state.is_terminal() or self._moves >= self._game().max_moves:
             return int(pyspiel.PlayerId.TERMINAL)
+        if state.is_simultaneous():
+            return int(pyspiel.PlayerId.SIMULTANEOUS)
         return state.current_player()
 
     def is_terminal(self) -> bool:
@@ -454,9 +464,57 @@ class RulekitState(pyspiel.State):
             return list(range(self._game().seeds))
         if self._inner.pending is not None:
             return [index for index, _ in self._pending_step().pairs()]
+        state = self._inner.state
+        if state.is_simultaneous():
+            if player == pyspiel.PlayerId.SIMULTANEOUS:  # flat joint actions
+                return list(range(math.prod(len(mine) for mine in self._each_legal() if mine)))
+            space = self._game().space
+            return sorted(space.encode(a) for a in state.legal_actions_of(player))
         if self._legal is None:
-            self._legal = self._game().space.legal_ids(self._inner.state)
+            self._legal = self._game().space.legal_ids(state)
         return list(self._legal)
+
+    def _each_legal(self) -> list[list[int]]:
+        """At a simultaneous node, each player's legal actions (empty: does not choose)."""
+        return [self._legal_actions(p) for p in range(self._game().num_players())]
+
+    def _joint(self, flat: int) -> list[int]:
+        """A flat joint action as one action per player, as OpenSpiel's
+        ``FlatJointActionToActions`` reads it (player 0 least significant; -1 for a player
+        who does not choose)."""
+        joint = []
+        for mine in self._each_legal():
+            if mine:
+                joint.append(mine[flat % len(mine)])
+                flat //= len(mine)
+            else:
+                joint.append(-1)
+        return joint
+
+    def _apply_actions(self, actions: Sequence[int]) -> None:
+        """A simultaneous node: each choosing seat's action, applied atomically (the
+        choices resolve once the last is made; its chance steps are chance nodes)."""
+        game = self._game()
+        state = self._inner.state
+        assert state is not None and state.is_simultaneous()
+        seats = [s for s in state.simultaneous_seats() if state.legal_actions_of(s)]
+        joint = {seat: game.space.decode(int(actions[seat])) for seat in seats}
+        if not game.random:
+            state.apply_joint(joint)
+            self._moves += len(seats)
+            self._legal = None
+            return
+        backup, moves = state.clone(), self._moves
+        try:
+            for seat in seats[:-1]:  # recorded only: nothing resolves before the last choice
+                state.apply_action(joint[seat])
+                self._moves += 1
+            self._apply_until_chance(int(actions[seats[-1]]), ())
+        except BaseException:
+            self._inner.state, self._moves = backup, moves
+            self._inner.pending = self._inner.step = None
+            raise
+        self._legal = None
 
     def _apply_action(self, action: int) -> None:
         game = self._game()
@@ -478,6 +536,9 @@ class RulekitState(pyspiel.State):
             self._pending_step()
             player_action, given = inner.pending
             self._apply_until_chance(player_action, (*given, action), chance_nodes=1)
+            return
+        if inner.state.is_simultaneous():  # a flat joint action
+            self._apply_actions(self._joint(action))
             return
         if game.random:
             self._apply_until_chance(action, ())

@@ -18,8 +18,10 @@
   printed with ``render_mode="human"``, returned with ``"ansi"``.
 
 An illegal action raises :class:`~rulekit.errors.IllegalActionError` naming the rule
-that forbids it (the state is unchanged).  Games take turns in the order the rules
-say, so there is no parallel form of the environment.
+that forbids it (the state is unchanged).  At a ``simultaneous`` flow step the seats
+choose one after the other here, none seeing the others' pending choices; the parallel
+form, where they act at once, is :func:`parallel_env`
+(:mod:`rulekit.pettingzoo_parallel`).
 """
 
 from __future__ import annotations
@@ -54,6 +56,22 @@ def env(
     Keyword arguments go to :class:`RulekitEnv` (``render_mode``, ``max_cycles``, ``bound``).
     """
     return wrappers.OrderEnforcingWrapper(raw_env(ruleset, players, modules, variants, **kwargs))
+
+
+def parallel_env(
+    ruleset: str,
+    players: int | None = None,
+    modules: Sequence[str] = (),
+    variants: Sequence[str] = (),
+    **kwargs: Any,
+) -> Any:
+    """The parallel environment of ``ruleset`` (:mod:`rulekit.pettingzoo_parallel`): every
+    seat of a ``simultaneous`` step acts in the same ``step``.  Keyword arguments as :func:`env`."""
+    from rulekit.pettingzoo_parallel import RulekitParallelEnv
+
+    if players is None:
+        players = load_program(ruleset, modules, variants).rules.min_players
+    return RulekitParallelEnv(load_game(ruleset, players, modules, variants), **kwargs)
 
 
 def raw_env(

@@ -228,7 +228,7 @@ class _Compiler(FlowBuilder):
         is still filtered after listing (:mod:`rulekit.engine.priority`)."""
         fused: dict[tuple[str, ...], str] = {}
         for node in self.flow:
-            names = node.data.get("actions") if node.kind == "turn" else None
+            names = node.data.get("actions") if node.kind in ("turn", "simultaneous") else None
             if (
                 not isinstance(names, tuple)
                 or len(names) < 2

@@ -1,4 +1,4 @@
-"""Compiling a ruleset's flow (seq, do, repeat, for_each, turn, if) into :class:`FlowNode`s."""
+"""Compiling a ruleset's flow (seq, do, repeat, for_each, turn, simultaneous, if) into :class:`FlowNode`s."""
 
 from __future__ import annotations
 
@@ -35,6 +35,25 @@ class FlowBuilder(BuildBase):
                 hint=did_you_mean(name, self.rules.fields["game"]) or f"declare it under state.game.{name}",
             )
 
+    def offered(self, names: tuple[str, ...] | None, span: Span | None, what: str) -> tuple[str, ...]:
+        """The actions a decision step offers: those it lists (unknown ones reported) and the
+        actions that ask to join them (``offered_with``); without a list, every action that
+        is not ``prompt: true``."""
+        if names is None:
+            return tuple(a for a, d in self.rules.actions.items() if not d.prompt_only)
+        for name in names:
+            if name not in self.rules.actions:
+                hint = did_you_mean(name, self.rules.actions)
+                self.bag.error(f"{what} lists unknown action '{name}'", span, hint=hint)
+        return (
+            *names,
+            *(
+                a
+                for a, d in self.rules.actions.items()
+                if a not in names and any(w in names for w in d.offered_with)
+            ),
+        )
+
     def step(self, step: m.FlowStep) -> int:
         if isinstance(step, m.DoStep):
             node = FlowNode(
@@ -61,24 +80,20 @@ class FlowBuilder(BuildBase):
                 (self.steps(step.steps),),
                 data={"items": self.flow_expr(step.items, t.ANY_LIST, "for_each in"), "var": step.var},
             )
+        elif isinstance(step, m.SimultaneousStep):
+            players = step.players
+            node = FlowNode(
+                "simultaneous",
+                step.span,
+                data={
+                    "players": None
+                    if players is None
+                    else self.flow_expr(players, t.list_of(t.PLAYER), "the players who choose"),
+                    "actions": self.offered(step.actions, step.span, "simultaneous step"),
+                },
+            )
         elif isinstance(step, m.TurnStep):
-            for name in step.actions or ():
-                if name not in self.rules.actions:
-                    self.bag.error(
-                        f"turn lists unknown action '{name}'",
-                        step.span,
-                        hint=did_you_mean(name, self.rules.actions),
-                    )
-            offered = step.actions
-            if offered is not None:  # actions that ask to join such a turn (offered_with)
-                offered = (
-                    *offered,
-                    *(
-                        a
-                        for a, d in self.rules.actions.items()
-                        if a not in offered and any(w in offered for w in d.offered_with)
-                    ),
-                )
+            offered = self.offered(step.actions, step.span, "turn")
             node = FlowNode(
                 "turn",
                 step.span,
@@ -87,9 +102,7 @@ class FlowBuilder(BuildBase):
                     "until": self.flow_expr(step.until, t.BOOL, "an until condition", me=True),
                     "on_start": self.define_block("turn_start", step.on_start, []) if step.on_start else None,
                     "on_end": self.define_block("turn_end", step.on_end, []) if step.on_end else None,
-                    "actions": offered
-                    if offered is not None
-                    else tuple(a for a, d in self.rules.actions.items() if not d.prompt_only),
+                    "actions": offered,
                     "once": step.once,
                 },
             )

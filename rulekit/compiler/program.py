@@ -83,7 +83,7 @@ class CompiledInvariant:
 
 @define
 class FlowNode:
-    """One compiled flow step; ``kind`` is seq, do, repeat, for_each, turn or if."""
+    """One compiled flow step; ``kind`` is seq, do, repeat, for_each, turn, simultaneous or if."""
 
     kind: str
     span: Span | None

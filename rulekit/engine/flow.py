@@ -6,7 +6,12 @@ is cloned, serialized and hashed with everything else):
 * ``(node, index)`` for a sequence of steps,
 * ``(node, iteration, limit)`` for ``repeat``,
 * ``(node, items, index)`` for ``for_each``,
-* ``(node, player, done)`` for ``turn``.
+* ``(node, player, done)`` for ``turn``,
+* ``(node, seats, index)`` for ``simultaneous``: ``seats[index]`` chooses next.
+
+A simultaneous step keeps the seats' choices in the engine's ``chosen`` field (hidden from
+every other seat by :mod:`rulekit.engine.information`) and applies none of them until the
+last seat has chosen; then they resolve in the order of ``seats``.
 
 Pending ``ask`` decisions come before the flow goes on.  A turn in which the
 player has no legal action ends by itself; so does an ask that cannot be
@@ -21,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from rulekit.compiler.program import FlowNode
 from rulekit.engine.defaults import field_default
 from rulekit.engine.listing import list_legal
+from rulekit.engine.slots import CHOSEN
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, RuleEvaluationError
 from rulekit.runtime.errors import RuleFailure
@@ -147,6 +153,21 @@ def _runs_effects(node: FlowNode) -> bool:
     return node.kind == "do" or (node.kind == "turn" and node.fns.get("on_start") is not None)
 
 
+def has_simultaneous(program: Any) -> bool:
+    """Whether ``program``'s flow has a ``simultaneous`` step."""
+    return any(node.kind == "simultaneous" for node in program.flow)
+
+
+def chose(state: State, name: str, args: tuple[Any, ...]) -> None:
+    """Record the deciding seat's choice in a simultaneous step (nothing is applied: the
+    choices resolve together once every seat has chosen) and ask the next seat."""
+    F = state.fields
+    F[CHOSEN] = (*F[CHOSEN], (F[_DECISION][0], name, args))
+    node_id, seats, index = F[_FLOW][-1]
+    F[_FLOW] = (*F[_FLOW][:-1], (node_id, seats, index + 1))
+    advance(state)
+
+
 def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[FlowNode]) -> Step:
     kind = node.kind
     children = node.children
@@ -243,10 +264,37 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[Fl
 
         return turn
 
+    if kind == "simultaneous":
+        actions = node.data["actions"]
+
+        def simultaneous(
+            state: State, F: dict[Any, Any], R: Any, stack: list[Any], frame: tuple[Any, ...]
+        ) -> bool | None:
+            _, seats, index = frame
+            while index < len(seats):
+                F[_DECISION] = (seats[index], actions)
+                R.reset_steps()
+                state._legal = legal = list_legal(state)
+                if legal:
+                    stack[-1] = (node_id, seats, index)
+                    return True
+                index += 1  # a seat with no legal action chooses nothing
+            stack.pop()
+            chosen = F.pop(CHOSEN, ())
+            for seat, name, args in chosen:
+                F[_DECISION] = (seat, actions)
+                R.reset_steps()
+                state._run(seat, name, args)
+            return False if chosen else None
+
+        return simultaneous
+
     def not_a_frame(
         state: State, F: dict[Any, Any], R: Any, stack: list[Any], frame: tuple[Any, ...]
     ) -> bool | None:
-        raise AssertionError(kind)  # pragma: no cover - only seq, repeat, for_each and turn push frames
+        raise AssertionError(
+            kind
+        )  # pragma: no cover - only seq, repeat, for_each, turn, simultaneous push frames
 
     return not_a_frame
 
@@ -301,6 +349,23 @@ def _make_enter(node_id: int, node: FlowNode, game: Game) -> Enter:
                 on_start(F, R, player)
 
         return turn
+    if kind == "simultaneous":
+        players_fn = fns.get("players")
+        span = node.span
+
+        def simultaneous(state: State, F: dict[Any, Any], R: Any, stack: list[Any]) -> None:
+            seats = tuple(range(R.num_players)) if players_fn is None else tuple(players_fn(F, R, -1))
+            for seat in seats:
+                if type(seat) is not int or not 0 <= seat < R.num_players:
+                    raise RuleFailure(
+                        f"a simultaneous step's seat is {format_value(seat)}, not a player", span
+                    )
+            if len(set(seats)) != len(seats):
+                raise RuleFailure("a simultaneous step names a player twice", span)
+            F[CHOSEN] = ()
+            stack.append((node_id, seats, 0))
+
+        return simultaneous
     condition = fns["condition"]
     then, otherwise = node.children
 

@@ -10,7 +10,7 @@ action is undone by restoring the copy taken before it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from rulekit.compiler.program import CompiledAction, Program
@@ -21,6 +21,7 @@ from rulekit.engine.defaults import field_default
 from rulekit.engine.explain import explain as _explain
 from rulekit.engine.guard import rule_error as _rule_error
 from rulekit.engine.listing import list_legal, reference_listing
+from rulekit.engine.slots import CHOSEN as _CHOSEN
 from rulekit.engine.slots import DECISION as _DECISION
 from rulekit.engine.slots import ENGINE as _ENGINE
 from rulekit.engine.slots import MOVES as _MOVES
@@ -288,6 +289,7 @@ class Game:
 
 _T = TypeVar("_T")
 _RNG = (_ENGINE, "rng")
+_FLOW = (_ENGINE, "flow")
 #: Steps plus characters of text the actions may take before the state's size is measured
 #: again; it is measured every MEASURE_EVERY moves anyway (docs/security.md).
 BUSY = 100_000
@@ -437,6 +439,81 @@ class State:
                 f"applying {self.game.action_to_string(action)}",
                 self.game.program.actions[action.name].decl.span,
             ) from None
+
+    # ------------------------------------------------- simultaneous steps
+    def is_simultaneous(self) -> bool:
+        """Whether the decision is a seat's choice in a ``simultaneous`` flow step."""
+        return _CHOSEN in self.fields and self.fields[_DECISION] is not None
+
+    def simultaneous_seats(self) -> tuple[int, ...]:
+        """The seats of the simultaneous step under way that have not chosen yet, in order
+        (the deciding seat first; a seat with no legal action is skipped when its time
+        comes); empty outside such a step."""
+        if not self.is_simultaneous():
+            return ()
+        _, seats, index = self.fields[_FLOW][-1]
+        return tuple(seats[index:])
+
+    def legal_actions_of(self, seat: int) -> list[Action]:
+        """The legal actions of ``seat``: the deciding seat's, or in a simultaneous step
+        those of a seat still to choose (the same whatever the others choose, since no
+        choice is applied before all are made); else none."""
+        decision = self.fields[_DECISION]
+        if decision is None:
+            return []
+        if seat == decision[0]:
+            return self.legal_actions()
+        if seat not in self.simultaneous_seats():
+            return []
+        fields = dict(self.fields)
+        fields[_DECISION] = (seat, decision[1])
+        return State(self.game, fields).legal_actions()
+
+    def chosen(self, seat: int | None) -> tuple[tuple[int, str, tuple[Any, ...]], ...]:
+        """The pending choices of the simultaneous step under way that ``seat`` made (its
+        own only: the others' are hidden from it; none for a spectator)."""
+        return tuple(entry for entry in self.fields.get(_CHOSEN, ()) if entry[0] == seat)
+
+    def apply_joint(self, actions: Mapping[int, Action | str]) -> None:
+        """Apply one action per seat still to choose in the simultaneous step under way
+        (:meth:`simultaneous_seats`; a seat with no legal action gives none), atomically.
+
+        Raises:
+            IllegalActionError: not a simultaneous decision, a seat missing or extra, or a
+                choice not legal; the state is unchanged.
+            RuleEvaluationError: a rule failed while the choices resolved (state unchanged).
+        """
+        seats = [s for s in self.simultaneous_seats() if self.legal_actions_of(s)]
+        if not seats:
+            raise IllegalActionError(Diagnostic("no simultaneous decision is pending"))
+        names = ", ".join(f"P{s + 1}" for s in seats)
+        missing = [s for s in seats if s not in actions]
+        if missing:
+            raise IllegalActionError(
+                Diagnostic(f"a joint action needs an action of each of {names}: none for P{missing[0] + 1}")
+            )
+        extra = [s for s in actions if s not in seats]
+        if extra:
+            raise IllegalActionError(
+                Diagnostic(
+                    f"a joint action has an action for {extra[0]!r}, who does not choose now (only {names})"
+                )
+            )
+        backup, legal, grown = self.fields, self._legal, self._grown
+        try:
+            for seat in seats:
+                if self.current_player() != seat:  # pragma: no cover - the engine asks in order
+                    raise IllegalActionError(Diagnostic(f"P{seat + 1} is not asked to choose now"))
+                try:
+                    self.apply_action(actions[seat])
+                except IllegalActionError as error:
+                    d = error.diagnostics[0]
+                    raise IllegalActionError(
+                        Diagnostic(f"P{seat + 1}'s choice is refused: {d.message}", d.span, hint=d.hint)
+                    ) from None
+        except BaseException:
+            self.fields, self._legal, self._grown = backup, legal, grown
+            raise
 
     def returns(self) -> list[float]:
         """At the end, by the ruleset's outcome (:mod:`rulekit.engine.outcome`): +1 for each
@@ -597,14 +674,25 @@ class State:
         return _explain(self, action)
 
     def _apply(self, action: Action) -> None:
-        game = self.game
+        F = self.fields
         name, args = action
+        if _CHOSEN in F:  # a simultaneous step: the choice waits for the others'
+            F[_MOVES] += 1
+            flow.chose(self, name, args)
+            return
+        ends_turn = self._run(F[_DECISION][0], name, args)
+        F[_MOVES] += 1
+        flow.advance(self, ends_turn)
+
+    def _run(self, me: int, name: str, args: tuple[Any, ...]) -> bool:
+        """Run action ``name`` for player ``me``: its triggers, cost and effect (not the flow);
+        return whether it ends the turn."""
+        game = self.game
         plan = game._apply_plans.get(name)
         if plan is None or plan[0] is not game.program.actions[name]:
             plan = game.apply_plan(name)
         compiled, before, after, ends_turn = plan
         F, R = self.fields, game.runtime
-        me = F[_DECISION][0]
         if R.fired is not None:
             R.fired(f"action:{name}")
         if before:
@@ -622,8 +710,7 @@ class State:
                 raise
         if after:
             fire(F, R, me, after, args)
-        F[_MOVES] += 1
-        flow.advance(self, ends_turn)
+        return ends_turn
 
     def _advance(self) -> None:
         flow.advance(self)

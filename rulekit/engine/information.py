@@ -14,6 +14,11 @@ cannot see.  A field's ``visibility`` decides it:
 - and a place shown to a player by the ``reveal`` effect stays visible to her (the engine's
   ``revealed`` field: (owner, field, player) triples, public).
 
+The pending choices of a ``simultaneous`` flow step (the engine's ``chosen`` field) are each
+seen only by the seat that made it, until the step resolves: views and masked fields show a
+seat its own (:meth:`State.chosen`), the move history hides the others' (:func:`seat_history`)
+and :func:`determinize` replaces them by random legal choices.
+
 A player who reasons about the game knows the *size* of each unseen field and, for list
 fields, which items could be in it.  :func:`determinize` deals those items again.  The
 unseen lists of one field of several owners (the other players' hands, or one's own
@@ -37,6 +42,7 @@ from typing import Any
 from attrs import frozen
 
 from rulekit.engine.game import Game, State
+from rulekit.engine.slots import CHOSEN, DECISION
 from rulekit.engine.slots import ENGINE as _ENGINE
 from rulekit.rules.visibility_check import ReadWalker as _ReadWalker
 
@@ -121,6 +127,8 @@ def masked_fields(state: State, seat: int | None) -> dict[Any, Any]:
     told = fields.get((_ENGINE, "told"))
     if told:
         fields[(_ENGINE, "told")] = tuple(entry for entry in told if entry[0] == seat)
+    if CHOSEN in fields:  # a simultaneous step's pending choices: only the seat's own
+        fields[CHOSEN] = state.chosen(seat)
     return fields
 
 
@@ -177,6 +185,15 @@ def hidden_places(state: State, player: int | None) -> HiddenPlaces:
     return found
 
 
+def sees_all(state: State, player: int | None) -> bool:
+    """Whether ``player`` sees the whole state now: no unseen list to deal again and no other
+    seat's pending choice in a simultaneous step (then :func:`determinize` changes nothing
+    but chance)."""
+    if any(entry[0] != player for entry in state.fields.get(CHOSEN, ())):
+        return False
+    return hidden_places(state, player).empty
+
+
 def determinize(state: State, player: int | None, rng: random.Random, *, reseed: bool = True) -> State:
     """A copy of ``state`` that ``player`` cannot tell from it: unseen items dealt again
     among the places they could be, and (unless not ``reseed``) chance re-seeded from ``rng``."""
@@ -197,9 +214,30 @@ def determinize(state: State, player: int | None, rng: random.Random, *, reseed:
                 continue
             fields[place] = tuple(pool[start : start + len(value)])
             start += len(value)
+    if any(entry[0] != player for entry in fields.get(CHOSEN, ())):
+        _guess_choices(copy, player, rng)
     if reseed:
         fields[(_ENGINE, "rng")] = rng.getrandbits(64)
     return copy
+
+
+def _guess_choices(world: State, player: int | None, rng: random.Random) -> None:
+    """Replace the pending choices of a simultaneous step that ``player`` did not make by
+    choices drawn uniformly from each seat's legal actions in ``world`` (they are the same
+    whatever was chosen: no choice is applied before all are made)."""
+    fields = world.fields
+    names = fields[DECISION][1]
+    guessed = []
+    for seat, name, args in fields[CHOSEN]:
+        if seat != player:
+            probe = dict(fields)
+            probe[DECISION] = (seat, names)
+            legal = type(world)(world.game, probe).legal_actions()
+            if legal:
+                name, args = rng.choice(legal)
+        guessed.append((seat, name, args))
+    fields[CHOSEN] = tuple(guessed)
+    world._legal = None
 
 
 def _order(item: Any) -> tuple[str, str]:
@@ -217,15 +255,34 @@ def seat_explanation(state: State, action: Any, seat: int | None) -> Any:
 
 def information_key(state: State, seat: int | None, history: Iterable[str] = ()) -> str:
     """A seat's information state as a hash: its view (:meth:`State.view`, from :func:`unseen`),
-    who decides, and the actions played so far (``history``: public in rulekit).  Equal for
-    two states that differ only in what the seat cannot see."""
+    who decides, and the actions played so far (``history``: public in rulekit, but for the
+    pending choices of a simultaneous step: :func:`seat_history`).  Equal for two states that
+    differ only in what the seat cannot see."""
     data = {
         "view": state.view(seat),
         "decides": state.current_player(),
-        "history": list(history),
+        "history": seat_history(state, list(history), seat),
     }
     text = json.dumps(data, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+#: What a seat sees in place of another seat's pending choice in a simultaneous step.
+HIDDEN_CHOICE = "?"
+
+
+def seat_history(state: State, history: list[str], seat: int | None) -> list[str]:
+    """The moves of ``history`` (every move made so far, ending at ``state``) as ``seat``
+    may see them: the others' pending choices of a simultaneous step under way (the last
+    moves) are :data:`HIDDEN_CHOICE`.  Every move is public once its step resolves."""
+    chosen = state.fields.get(CHOSEN, ())
+    if not chosen or len(history) < len(chosen):
+        return history
+    start = len(history) - len(chosen)
+    return history[:start] + [
+        text if entry[0] == seat else HIDDEN_CHOICE
+        for text, entry in zip(history[start:], chosen, strict=True)
+    ]
 
 
 # ------------------------------------------------------------------ scores

@@ -68,6 +68,9 @@ def state_view(state: State, player: int | None) -> dict[str, Any]:
             if name == "told":  # private notes: each player sees only her own
                 result["_.told"] = list(state.told(player))
                 continue
+            if name == "chosen":  # a simultaneous step's pending choices: each seat sees only its own
+                result["_.chosen"] = to_json(state.chosen(player))
+                continue
             result[f"_.{name}"] = to_json(value)
             continue
         shown: Any = to_json(value)

@@ -7,3 +7,6 @@ ENGINE = "_"
 DECISION = (ENGINE, "decision")
 #: How many actions were applied.
 MOVES = (ENGINE, "moves")
+#: The pending choices of a simultaneous step, ``(seat, action name, args)`` in the order made;
+#: present only while such a step waits (:mod:`rulekit.engine.flow`).
+CHOSEN = (ENGINE, "chosen")

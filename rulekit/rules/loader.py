@@ -548,6 +548,8 @@ class _Builder:
             if "in" not in body.values or "as" not in body.values:
                 return None
             return m.ForEachStep(body.values["in"], body.values["as"], steps, span)
+        if tag == "simultaneous":
+            return m.SimultaneousStep(body.get("players"), body.get("actions"), span)
         if "player" not in body.values:
             return None
         on_start, on_end = body.get("on_start"), body.get("on_end")

@@ -232,6 +232,16 @@ class TurnStep:
 
 
 @frozen
+class SimultaneousStep:
+    """Flow step ``simultaneous:``: each of ``players`` (default: every player) chooses one
+    action without seeing the others' choices; then the actions resolve in that order."""
+
+    players: ast.Expr | None
+    actions: tuple[str, ...] | None
+    span: Span | None
+
+
+@frozen
 class IfStep:
     """Flow step ``if:``: run ``then`` or ``else`` steps."""
 
@@ -241,7 +251,7 @@ class IfStep:
     span: Span | None
 
 
-FlowStep = DoStep | RepeatStep | ForEachStep | TurnStep | IfStep
+FlowStep = DoStep | RepeatStep | ForEachStep | TurnStep | SimultaneousStep | IfStep
 
 
 @frozen

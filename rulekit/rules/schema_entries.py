@@ -401,6 +401,35 @@ FLOW_STEP = Tagged(
             ),
         ),
         (
+            "simultaneous",
+            Table(
+                "simultaneous step",
+                (
+                    Key(
+                        "simultaneous",
+                        Either(
+                            Table(
+                                "simultaneous",
+                                (
+                                    Key(
+                                        "players",
+                                        Expr(),
+                                        "The seats that choose, in the order their actions resolve "
+                                        "(default: every player).",
+                                    ),
+                                    Key("actions", Names(one_ok=False), "Allowed actions."),
+                                ),
+                                "Each seat chooses an action unseen by the others; all resolve in order.",
+                                short="players",
+                            )
+                        ),
+                        "Each seat chooses one action unseen by the others; then all resolve in order.",
+                    ),
+                ),
+                "A simultaneous step.",
+            ),
+        ),
+        (
             "if",
             Table(
                 "if step",
@@ -413,7 +442,7 @@ FLOW_STEP = Tagged(
             ),
         ),
     ),
-    "One step: do, repeat, for_each, turn or if.",
+    "One step: do, repeat, for_each, turn, simultaneous or if.",
 )
 
 RETURNS = Table(

@@ -28,7 +28,7 @@ from typing import Protocol
 from attrs import frozen
 
 from rulekit.engine.game import Action, Game, State
-from rulekit.engine.information import determinize, hidden_places
+from rulekit.engine.information import determinize, sees_all
 from rulekit.errors import Diagnostic, UsageError
 from rulekit.tools.evaluation import after, has_evaluation, outcome_value, weighted_choice
 from rulekit.tools.log import GameRecorder
@@ -92,7 +92,7 @@ class HeuristicBot:
             return legal[0]
         me = state.current_player()
         worlds = [state]
-        if not hidden_places(state, me).empty:
+        if not sees_all(state, me):
             worlds = [determinize(state, me, self._rng) for _ in range(self.samples)]
         best: list[Action] = []
         best_value: tuple[Fraction, Fraction] | None = None

@@ -143,8 +143,11 @@ def _play(
         player = state.current_player()
         if player != seat:
             action = bots[player].choose(state)
-            write(f"P{player + 1} plays {game.action_to_string(action)}")
             recorder.apply_action(action)
+            if state.chosen(player):  # a choice in a simultaneous step, hidden until it resolves
+                write(f"P{player + 1} has chosen (shown when everyone has)")
+            else:
+                write(f"P{player + 1} plays {game.action_to_string(action)}")
             continue
         chosen = human.choose(state)
         if chosen is None:

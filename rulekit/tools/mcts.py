@@ -26,6 +26,12 @@ One iteration:
    highest values seen in this search (so the exploration constant means the same for
    any game's scale of points).
 
+In a ``simultaneous`` flow step the later seats' choices are searched without the earlier
+seats' pending choices: their statistics are kept on the step's first node, shared by every
+choice the earlier seats may have made (each seat decides on its own information), while
+the tree below the step follows the actual choices.  (At the root the real pending choices
+of others are never read: :func:`determinize` deals them again.)
+
 The move played is the root's most visited action.  With an iteration budget the bot is
 deterministic for its seed; with a time budget (``ms``) the number of iterations depends
 on the machine.
@@ -41,18 +47,22 @@ from collections.abc import Sequence
 from rulekit.engine.game import Action, State
 from rulekit.engine.information import determinize
 from rulekit.engine.outcome import bot_values
+from rulekit.engine.slots import CHOSEN
 from rulekit.errors import IllegalActionError
 from rulekit.tools.evaluation import evaluate, weighted_choice
 
 
 class _Node:
-    __slots__ = ("avail", "children", "reward", "visits")
+    __slots__ = ("avail", "children", "reward", "shared", "visits")
 
     def __init__(self, players: int) -> None:
         self.children: dict[Action, _Node] = {}
         self.visits = 0
         self.avail = 1
         self.reward = [0.0] * players
+        #: At the start of a simultaneous step: per later seat of the step, the node whose
+        #: children hold that seat's statistics, whatever the earlier seats chose.
+        self.shared: dict[int, _Node] | None = None
 
 
 def margins(values: Sequence[float]) -> list[float]:
@@ -134,9 +144,22 @@ class MctsBot:
         node = root
         path = [root]
         c = self.exploration
+        anchor: _Node | None = None  # the node where the simultaneous step under way started
+        # (None at the root: the real pending choices of others are dealt again there)
         while not state.is_terminal():
             legal = state.legal_actions()
-            children = node.children
+            # In a simultaneous step a seat chooses without seeing the earlier seats' choices:
+            # its statistics are kept on the step's first node, the same whatever they chose.
+            stats = node
+            if state.is_simultaneous():
+                mover = state.current_player()
+                if not any(entry[0] != mover for entry in state.fields.get(CHOSEN, ())):
+                    anchor = node
+                elif anchor is not None:
+                    if anchor.shared is None:
+                        anchor.shared = {}
+                    stats = anchor.shared.setdefault(mover, _Node(len(root.reward)))
+            children = stats.children
             untried = []
             for action in legal:
                 child = children.get(action)
@@ -165,6 +188,11 @@ class MctsBot:
                     best_action, best_score = action, score
             if not _apply(state, best_action):
                 break
+            if stats is not node:  # the shared statistics, then the game's own path
+                path.append(children[best_action])
+                children = node.children
+                if best_action not in children:
+                    children[best_action] = _Node(len(root.reward))
             node = children[best_action]
             path.append(node)
         self._play_out(state)

@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rulekit.engine.game import Action, Game, State
-from rulekit.engine.information import known_fired, seat_explanation
+from rulekit.engine.information import known_fired, seat_explanation, seat_history
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, UsageError
 from rulekit.limits import LIMITS, json_too_deep
@@ -193,6 +193,8 @@ class Session:
                     text = self.game.action_to_string(action)
                     legal.append({"text": text, "name": action.name, "refs": self._refs(action)})
             actions = self.recorder.actions
+            # another seat's pending choice in a simultaneous step shows as HIDDEN_CHOICE
+            texts = seat_history(state, [text for _, text in actions], seat)
             log = [
                 {
                     "n": n,
@@ -200,7 +202,7 @@ class Session:
                     "text": text,
                     "fired": known_fired(state, self.fired.get(n, []), seat),
                 }
-                for n, (p, text) in enumerate(actions, start=1)
+                for n, ((p, _), text) in enumerate(zip(actions, texts, strict=True), start=1)
             ][-200:]
             return {
                 **seat_view(state, seat).payload(),

@@ -193,3 +193,28 @@ def test_scores_that_read_only_public_fields_are_shown_during_play() -> None:
     state = load_game("el_capitan", 2).new_initial_state(0)
     assert score_reach(state.game) == "public"
     assert known_scores(state, 0) == known_scores(state, None) == state.scores()
+
+
+class _Bids:
+    """A bot that always bids ``card``."""
+
+    def __init__(self, card: int) -> None:
+        self.card = card
+
+    def choose(self, state: State) -> Any:
+        return state.game.parse_action(f"bid({self.card})")
+
+
+def test_serve_never_shows_a_seat_another_seats_pending_simultaneous_choice(tmp_path: Path) -> None:
+    """Goofspiel served with a person as P2: P1's bot bids first; what P2's page receives
+    (view, legal actions, the log of actions) is the same whatever it bid."""
+    game = load_game("goofspiel", 2)
+    seen = []
+    for card in (1, 13):
+        session = serve.Session(game, 0, {1}, [_Bids(card), FirstLegalBot()], str(tmp_path / "g.jsonl"))
+        assert session.state.current_player() == 1 and session.state.chosen(0)
+        snapshot = session.snapshot(1)
+        assert [entry["text"] for entry in snapshot["log"]] == ["?"]
+        seen.append(json.dumps(snapshot, sort_keys=True))
+        assert "bid(13)" not in json.dumps(session.snapshot(None)["log"])
+    assert seen[0] == seen[1]

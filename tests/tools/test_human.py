@@ -250,3 +250,26 @@ def test_the_text_panels_are_evaluated_on_what_the_seat_may_see(write_ruleset: C
     shown = "\n".join(render_state(state, 0).splitlines())
     assert "P1 holds 2 known" in shown
     assert "P2 holds 0 known" in shown
+
+
+def test_a_bots_pending_simultaneous_choice_is_not_printed_to_the_person() -> None:
+    """Goofspiel with the person as P2: P1's bot bids first, and P2 must not read its bid
+    before bidding; once both have bid, the result is on the screen."""
+    from rulekit.load import load_game
+
+    game = load_game("goofspiel", 2)
+    answers = iter(["1", "q"])
+    printed: list[str] = []
+    play_human(
+        game,
+        1,
+        make_bots(game, "first", 0),
+        seed=0,
+        max_actions=4,
+        read=lambda prompt: next(answers),
+        write=printed.append,
+    )
+    text = "\n".join(printed)
+    before = text.split("-> ")[0]  # everything shown before P2 chose
+    assert "P1 has chosen" in before
+    assert not re.search(r"P1 plays bid", text)

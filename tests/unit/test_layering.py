@@ -35,7 +35,8 @@ ALLOWED: dict[str, set[str]] = {
     "__main__": {"cli"},
     # The optional integrations (extras) sit on the front door; the core never imports them.
     "openspiel": {*_CORE, "load"},
-    "pettingzoo": {*_CORE, "load", "tools"},
+    "pettingzoo": {*_CORE, "load", "tools", "pettingzoo_parallel"},
+    "pettingzoo_parallel": {*_CORE, "load", "tools"},
     "__init__": {*_CORE, "load"},
 }
 MODULES = sorted(p for p in PACKAGE.rglob("*.py"))

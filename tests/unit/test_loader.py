@@ -57,7 +57,7 @@ def test_minimal_ruleset_loads(write_ruleset: Callable[..., Path]) -> None:
         (
             ("- turn: player_at(1)", "- turn: player_at(1)\n    do: pass"),
             9,
-            "a flow step needs exactly one of: do, repeat, for_each, turn, if",
+            "a flow step needs exactly one of: do, repeat, for_each, turn, simultaneous, if",
         ),
         (("- turn: player_at(1)", "- repeat: {steps: []}"), 9, "repeat needs 'times', 'while' or 'until'"),
         (
