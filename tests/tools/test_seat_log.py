@@ -163,3 +163,14 @@ def test_the_replay_page_of_a_hidden_game_withholds_the_seed_and_the_secret_trig
     tic = tmp_path / "tic.jsonl"
     assert main(["play", "tic_tac_toe", "--quiet", "--seed", "3", "--log", str(tic)]) == 0
     assert collect(tic)["seed"] == 3  # nothing hidden: the seed tells nothing
+
+
+def test_another_seats_simultaneous_choice_shows_in_a_seats_log_only_once_its_step_resolves() -> None:
+    recorder = _played("goofspiel", 2, 3, limit=9)
+    lines = [json.loads(x) for x in seat_log_lines(recorder.game, 3, recorder.played(), 1)][1:]
+    first_bids = [line for line in lines if line.get("player") == "P1"]
+    assert first_bids and all(line["action"] == "?" for line in first_bids)
+    revealed = [entry for line in lines for entry in line.get("revealed", [])]
+    played_by_p1 = [text for p, text in recorder.actions if p == 0]
+    resolved = played_by_p1[: len(revealed)]
+    assert [r["action"] for r in revealed] == resolved and len(resolved) >= 4

@@ -10,11 +10,12 @@ the engine's information model instead::
     {"player": "P2", "action": "play(baron, P1)", "saw": {...}, "scores": [null, 3]}
     {"end": true, "saw": {...}, "scores": [4, 1]}
 
-Every action is there (actions are public in rulekit); the seat's view (``State.view``: the
-fields it may see, hidden ones as their size, the notes told to it) and the scores it may know
-(``known_scores``) are written where it decided and at the end.  No seed, no chance outcomes, no
-state digest: a seat's log cannot be replayed, and reading it tells nothing the seat was not
-shown.  ``seat`` None writes a spectator's.
+Every action is there (actions are public in rulekit; another seat's choice in a simultaneous
+step shows as ``"?"`` until the step resolves, then in a ``{"revealed": [...]}`` line); the
+seat's view (``State.view``: the fields it may see, hidden ones as their size, the notes told
+to it) and the scores it may know (``known_scores``) are written where it decided and at the
+end.  No seed, no chance outcomes, no state digest: a seat's log cannot be replayed, and reading
+it tells nothing the seat was not shown.  ``seat`` None writes a spectator's.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from typing import Any
 
 from rulekit.engine.chance import apply_with_chance
 from rulekit.engine.game import Game, State
-from rulekit.engine.information import known_scores
+from rulekit.engine.information import HIDDEN_CHOICE, known_scores
+from rulekit.engine.slots import CHOSEN
 from rulekit.tools.files import atomic_write_text
 from rulekit.tools.log.writing import player_text
 
@@ -64,13 +66,21 @@ def seat_log_lines(game: Game, seed: int, actions: Sequence[Played], seat: int |
     """``seat``'s log of the game started with ``seed`` and played with ``actions``."""
     yield json.dumps(seat_header(game, seat))
     state = game.new_initial_state(seed)
+    held: list[dict[str, str]] = []  # others' choices in a simultaneous step, not yet resolved
     for text, chance in actions:
         player = state.current_player()
         entry: dict[str, Any] = {"player": player_text(player), "action": text}
         if player == seat:
             entry.update(seen(state, seat))
-        yield json.dumps(entry, sort_keys=True)
         apply_with_chance(state, text, chance)
+        pending = bool(state.fields.get(CHOSEN))
+        if pending and player != seat:  # chosen face down: the seat hears of it when the step resolves
+            held.append({"player": entry["player"], "action": text})
+            entry["action"] = HIDDEN_CHOICE
+        yield json.dumps(entry, sort_keys=True)
+        if held and not pending:
+            yield json.dumps({"revealed": held}, sort_keys=True)
+            held = []
     if state.is_terminal():
         yield json.dumps({"end": True, **seen(state, seat)}, sort_keys=True)
 
