@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from rulekit.engine.game import Game, State
-from rulekit.engine.information import has_hidden_information, known_fired
+from rulekit.engine.information import HIDDEN_CHOICE, has_hidden_information, known_fired
+from rulekit.engine.slots import CHOSEN
 from rulekit.errors import Span
 from rulekit.tools.files import write_output
 from rulekit.tools.html import render, script_data
@@ -107,6 +108,9 @@ def collect(
             notes = state.notes()
             fired.clear()
             apply_logged(state, Span(log.path, number, 1), player, text, log.chances.get(number, ()))
+            others = viewer is None or deciding != player_text(viewer)
+            if others and state.fields.get(CHOSEN):  # a face-down choice: the step's result will show
+                text = HIDDEN_CHOICE
             action = {"player": deciding, "text": text}
             heard = known_fired(state, fired, viewer)
             steps.append(_step(state, chunks, action, heard, _new_notes(notes, state.notes()), viewer))

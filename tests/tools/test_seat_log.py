@@ -174,3 +174,11 @@ def test_another_seats_simultaneous_choice_shows_in_a_seats_log_only_once_its_st
     played_by_p1 = [text for p, text in recorder.actions if p == 0]
     resolved = played_by_p1[: len(revealed)]
     assert [r["action"] for r in revealed] == resolved and len(resolved) >= 4
+
+
+def test_the_replay_page_shows_another_seats_simultaneous_choice_as_unknown(tmp_path: Path) -> None:
+    log = tmp_path / "goof.jsonl"
+    assert main(["play", "goofspiel", "--quiet", "--seed", "5", "--log", str(log)]) == 0
+    mine = [step["action"] for step in collect(log, seat="P2")["steps"][1:]]
+    assert {a["text"] for a in mine if a["player"] == "P1"} == {"?"}  # P1 always bids first
+    assert all(a["text"] != "?" for a in mine if a["player"] == "P2")
