@@ -5,7 +5,8 @@
 ``pyspiel.load_game("rulekit_my_game(players=3,modules=harbor+market)")`` works too.
 
 Game parameters: ``players``; ``modules`` and ``variants`` (names joined by ``+``);
-``seeds`` (how many RNG seeds the chance node draws from); ``bound`` (the box of open
+``seeds`` (how many RNG seeds the chance node draws from); ``setup_chance`` (``seed``, the
+default, or ``steps``: see below); ``bound`` (the box of open
 action parameters, see :mod:`rulekit.engine.spaces`); ``max_moves`` (the horizon,
 0 = :data:`DEFAULT_MAX_MOVES`); ``max_chance_nodes`` (0 = ``max_moves``).
 
@@ -21,7 +22,11 @@ What the game declares, and why it holds:
   ``chance_outcomes()`` (a roll of 6 has outcomes 0..5 of probability 1/6; a shuffle
   of n items is n - 1 nodes).  The action completes when its last step has an outcome.
   ``max_chance_outcomes`` is ``seeds``; a step with more outcomes is an error naming
-  it.  Otherwise the game is ``DETERMINISTIC`` and starts from seed 0.  Clones and
+  it.  With ``setup_chance=steps`` there is no seed node: every chance step of the setup
+  (and of the flow before the first decision) is a chance node of its own, in the order
+  the rules draw, and the state's generator starts from seed 0 (a game whose setup rolls
+  one die per player starts with one 6-outcome node per player, as OpenSpiel's
+  ``liars_dice``; a shuffle of n items would be n - 1 nodes).  Otherwise the game is ``DETERMINISTIC`` and starts from seed 0.  Clones and
   serialized states carry the pending action and its outcomes so far.
   ``max_chance_nodes_in_history`` is ``max_chance_nodes``: once a game has had that
   many chance nodes (the seed's included), the state's seeded RNG draws the later
@@ -102,6 +107,7 @@ def register(
     variants: Sequence[str] = (),
     *,
     seeds: int = DEFAULT_SEEDS,
+    setup_chance: str = "seed",
     bound: int | None = None,
     max_moves: int = 0,
     max_chance_nodes: int = 0,
@@ -135,6 +141,7 @@ def register(
             "modules": "",
             "variants": "",
             "seeds": DEFAULT_SEEDS,
+            "setup_chance": "seed",
             "bound": bound,
             "max_moves": 0,
             "max_chance_nodes": 0,
@@ -146,6 +153,7 @@ def register(
         "modules": "+".join(modules),
         "variants": "+".join(variants),
         "seeds": seeds,
+        "setup_chance": setup_chance,
         "bound": bound,
         "max_moves": max_moves,
         "max_chance_nodes": max_chance_nodes,
@@ -210,6 +218,11 @@ class RulekitGame(pyspiel.Game):
         self.engine = _engine(self.spec)
         self.random = uses_randomness(self.engine.program)
         self.seeds = max(1, int(params.get("seeds", DEFAULT_SEEDS))) if self.random else 1
+        setup_chance = str(params.get("setup_chance", "seed"))
+        if setup_chance not in ("seed", "steps"):
+            raise ValueError(f"setup_chance is seed or steps, not {setup_chance!r}")
+        #: Each chance step of the setup is a chance node (else one node draws the seed).
+        self.setup_steps = self.random and setup_chance == "steps"
         bound = int(params.get("bound", default_bound(self.engine.program)))
         space = _SPACES.get((self.spec, bound))
         if space is None:
@@ -245,6 +258,10 @@ class RulekitGame(pyspiel.Game):
         return self.max_chance_nodes
 
     def new_initial_state(self) -> RulekitState:
+        if self.setup_steps:
+            state = RulekitState(self, None)
+            state._setup_until_chance(())
+            return state
         return RulekitState(self, None if self.random else self.initial_state(0))
 
     def initial_state(self, seed: int) -> State:
@@ -275,7 +292,8 @@ class _Inner:
     ) -> None:
         self.spec = spec
         self.state = state
-        #: A player's action waiting for chance: (its id, the outcomes of its steps so far).
+        #: A player's action waiting for chance: (its id, the outcomes of its steps so far);
+        #: before the state exists (``setup_chance=steps``), (-1, the setup's outcomes so far).
         self.pending = pending
         self.step: ChanceStep | None = None  # the pending action's next step (a cache)
 
@@ -296,7 +314,7 @@ def _restore(
     pending: tuple[int, tuple[int, ...]] | None = None,
 ) -> _Inner:
     if text is None:
-        return _Inner(spec, None)
+        return _Inner(spec, None, pending)
     return _Inner(spec, State.from_json(_engine(spec), json.loads(text)), pending)
 
 
@@ -351,7 +369,7 @@ class RulekitState(pyspiel.State):
         return state is not None and (state.is_terminal() or self._moves >= self._game().max_moves)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self._inner.state is not None and self._inner.pending is not None:
+        if self._inner.pending is not None:
             return self._pending_step().pairs()
         seeds = self._game().seeds
         return [(seed, 1.0 / seeds) for seed in range(seeds)]
@@ -360,9 +378,13 @@ class RulekitState(pyspiel.State):
         """The next chance step of the pending action (probed once after a clone or a
         deserialization, else kept from the apply that reached it)."""
         inner = self._inner
-        assert inner.state is not None and inner.pending is not None
+        assert inner.pending is not None
         if inner.step is None:
             action, given = inner.pending
+            if inner.state is None:  # a step of the setup
+                self._setup_until_chance(given)
+                assert inner.step is not None, "a pending setup has a chance step"
+                return self._checked(inner.step)
             inner.step = chance_step(inner.state, self._game().space.decode(action), given)
             assert inner.step is not None, "a pending action has a chance step"
         return self._checked(inner.step)
@@ -377,10 +399,10 @@ class RulekitState(pyspiel.State):
         return step
 
     def _legal_actions(self, player: int) -> list[int]:
-        if self._inner.state is None:
-            return list(range(self._game().seeds))
         if self._inner.pending is not None:
             return [index for index, _ in self._pending_step().pairs()]
+        if self._inner.state is None:
+            return list(range(self._game().seeds))
         if self._legal is None:
             self._legal = self._game().space.legal_ids(self._inner.state)
         return list(self._legal)
@@ -388,6 +410,11 @@ class RulekitState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         game = self._game()
         inner = self._inner
+        if inner.state is None and inner.pending is not None:  # a chance outcome of the setup
+            self._pending_step()
+            self._chance_nodes += 1
+            self._setup_until_chance((*inner.pending[1], action))
+            return
         if inner.state is None:
             inner.state = game.initial_state(action)
             self._chance_nodes = 1
@@ -403,6 +430,22 @@ class RulekitState(pyspiel.State):
         inner.state.apply_action(game.space.decode(action))
         self._moves += 1
         self._legal = None
+
+    def _setup_until_chance(self, given: tuple[int, ...]) -> None:
+        """Set the game up with the chance outcomes ``given`` (``setup_chance=steps``): the
+        state when the setup needs no more, else the setup waits for its next step's node."""
+        inner = self._inner
+        engine = self._game().engine
+        saved = engine.runtime.chance
+        engine.runtime.chance = ChanceControl(given, probe=len(given) < self._game().max_chance_nodes)
+        try:
+            state = engine.new_initial_state(0)
+        except ChancePending as pending:
+            inner.pending, inner.step = (-1, given), self._checked(pending.step)
+            return
+        finally:
+            engine.runtime.chance = saved
+        inner.state, inner.pending, inner.step = state, None, None
 
     def _apply_until_chance(self, action: int, given: tuple[int, ...], chance_nodes: int = 0) -> None:
         """Apply the player's ``action`` with the chance outcomes ``given``, once.
@@ -436,7 +479,7 @@ class RulekitState(pyspiel.State):
     def _action_to_string(self, player: int, action: int) -> str:
         game = self._game()
         if player == pyspiel.PlayerId.CHANCE:
-            if self._inner.state is not None and self._inner.pending is not None:
+            if self._inner.pending is not None:
                 step = self._pending_step()
                 return f"{step.event} = {game.engine.runtime.format_value(step.outcomes[action])}"
             return f"seed {action}"
@@ -463,6 +506,8 @@ class RulekitState(pyspiel.State):
 
     def __str__(self) -> str:
         state = self._inner.state
+        if state is None and self._inner.pending is not None:
+            return f"chance: the setup draws (outcomes so far: {list(self._inner.pending[1])})"
         if state is None:
             return "chance: the seed is drawn"
         if self._inner.pending is not None:

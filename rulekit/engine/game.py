@@ -439,7 +439,13 @@ class State:
             ) from None
 
     def returns(self) -> list[float]:
-        """At the end: +1 for each winner, -1 for the others, 0 for all if all tie."""
+        """At the end: +1 for each winner, -1 for the others, 0 for all if all tie.
+
+        A game of one player (against the rules: a dealer, a puzzle) has no one to tie
+        with: she wins (+1) with a positive score, loses (-1) with a negative one, 0 at 0."""
+        if self.game.num_players == 1:
+            score = self.scores()[0]
+            return [float((score > 0) - (score < 0))]
         winners = self.winners()
         if len(winners) == self.game.num_players:
             return [0.0] * self.game.num_players
