@@ -22,12 +22,13 @@ What the game declares, and why it holds:
   ``chance_outcomes()`` (a roll of 6 has outcomes 0..5 of probability 1/6; a shuffle
   of n items is n - 1 nodes).  The action completes when its last step has an outcome.
   ``max_chance_outcomes`` is ``seeds``; a step with more outcomes is an error naming
-  it.  With ``setup_chance=steps`` there is no seed node: every chance step of the setup
+  it.  Otherwise the game is ``DETERMINISTIC`` and starts from seed 0.  Clones and
+  serialized states carry the pending action and its outcomes so far.
+  With ``setup_chance=steps`` there is no seed node: every chance step of the setup
   (and of the flow before the first decision) is a chance node of its own, in the order
   the rules draw, and the state's generator starts from seed 0 (a game whose setup rolls
   one die per player starts with one 6-outcome node per player, as OpenSpiel's
-  ``liars_dice``; a shuffle of n items would be n - 1 nodes).  Otherwise the game is ``DETERMINISTIC`` and starts from seed 0.  Clones and
-  serialized states carry the pending action and its outcomes so far.
+  ``liars_dice``; a shuffle of n items would be n - 1 nodes).
   ``max_chance_nodes_in_history`` is ``max_chance_nodes``: once a game has had that
   many chance nodes (the seed's included), the state's seeded RNG draws the later
   outcomes inside the moves, as it does outside OpenSpiel, so the bound holds whatever
@@ -35,7 +36,8 @@ What the game declares, and why it holds:
 * information ``IMPERFECT_INFORMATION`` when a field is declared ``hidden`` or
   ``owner``-visible, else ``PERFECT_INFORMATION``.
 * utility: returns are +1 for each winner, -1 for the others, 0 for all on a full tie,
-  so ``min_utility=-1``, ``max_utility=1``; with two players they sum to 0
+  so ``min_utility=-1``, ``max_utility=1`` (one player: the sign of her score);
+  with two players they sum to 0
   (``ZERO_SUM``), with more ``GENERAL_SUM``.  Reward model ``TERMINAL``.
 * ``num_distinct_actions``: the size of the :class:`~rulekit.engine.spaces.ActionSpace`.
 * ``max_game_length``: the horizon ``max_moves``.  The rules give no bound on a game's

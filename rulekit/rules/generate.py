@@ -90,7 +90,9 @@ def generate_items(
                 hint=did_you_mean(name, attributes) or f"declare it under components.{kind}.attributes",
             )
         return []
-    fields = _fields(template, [*names, *COPY_FIELDS] if copies is not None else names, where, template_span, bag)
+    fields = _fields(
+        template, [*names, *COPY_FIELDS] if copies is not None else names, where, template_span, bag
+    )
     if fields is None:
         return []
     values: list[Sequence[Any]] = []
@@ -129,7 +131,9 @@ def generate_items(
                 bag.error(f"{where}.id makes '{item_id}', which is not a name", template_span)
                 return []
             if item_id in seen:
-                bag.error(f"{where}.id makes '{item_id}' twice", template_span, hint="use every loop variable")
+                bag.error(
+                    f"{where}.id makes '{item_id}' twice", template_span, hint="use every loop variable"
+                )
                 return []
             seen.add(item_id)
             item = LocDict(id=item_id, **bound)
@@ -262,7 +266,8 @@ def expand_copies(kind: str, items: Sequence[Any], bag: DiagnosticBag) -> list[A
         made += copies
         if made > LIMITS.max_generated_items:
             bag.error(
-                f"{where}: the copies make more than max_generated_items ({LIMITS.max_generated_items}) items",
+                f"{where}: the copies make more than max_generated_items "
+                f"({LIMITS.max_generated_items}) items",
                 copies_span,
                 hint="raise it with --limit max_generated_items=N if the file is trusted",
             )
@@ -280,7 +285,8 @@ def expand_copies(kind: str, items: Sequence[Any], bag: DiagnosticBag) -> list[A
         wrong = [field for field in named if field not in COPY_FIELDS]
         if wrong:
             bag.error(
-                f"{where}: the id names '{{{wrong[0]}}}'; an item's id can fill in only {{copy}} and {{copy_number}}",
+                f"{where}: the id names '{{{wrong[0]}}}'; "
+                "an item's id can fill in only {copy} and {copy_number}",
                 id_span,
                 hint="{copy} is the copy's letter (a, b ...), {copy_number} its number (1, 2 ...)",
             )

@@ -68,7 +68,11 @@ COMPONENT_KIND = Table(
             MapOf(TypeText(), "attribute", reserved_ok=True),
             "Static attributes and their types (int, str, bool, list[int], a kind).",
         ),
-        Key("items", ListOf(Data()), "The components: {id: ..., attribute: value, ...}; copies: N makes N items (ids _a, _b ...)."),
+        Key(
+            "items",
+            ListOf(Data()),
+            "The components: {id: ..., attribute: value, ...}; copies: N makes N items (ids _a, _b ...).",
+        ),
         Key("generate", GENERATE, "Items made from parameters, appended to items."),
         Key("doc", Text(), "What this kind of component is."),
     ),

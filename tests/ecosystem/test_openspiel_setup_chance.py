@@ -88,7 +88,9 @@ def test_a_setup_half_drawn_survives_clone_and_serialization(rules: str) -> None
 
 
 def test_random_sim_test_passes_with_the_setup_drawn_step_by_step(rules: str) -> None:
-    pyspiel.random_sim_test(rk.register(rules, setup_chance="steps"), num_sims=5, serialize=True, verbose=False)
+    pyspiel.random_sim_test(
+        rk.register(rules, setup_chance="steps"), num_sims=5, serialize=True, verbose=False
+    )
 
 
 def test_an_unknown_setup_chance_is_refused(rules: str) -> None:

@@ -86,7 +86,7 @@ def test_a_listed_item_names_its_copy_by_number_or_letter(load: Load) -> None:
 def test_three_of_each_colour_and_number_is_a_generator_with_copies(load: Load) -> None:
     cards = load(
         "    generate:\n"
-        '      for: {colour: "[\'red\', \'blue\']", number: "range(1, 3)"}\n'
+        "      for: {colour: \"['red', 'blue']\", number: \"range(1, 3)\"}\n"
         '      id: "{colour}_{number}"\n'
         "      copies: 3\n"
     )
@@ -101,7 +101,15 @@ def test_one_copy_keeps_the_id_as_written(load: Load) -> None:
 
 def test_copy_letters_go_on_after_z_as_spreadsheet_columns() -> None:
     assert [copy_letter(i) for i in (0, 1, 25, 26, 27, 51, 52, 701, 702)] == [
-        "a", "b", "z", "aa", "ab", "az", "ba", "zz", "aaa",
+        "a",
+        "b",
+        "z",
+        "aa",
+        "ab",
+        "az",
+        "ba",
+        "zz",
+        "aaa",
     ]
 
 
@@ -109,15 +117,11 @@ def test_determinization_keeps_each_copy_s_identity(rules_file: Callable[[str], 
     """A redealt state holds the same multiset of distinct ids: no copy lost or doubled."""
     game = load_game(str(rules_file("    items:\n      - {id: j, colour: red, number: 0, copies: 8}\n")), 2)
     state = game.new_initial_state(seed=4)
-    everything = sorted(
-        [*state.value("game", "deck"), *state.value(0, "hand"), *state.value(1, "hand")]
-    )
+    everything = sorted([*state.value("game", "deck"), *state.value(0, "hand"), *state.value(1, "hand")])
     for seed in range(20):
         sample = determinize(state, 0, random.Random(seed))
         assert sample.value(0, "hand") == state.value(0, "hand")
-        redealt = sorted(
-            [*sample.value("game", "deck"), *sample.value(0, "hand"), *sample.value(1, "hand")]
-        )
+        redealt = sorted([*sample.value("game", "deck"), *sample.value(0, "hand"), *sample.value(1, "hand")])
         assert redealt == everything == [f"j_{c}" for c in "abcdefgh"]
 
 
@@ -172,7 +176,7 @@ def test_copies_beyond_the_limit_are_an_error_before_any_is_made(load: Load) -> 
         error = _error(
             load,
             "    generate:\n"
-            '      for: {colour: "[\'r\', \'b\']", number: "[1, 2]"}\n'
+            "      for: {colour: \"['r', 'b']\", number: \"[1, 2]\"}\n"
             '      id: "{colour}{number}"\n'
             "      copies: 3\n",
         )
