@@ -285,7 +285,9 @@ def render_standings(state: State) -> str:
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
     lines.extend("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows)
     winners = state.winners()
-    if len(winners) == state.game.num_players and len(winners) > 1:
+    if state.game.num_players == 1:  # against the rules: the sign of the score decides
+        lines.append("result: " + {1.0: "won", 0.0: "a draw", -1.0: "lost"}[state.returns()[0]])
+    elif len(winners) == state.game.num_players and len(winners) > 1:
         lines.append("result: a tie between all players")
     elif len(winners) == 1:
         lines.append(f"winner: P{winners[0] + 1}")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from rulekit.load import load_game
+from rulekit.tools.render import render_standings
 
 SOLO = """
 ruleset: solo
@@ -44,3 +45,14 @@ def test_two_players_on_the_same_score_still_tie(write_ruleset: Callable[..., Pa
     state = game.new_initial_state(seed=0)
     state.apply_action("finish(2)")
     assert state.returns() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("result", "line"), [(-3, "result: lost"), (0, "result: a draw"), (2, "result: won")]
+)
+def test_the_standings_of_one_player_say_won_or_lost(
+    write_ruleset: Callable[..., Path], result: int, line: str
+) -> None:
+    state = load_game(str(write_ruleset(SOLO)), 1).new_initial_state(seed=0)
+    state.apply_action(f"finish({result})")
+    assert render_standings(state).splitlines()[-1] == line
