@@ -194,3 +194,17 @@ def test_the_documented_deck_loads(write_ruleset: Callable[..., Path]) -> None:
     items = [item.id for item in load_program(str(write_ruleset(text))).rules.kinds["card"].items]
     assert items[:6] == ["joker_a", "joker_b", "red_1_a", "red_1_b", "red_1_c", "red_2_a"]
     assert len(items) == 32 and items[-1] == "blue_5_c"
+
+
+def test_a_variant_changes_an_entry_with_copies_by_its_id_as_written(tmp_path: Path) -> None:
+    variant = tmp_path / "one_guard_fewer.yaml"
+    variant.write_text(
+        "variant: one_guard_fewer\nruleset: royal_letter\nset:\n"
+        "  components.card.guard_{copy_number}.copies: 4\n"
+        "  components.card.guard_{copy_number}.value: 2\n",
+        encoding="utf-8",
+    )
+    items = load_program("royal_letter", variants=[str(variant)]).rules.kinds["card"].items
+    guards = [(item.id, item.values["value"]) for item in items if item.id.startswith("guard")]
+    assert guards == [("guard_1", 2), ("guard_2", 2), ("guard_3", 2), ("guard_4", 2)]
+    assert len(items) == 13
