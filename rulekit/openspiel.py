@@ -27,8 +27,8 @@ What the game declares, and why it holds:
   With ``setup_chance=steps`` there is no seed node: every chance step of the setup
   (and of the flow before the first decision) is a chance node of its own, in the order
   the rules draw, and the state's generator starts from seed 0 (a game whose setup rolls
-  one die per player starts with one 6-outcome node per player, as OpenSpiel's
-  ``liars_dice``; a shuffle of n items would be n - 1 nodes).
+  one die per player starts with one 6-outcome node per player, as OpenSpiel's own
+  dice games do; a shuffle of n items would be n - 1 nodes).
   ``max_chance_nodes_in_history`` is ``max_chance_nodes``: once a game has had that
   many chance nodes (the seed's included), the state's seeded RNG draws the later
   outcomes inside the moves, as it does outside OpenSpiel, so the bound holds whatever
