@@ -30,7 +30,8 @@ class Limits:
     max_int_bits: int = 1024
     #: Characters of a text a rule may build with ``concat`` or ``join``.
     max_text_chars: int = 1_000_000
-    #: Items one component kind's ``generate:`` may make.
+    #: Items one component kind's ``generate:`` may make (copies included); also the copies
+    #: its listed entries' ``copies:`` may make.
     max_generated_items: int = 10_000
     #: Size of the game state after an action (characters of every text, elements of every
     #: list and map; see :mod:`rulekit.runtime.sizes`).

@@ -10,6 +10,9 @@
 - ``teams``: ``team`` gives each player's team; a team's key is the sum of its members'
   (score, tie-breaks...); the teams tied for the best key win; every member of a winning team
   gets +1, the others -1, all 0 when every team ties.
+
+A competitive game of one player (against the rules) has no one to tie with: she gets +1 with
+a positive score, -1 with a negative one, 0 at 0.
 """
 
 from __future__ import annotations
@@ -109,6 +112,9 @@ def returns(state: State) -> list[float]:
     if cooperative(game):
         value = state.scores()[0] / success_threshold(game)
         return [max(-1.0, min(1.0, float(value)))] * n
+    if n == 1:  # one player against the rules (a dealer, a puzzle): the sign of her score
+        score = state.scores()[0]
+        return [float((score > 0) - (score < 0))]
     won = winners(state)
     if len(won) == n:
         return [0.0] * n

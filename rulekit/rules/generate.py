@@ -4,6 +4,7 @@ Each loop variable of ``for`` is a DSL expression over constants only (numbers, 
 lists, arithmetic and ``range(a, b)``), evaluated when the rules load; the items are
 the product of the loops (the first variable outermost), each with the loop
 variables as its attributes and ``id`` the template with ``{variable}`` filled in.
+With ``copies: N`` each combination is N distinct items in a row (:func:`copy_ids`).
 Every problem is reported once at its ``file:line:col`` and generates nothing.
 """
 
@@ -20,7 +21,10 @@ from rulekit.errors import DiagnosticBag, Span, did_you_mean
 from rulekit.limits import LIMITS
 from rulekit.rules.yaml_source import LocDict
 
-__all__ = ["generate_items"]
+__all__ = ["COPY_FIELDS", "copy_ids", "copy_letter", "generate_items"]
+
+#: The id template fields that name a copy: its letter (a, b, ...) and its number (1, 2, ...).
+COPY_FIELDS = ("copy", "copy_number")
 
 _ARITHMETIC = {
     "+": lambda a, b: a + b,
@@ -49,15 +53,26 @@ def generate_items(
     attributes: Sequence[str],
     constants: Mapping[str, Any],
     bag: DiagnosticBag,
+    copies: int | None = None,
 ) -> list[LocDict]:
     """The generated items of ``kind`` as located mappings ``{id: ..., variable: value}``.
 
     Problems go to ``bag`` (and nothing is generated): a loop that is not a constant
     list, attributes the loops do not cover, an id template naming something other
     than a loop variable, too many items, an id that is not a name, a duplicate id.
+    ``copies`` (checked by the caller: a whole number >= 1) makes each combination that
+    many items (:func:`copy_ids`).
     """
     where = f"components.{kind}.generate"
     names = list(loops)
+    reserved = [name for name in names if name in COPY_FIELDS]
+    if copies is not None and reserved:
+        bag.error(
+            f"{where}.for: '{reserved[0]}' names a copy in the id template when copies is given",
+            loop_spans.get(reserved[0]),
+            hint="rename the attribute",
+        )
+        return []
     if set(names) != set(attributes):
         missing = [a for a in attributes if a not in loops]
         extra = [n for n in names if n not in attributes]
@@ -75,7 +90,9 @@ def generate_items(
                 hint=did_you_mean(name, attributes) or f"declare it under components.{kind}.attributes",
             )
         return []
-    fields = _fields(template, names, where, template_span, bag)
+    fields = _fields(
+        template, [*names, *COPY_FIELDS] if copies is not None else names, where, template_span, bag
+    )
     if fields is None:
         return []
     values: list[Sequence[Any]] = []
@@ -94,7 +111,7 @@ def generate_items(
             )
             return []
         values.append(value)
-    count = 1
+    count = copies or 1
     for value in values:
         count *= max(0, value.stop - value.start) if isinstance(value, range) else len(value)
     if count > LIMITS.max_generated_items:
@@ -109,19 +126,48 @@ def generate_items(
     seen: set[str] = set()
     for combination in product(*values):
         bound = dict(zip(names, combination, strict=True))
-        item_id = template.format(**bound)
-        if not is_name(item_id):
-            bag.error(f"{where}.id makes '{item_id}', which is not a name", template_span)
-            return []
-        if item_id in seen:
-            bag.error(f"{where}.id makes '{item_id}' twice", template_span, hint="use every loop variable")
-            return []
-        seen.add(item_id)
-        item = LocDict(id=item_id, **bound)
-        item.span = span
-        item.key_spans = dict.fromkeys(item, span)
-        items.append(item)
+        for item_id in copy_ids(template, copies or 1, bound):
+            if not is_name(item_id):
+                bag.error(f"{where}.id makes '{item_id}', which is not a name", template_span)
+                return []
+            if item_id in seen:
+                bag.error(
+                    f"{where}.id makes '{item_id}' twice", template_span, hint="use every loop variable"
+                )
+                return []
+            seen.add(item_id)
+            item = LocDict(id=item_id, **bound)
+            item.span = span
+            item.key_spans = dict.fromkeys(item, span)
+            items.append(item)
     return items
+
+
+def copy_letter(index: int) -> str:
+    """The letters of copy ``index`` (from 0): a ... z, then aa, ab ... (as spreadsheet columns)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = string.ascii_lowercase[rest] + letters
+    return letters
+
+
+def copy_ids(template: str, copies: int, bound: Mapping[str, Any]) -> list[str]:
+    """The ids of ``copies`` copies of one item: ``template`` filled with ``bound``.
+
+    ``{copy}`` in the template is the copy's letter (a, b, ... z, aa, ab ...) and
+    ``{copy_number}`` its number from 1; a template with neither gets ``_{copy}`` appended
+    (``red_3`` -> ``red_3_a``, ``red_3_b``), unless there is one copy (then it is the id).
+    """
+    named = {field for _, field, _, _ in string.Formatter().parse(template) if field}
+    if not named & set(COPY_FIELDS):
+        if copies == 1:
+            return [template.format(**bound)]
+        template += "_{copy}"
+    return [
+        template.format(**bound, copy=copy_letter(index), copy_number=index + 1) for index in range(copies)
+    ]
 
 
 def _fields(
@@ -196,3 +242,59 @@ def _integer(value: Any, span: Span | None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise _Refused(f"expected a number, not {value!r}", span)
     return value
+
+
+def expand_copies(kind: str, items: Sequence[Any], bag: DiagnosticBag) -> list[Any]:
+    """The listed items of ``kind`` with every ``copies: N`` entry made N items (:func:`copy_ids`).
+
+    An entry's ``id`` may name ``{copy}`` or ``{copy_number}``; every copy keeps the entry's
+    positions.  A count that is not a whole number >= 1, an id template naming anything
+    else, or more than ``max_generated_items`` copies is reported at its position and the
+    entry is kept out.  Entries without ``copies`` (and malformed ones) pass unchanged.
+    """
+    where = f"components.{kind}.items"
+    result: list[Any] = []
+    made = 0
+    for raw in items:
+        if not isinstance(raw, LocDict) or "copies" not in raw:
+            result.append(raw)
+            continue
+        copies, copies_span = raw["copies"], raw.key_spans.get("copies") or raw.span
+        if type(copies) is not int or copies < 1:
+            bag.error(f"{where}: copies must be a whole number of at least 1, not {copies!r}", copies_span)
+            continue
+        made += copies
+        if made > LIMITS.max_generated_items:
+            bag.error(
+                f"{where}: the copies make more than max_generated_items "
+                f"({LIMITS.max_generated_items}) items",
+                copies_span,
+                hint="raise it with --limit max_generated_items=N if the file is trusted",
+            )
+            return result
+        template = raw.get("id")
+        id_span = raw.key_spans.get("id") or raw.span
+        if not isinstance(template, str):
+            result.append(raw)  # reported by the caller ("each item needs an id")
+            continue
+        try:
+            named = [field for _, field, _, _ in string.Formatter().parse(template) if field is not None]
+        except ValueError as error:
+            bag.error(f"{where}: the id '{template}' is not a valid template: {error}", id_span)
+            continue
+        wrong = [field for field in named if field not in COPY_FIELDS]
+        if wrong:
+            bag.error(
+                f"{where}: the id names '{{{wrong[0]}}}'; "
+                "an item's id can fill in only {copy} and {copy_number}",
+                id_span,
+                hint="{copy} is the copy's letter (a, b ...), {copy_number} its number (1, 2 ...)",
+            )
+            continue
+        for item_id in copy_ids(template, copies, {}):
+            item = LocDict({key: value for key, value in raw.items() if key != "copies"})
+            item["id"] = item_id
+            item.span = raw.span
+            item.key_spans = {key: span for key, span in raw.key_spans.items() if key != "copies"}
+            result.append(item)
+    return result

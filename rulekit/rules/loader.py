@@ -20,7 +20,7 @@ from rulekit.errors import DiagnosticBag, Span, did_you_mean
 from rulekit.rules import groups, records
 from rulekit.rules import model as m
 from rulekit.rules import schema as s
-from rulekit.rules.generate import generate_items
+from rulekit.rules.generate import expand_copies, generate_items
 from rulekit.rules.relax import relaxed
 from rulekit.rules.structure import FAILED, RESERVED_NAMES, Entries, Node, Structurer
 from rulekit.rules.values import (
@@ -169,7 +169,8 @@ class _Builder:
             attributes = spec.get("attributes") or {}
             names = set(raw_attributes) if isinstance(raw_attributes, dict) else set()
             items = []
-            for raw in [*(spec.get("items") or []), *self.generated(kind, spec, raw_attributes)]:
+            listed = expand_copies(kind, spec.get("items") or [], self.bag)
+            for raw in [*listed, *self.generated(kind, spec, raw_attributes)]:
                 if not isinstance(raw, LocDict) or "id" not in raw:
                     self.bag.error(f"each {kind} item needs an 'id'", span_of(raw) or spec.where("items"))
                     continue
@@ -220,6 +221,7 @@ class _Builder:
             list(attributes) if isinstance(attributes, dict) else [],
             constants,
             self.bag,
+            generate.get("copies"),
         )
 
     def item_values(self, kinds: dict[str, m.ComponentKind]) -> None:

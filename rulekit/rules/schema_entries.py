@@ -50,6 +50,11 @@ GENERATE = Table(
             required=True,
         ),
         Key("id", Text(), "The id template, e.g. c{x}_{y}.", required=True),
+        Key(
+            "copies",
+            Int(1),
+            "Distinct items made per combination: ids get _a, _b ... (or fill {copy} / {copy_number}).",
+        ),
     ),
     "Items generated from parameters: one per combination of the loop values.",
 )
@@ -63,7 +68,11 @@ COMPONENT_KIND = Table(
             MapOf(TypeText(), "attribute", reserved_ok=True),
             "Static attributes and their types (int, str, bool, list[int], a kind).",
         ),
-        Key("items", ListOf(Data()), "The components: {id: ..., attribute: value, ...}."),
+        Key(
+            "items",
+            ListOf(Data()),
+            "The components: {id: ..., attribute: value, ...}; copies: N makes N items (ids _a, _b ...).",
+        ),
         Key("generate", GENERATE, "Items made from parameters, appended to items."),
         Key("doc", Text(), "What this kind of component is."),
     ),

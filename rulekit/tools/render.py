@@ -293,6 +293,9 @@ def render_standings(state: State) -> str:
         score, threshold = standings[0][1][0], success_threshold(state.game)
         verdict = "a success" if winners else "not a success"
         lines.append(f"result: {verdict} (shared score {score}; a success at {threshold} or more)")
+    elif state.game.num_players == 1:  # against the rules: the sign of the score decides
+        score = state.scores()[0]
+        lines.append("result: " + {1: "won", 0: "a draw", -1: "lost"}[(score > 0) - (score < 0)])
     elif len(winners) == state.game.num_players and len(winners) > 1:
         lines.append("result: a tie between all players")
     elif len(winners) == 1:
