@@ -1,5 +1,6 @@
-"""``explicit_setup``, on a setup that rolls dice and deals a card of copies: each chance step of the setup is a chance node of its own (no seed
-node), with its outcomes and probabilities; clones and serialized states keep the outcomes so far."""
+"""``explicit_setup`` on a setup that rolls two dice and deals a card of copies: each chance
+step of the setup is a chance node of its own (no seed node), with its outcomes and
+probabilities; clones and serialized states keep the outcomes so far."""
 
 from __future__ import annotations
 
@@ -91,4 +92,3 @@ def test_random_sim_test_passes_with_the_setup_drawn_step_by_step(rules: str) ->
     pyspiel.random_sim_test(
         rk.register(rules, explicit_setup=True), num_sims=5, serialize=True, verbose=False
     )
-
