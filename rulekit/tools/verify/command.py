@@ -202,9 +202,20 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--mutants",
         type=int,
+        nargs="?",
+        const=-1,
         default=0,
         metavar="N",
-        help="mutation score: try N small mutations of the rules, report which the checks kill",
+        help="mutation score: try every small mutation of the rules (or a seeded sample of N), "
+        "report which the scenarios and checks kill and print each survivor",
+    )
+    parser.add_argument(
+        "--mutant-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="with --mutants: the work each mutant's exploration may do (the rules' steps, "
+        "1,000,000 a second; default 10)",
     )
     parser.add_argument(
         "--differential",
@@ -290,8 +301,11 @@ def run(args: argparse.Namespace) -> int:
         bots=bots,
     )
     say = _say if not args.quiet else lambda text: None
-    if args.mutants > 0:
-        return _run_mutants(options, args.mutants, say)
+    if args.mutants != 0:
+        if args.mutants < -1 or (args.mutant_seconds is not None and not args.mutant_seconds > 0):
+            print("rulekit verify: error: --mutants N and --mutant-seconds must be positive", file=sys.stderr)
+            return 2
+        return _run_mutants(options, None if args.mutants == -1 else args.mutants, args.mutant_seconds, say)
     if args.differential:
         return _run_differential(options, [f for f in args.allow.split(",") if f])
     if args.all_combinations:
@@ -355,12 +369,22 @@ def _run_all_combinations(options: VerifyOptions, say: Callable[[str], None]) ->
     return 0
 
 
-def _run_mutants(options: VerifyOptions, count: int, say: Callable[[str], None]) -> int:
-    from rulekit.tools.verify.mutants import run_mutants, scenario_files
+def _run_mutants(
+    options: VerifyOptions, count: int | None, seconds: float | None, say: Callable[[str], None]
+) -> int:
+    from rulekit.rules.compose import find_ruleset
+    from rulekit.tools.verify.mutation_run import DEFAULT_MUTANT_SECONDS, run_mutants, scenario_files
 
     options = attrs.evolve(options, shrink=False, out=None, coverage=False, progress=False)
     try:
-        report = run_mutants(options, count, scenarios=scenario_files(options.ruleset), say=say)
+        report = run_mutants(
+            options,
+            count,
+            scenarios=scenario_files(options.ruleset),
+            say=say,
+            seconds=DEFAULT_MUTANT_SECONDS if seconds is None else seconds,
+            directory=find_ruleset(options.ruleset),
+        )
     except UsageError as error:
         print(f"rulekit verify: {error.render()}", file=sys.stderr)
         return 2
