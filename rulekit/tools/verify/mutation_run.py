@@ -47,6 +47,7 @@ class MutantResult:
     killed_by: str | None = None  # "invariant:NAME", "property:NAME", "engine:...", "scenario:NAME"
     invalid: str | None = None  # the mutant does not compile: not counted
     equivalent: str | None = None  # declared equivalent (the reason): not counted
+    games: int = 0  # games its exploration played (within --examples and the work budget)
 
 
 @define
@@ -119,7 +120,9 @@ class MutationReport:
                 lines.append(f"      before: {mutation.before or '?'}")
                 lines.append(f"      after:  {mutation.after or '?'}")
         for unused in self.unused:
-            lines.append(f"  note: {unused.span or EXCLUSIONS}: no mutant tried matches {unused.at} {unused.change!r}")
+            lines.append(
+                f"  note: {unused.span or EXCLUSIONS}: no mutant tried matches {unused.at} {unused.change!r}"
+            )
         return "\n".join(lines)
 
 
@@ -142,7 +145,9 @@ def load_exclusions(directory: Path) -> list[Exclusion]:
     if data is None:
         return []
     if not isinstance(data, dict) or set(data) - {"equivalent"}:
-        raise RulesetError(Diagnostic("mutants.yaml holds one key, 'equivalent:' (a list)", span_of(data, where)))
+        raise RulesetError(
+            Diagnostic("mutants.yaml holds one key, 'equivalent:' (a list)", span_of(data, where))
+        )
     entries = data.get("equivalent") or []
     if not isinstance(entries, list):
         raise RulesetError(Diagnostic("'equivalent:' must be a list", span_of(entries, where)))
@@ -167,7 +172,9 @@ def _relative(file: str, directory: Path) -> str:
         return file
 
 
-def _exclusion(mutation: Mutation, exclusions: Sequence[Exclusion], directory: Path | None) -> Exclusion | None:
+def _exclusion(
+    mutation: Mutation, exclusions: Sequence[Exclusion], directory: Path | None
+) -> Exclusion | None:
     file, line, column = mutation.where[:3]
     at = f"{_relative(file, directory) if directory else file}:{line}:{column}"
     for exclusion in exclusions:
@@ -211,7 +218,9 @@ def run_mutants(
     program, counts = player_counts(options)
     exclusions = load_exclusions(directory) if directory is not None else []
     sites = mutation_sites(program.rules)
-    chosen = sites if count is None or count >= len(sites) else random.Random(options.seed).sample(sites, count)
+    chosen = (
+        sites if count is None or count >= len(sites) else random.Random(options.seed).sample(sites, count)
+    )
     _JOB = _Job(options, program, counts, scenarios, int(seconds * STEPS_PER_SECOND))
     results: list[MutantResult] = []
     todo: list[int] = []
@@ -259,15 +268,19 @@ def _run_one(task: tuple[int, Mutation]) -> tuple[int, MutantResult]:
     if job.scenarios:
         result.killed_by = _scenarios(job.scenarios, mutation)
     if result.killed_by is None:
-        result.killed_by = _explore(job.options, mutant, job.counts, job.budget)
+        result.killed_by, result.games = _explore(job.options, mutant, job.counts, job.budget)
     return index, result
 
 
-def _explore(options: VerifyOptions, program: Program, counts: list[int], budget: int) -> str | None:
-    checker = Checker(program, Stats())
+def _explore(
+    options: VerifyOptions, program: Program, counts: list[int], budget: int
+) -> tuple[str | None, int]:
+    """What the exploration of a mutant failed (None), and how many games it played."""
+    stats = Stats()
+    checker = Checker(program, stats)
     explorer = Explorer(options, checker, counts)
     failure = explorer.run(range(options.examples), stop=lambda: checker.work() > budget)
-    return None if failure is None else failure.key
+    return (None if failure is None else failure.key), stats.games
 
 
 def _scenarios(paths: Sequence[Path], mutation: Mutation) -> str | None:
