@@ -223,6 +223,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="play the same games under the rules with and without --variant; report the first difference",
     )
     parser.add_argument(
+        "--against",
+        default=None,
+        metavar="REV",
+        help="play the same seeded games with another version of the rules (a git revision of the "
+        "ruleset's repository, or a directory) and report the first divergence in rule terms",
+    )
+    parser.add_argument(
         "--allow",
         default="",
         metavar="FIELDS",
@@ -306,6 +313,8 @@ def run(args: argparse.Namespace) -> int:
             print("rulekit verify: error: --mutants N and --mutant-seconds must be positive", file=sys.stderr)
             return 2
         return _run_mutants(options, None if args.mutants == -1 else args.mutants, args.mutant_seconds, say)
+    if args.against is not None:
+        return _run_against(options, args.against)
     if args.differential:
         return _run_differential(options, [f for f in args.allow.split(",") if f])
     if args.all_combinations:
@@ -419,6 +428,21 @@ def _run_differential(options: VerifyOptions, allow: list[str]) -> int:
     print(f"differential: {names} changes nothing but what it declares in these games")
     print(summary)
     return 0
+
+
+def _run_against(options: VerifyOptions, revision: str) -> int:
+    from rulekit.tools.verify.against import against
+
+    try:
+        result = against(options, revision)
+    except UsageError as error:
+        print(f"rulekit verify: {error.render()}", file=sys.stderr)
+        return 2
+    except RulekitError as error:  # a bad revision, or rules that do not load
+        print(f"rulekit verify: {error.render()}", file=sys.stderr)
+        return 1
+    print(result.render())
+    return 0 if result.divergence is None else 1
 
 
 def _say(text: str) -> None:
