@@ -16,9 +16,11 @@ The operators work on the rules model and its DSL trees (never on the YAML text)
 * ``swap-player``: ``me`` read as ``next_player(me)``, and ``next_player(x)`` /
   ``previous_player(x)`` as ``x`` (the player a rule names swapped for another).
 
-Mutations apply to actions (parameter domains, requirements, costs, effects), triggers and
-the functions the rules call -- never to the invariants and properties that are to catch
-them, nor to functions only the display uses. Running them is :mod:`.mutation_run`.
+Mutations apply to actions (parameter domains, requirements, costs, effects), triggers, the
+functions and the constants the rules use -- never to the invariants and properties that are
+to catch them, nor to functions or constants only the display or the bots use, nor inside a
+``note(...)`` (a message to everyone that no rule, score or seat's knowledge depends on).
+Running them is :mod:`.mutation_run`.
 """
 
 from __future__ import annotations
@@ -109,8 +111,9 @@ def mutation_sites(rules: m.RulesModel) -> list[Mutation]:
     for function in rules.functions.values():
         if function.name in used:  # not those only the display (or the checks) call
             _walk(function.body, f"function '{function.name}'", found)
+    constants = _used_constants(rules, used)
     for constant in rules.constants.values():
-        if constant.span is None:
+        if constant.span is None or constant.name not in constants:  # only the bots' or the display's
             continue
         value = constant.value
         if isinstance(value, int) and not isinstance(value, bool):
@@ -158,6 +161,32 @@ def _used_functions(rules: m.RulesModel) -> set[str]:
     return used
 
 
+def _used_constants(rules: m.RulesModel, functions: set[str]) -> set[str]:
+    """The constants the rules read (from actions, triggers, setup, flow, scoring and the
+    functions they call)."""
+    roots: list[Any] = [rules.actions, rules.triggers, rules.setup, rules.flow, rules.scoring]
+    roots += [rules.functions[name].body for name in functions]
+    return {name for root in roots for name in _names(root) if name in rules.constants}
+
+
+def _names(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        node = tuple(node.values())
+    if isinstance(node, tuple | list):
+        for item in node:
+            yield from _names(item)
+        return
+    if isinstance(node, str):
+        return
+    if not attrs.has(type(node)):
+        return
+    if isinstance(node, ast.Name):
+        yield node.id
+        return
+    for attribute in attrs.fields(type(node)):
+        yield from _names(getattr(node, attribute.name))
+
+
 def _calls(node: Any, functions: dict[str, m.FunctionDecl]) -> Iterator[str]:
     if isinstance(node, dict):
         node = tuple(node.values())
@@ -187,7 +216,7 @@ def _walk(node: Any, context: str, found: list[Mutation]) -> None:
         for item in node:
             _walk(item, context, found)
         return
-    if not _is_node(node):
+    if not _is_node(node) or _is_note(node):
         return
     span = getattr(node, "span", None)
     if span is not None and span.line > 0:
@@ -228,6 +257,12 @@ def _sites_at(node: Any, where: tuple[str, int, int, int, int], context: str, fo
             _negate(condition, context, found)
     elif isinstance(node, ast.Conditional):
         _negate(node.condition, context, found)
+
+
+def _is_note(node: Any) -> bool:
+    """A ``note(...)``: commentary for everyone, not mutated."""
+    call = node.call if isinstance(node, ast.CallStatement) else node
+    return isinstance(call, ast.Call) and call.function == "note"
 
 
 def _text(node: Any) -> str:
