@@ -14,6 +14,7 @@ from attrs import define
 
 from rulekit.compiler.program import Program
 from rulekit.errors import RulekitError, UsageError
+from rulekit.load import load_program
 from rulekit.tools.bots import parse_bots
 from rulekit.tools.cores import all_cores
 from rulekit.tools.options import add_rules_options, module_names
@@ -230,6 +231,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "ruleset's repository, or a directory) and report the first divergence in rule terms",
     )
     parser.add_argument(
+        "--suggest",
+        action="store_true",
+        help="watch --examples random games and write likely properties (mined from play) to "
+        "OUT/RULESET-suggested.yaml, a variant for review",
+    )
+    parser.add_argument(
         "--allow",
         default="",
         metavar="FIELDS",
@@ -315,6 +322,8 @@ def run(args: argparse.Namespace) -> int:
         return _run_mutants(options, None if args.mutants == -1 else args.mutants, args.mutant_seconds, say)
     if args.against is not None:
         return _run_against(options, args.against)
+    if args.suggest:
+        return _run_suggest(options)
     if args.differential:
         return _run_differential(options, [f for f in args.allow.split(",") if f])
     if args.all_combinations:
@@ -443,6 +452,43 @@ def _run_against(options: VerifyOptions, revision: str) -> int:
         return 1
     print(result.render())
     return 0 if result.divergence is None else 1
+
+
+def _run_suggest(options: VerifyOptions) -> int:
+    from rulekit.tools.files import atomic_write_text
+    from rulekit.tools.verify.properties import compile_properties
+    from rulekit.tools.verify.suggest import suggest
+
+    try:
+        mined = suggest(options)
+    except UsageError as error:
+        print(f"rulekit verify: {error.render()}", file=sys.stderr)
+        return 2
+    except RulekitError as error:
+        print(error.render(), file=sys.stderr)
+        return 1
+    out = options.out or Path("verify-out")
+    path = out / f"{mined.program.name}-suggested.yaml"
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, mined.variant_text(options.ruleset))
+    try:  # what is suggested must load and compile as written
+        compile_properties(load_program(options.ruleset, options.modules, (*options.variants, str(path))))
+    except RulekitError as error:  # pragma: no cover - a bug in the suggester
+        print(error.render(), file=sys.stderr)
+        return 1
+    suggestions = mined.suggestions
+    per_action = [s for s in suggestions if s.action is not None]
+    print(
+        f"suggest {mined.program.name}: {len(suggestions)} likely properties from {mined.games} games "
+        f"({mined.actions} actions): {len(suggestions) - len(per_action)} over every action, "
+        f"{len(per_action)} postconditions of {len({s.action for s in per_action})} action(s); "
+        f"written to {path}"
+    )
+    for suggestion in suggestions:
+        where = f"{suggestion.action}: " if suggestion.action else ""
+        print(f"  {where}{suggestion.holds}")
+    print(f"  review them, then: rulekit verify {options.ruleset} --variant {path}")
+    return 0
 
 
 def _say(text: str) -> None:
