@@ -270,6 +270,19 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help=f"deal the games to L independent explorers, lane l playing games l, l+L, ... "
         f"(default {DEFAULT_LANES}); the games played depend on L, not on --workers",
     )
+    parser.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where the lanes run: local processes (default, --workers) or a Ray cluster, a task per lane "
+        "(pip install 'rulekit[ray]'); the same result",
+    )
+    parser.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="with --executor ray: the cluster to join (ray.init(address=...)); default a local Ray "
+        "on 127.0.0.1",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument(
         "--progress", action="store_true", help="a progress line even when stderr is not a terminal"
@@ -288,6 +301,9 @@ def run(args: argparse.Namespace) -> int:
             "--shrink-seconds at least 0",
             file=sys.stderr,
         )
+        return 2
+    if args.address and args.executor != "ray":
+        print("rulekit verify: error: --address is for --executor ray", file=sys.stderr)
         return 2
     try:
         bots = tuple(str(spec) for spec in parse_bots(args.bots)) if args.bots else ()
@@ -313,6 +329,8 @@ def run(args: argparse.Namespace) -> int:
         workers=max(1, args.workers),
         lanes=args.lanes,
         bots=bots,
+        executor=args.executor,
+        address=args.address,
     )
     say = _say if not args.quiet else lambda text: None
     if args.mutants != 0:
