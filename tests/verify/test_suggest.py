@@ -149,3 +149,77 @@ def test_suggest_on_rules_that_do_not_load_is_exit_1(
     assert main([str(directory), "--suggest", "--out", str(tmp_path / "o")]) == 1
     assert "ruleset.yaml:" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+BUILDERS = """
+ruleset: builders
+players: {min: 2, max: 2}
+state:
+  game:
+    turns: {type: int}
+    who: {type: player, initial: "player_at(1)"}
+  turn:
+    built: {type: bool}
+  player:
+    supply: {type: int, initial: 30}
+    points: {type: int}
+actions:
+  build:
+    require:
+      - {if: "not turn.built", else: one build a turn}
+      - {if: "me.supply > 0", else: nothing left to build}
+    effect: |
+      me.supply -= 1
+      turn.built = true
+  score:
+    effect: me.points += 1
+  end_turn:
+    effect: game.turns += 1
+    ends_turn: true
+flow:
+  - repeat:
+      until: game.turns >= 20
+      steps:
+        - for_each:
+            in: players
+            as: who
+            steps:
+              - turn: game.who
+"""
+
+
+def test_per_turn_counts_are_mined_and_catch_a_second_build_in_a_turn(
+    write_ruleset: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = write_ruleset(BUILDERS)
+    mined = suggest(VerifyOptions(str(directory), examples=30, out=None))
+    per_turn = {s.holds for s in mined.suggestions if s.over == "turn"}
+    assert "all(before(p.supply) - after(p.supply) <= 1 for p in players)" in per_turn
+    # a player scores several times a turn: no bound on points per turn is claimed
+    assert not any("points" in holds for holds in per_turn)
+    out = tmp_path / "out"
+    assert main([str(directory), "--suggest", "--examples", "30", "--out", str(out)]) == 0
+    capsys.readouterr()
+    bug = tmp_path / "bug.yaml"
+    bug.write_text(
+        "variant: bug\ntitle: b\ndescription: two builds a turn\nruleset: builders\n"
+        "set:\n  actions.build.require:\n    - {if: 'me.supply > 0', else: nothing left}\n",
+        encoding="utf-8",
+    )
+    common = ["--examples", "20", "--no-coverage", "--quiet", "--out", str(tmp_path / "ce"), "--workers", "1"]
+    assert main([str(directory), "--variant", str(bug), *common]) == 0
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                str(directory),
+                "--variant",
+                str(bug),
+                "--variant",
+                str(out / "builders-suggested.yaml"),
+                *common,
+            ]
+        )
+        == 1
+    )
+    assert "player.supply falls by at most 1 in one turn" in capsys.readouterr().out

@@ -19,7 +19,10 @@ The relations (``F`` a field, ``A`` an action kind, ``me`` who took it):
   change is unchanged by this one (frame conditions, a few per action);
 * over every action: a field never decreases (monotonic counters), changes by at most a small
   step (a round counter advancing by one at a time), is never negative, or once set never
-  changes (a winner).
+  changes (a winner);
+* over every turn (turns counted as verify counts them for ``over: turn``): a field that moves
+  by at most a small amount in one turn although the turn's actions could move it more (one
+  build a turn).
 
 What held in the games watched may be accidental (a bound never reached, a case never played):
 it is a suggestion, and says how often it was seen.
@@ -37,6 +40,7 @@ from attrs import define, field
 
 from rulekit.compiler.program import Program
 from rulekit.engine.game import Game, State
+from rulekit.tools.verify.checker import _context
 from rulekit.tools.verify.explore import player_counts
 from rulekit.tools.verify.options import MAX_SEED, VerifyOptions
 
@@ -60,6 +64,7 @@ class Suggestion:
     holds: str
     message: str
     support: int
+    over: str = "action"  # of a property (action None): over every action or every turn
 
 
 @define
@@ -90,6 +95,8 @@ class Mined:
         ensures: dict[str, list[dict[str, str]]] = {}
         for n, s in enumerate(self.suggestions, start=1):
             entry = {"holds": s.holds, "message": s.message, "cite": "suggested by rulekit verify --suggest"}
+            if s.over != "action":
+                entry = {"over": s.over, **entry}
             if s.action is None:
                 properties[f"suggested_{n}_{_slug(s.holds)}"] = entry
             else:
@@ -120,6 +127,9 @@ class _Step:
     before: dict[tuple[Any, str], Any]
     after: dict[tuple[Any, str], Any]
     players: int
+    #: When this action ended a turn (as verify's properties over a turn count turns): the
+    #: state at that turn's start and how many actions it had.
+    turn: tuple[dict[tuple[Any, str], Any], int] | None = None
 
 
 def _fields(program: Program) -> dict[tuple[str, str], str]:
@@ -153,6 +163,7 @@ def _watch(options: VerifyOptions, program: Program, counts: list[int]) -> Itera
         game = games.get(players) or games.setdefault(players, Game(program, players))
         state = game.new_initial_state(seed)
         before = _snapshot(state, fields, players)
+        turn = (before, state.current_player() if not state.is_terminal() else None, _context(state), 0)
         for _ in range(options.max_actions):
             if state.is_terminal():
                 break
@@ -161,7 +172,18 @@ def _watch(options: VerifyOptions, program: Program, counts: list[int]) -> Itera
             me = state.current_player()
             state.apply_action(action)
             after = _snapshot(state, fields, players)
-            yield _Step(action.name, me, tuple(action.args), before, after, players)
+            step = _Step(action.name, me, tuple(action.args), before, after, players)
+            start, player, context, length = turn
+            length += 1
+            ended = program.actions[action.name].decl.ends_turn
+            if (
+                state.is_terminal() or ended or state.current_player() != player or _context(state) != context
+            ):  # the turn ends here, as verify's Checker counts turns
+                step.turn = (start, length)
+                turn = (after, None if state.is_terminal() else state.current_player(), _context(state), 0)
+            else:
+                turn = (start, player, context, length)
+            yield step
             before = after
 
 
@@ -179,6 +201,7 @@ def suggest(options: VerifyOptions) -> Mined:
     mined = Mined(program, options.examples, len(steps))
     fields = _fields(program)
     mined.suggestions += _global(steps, fields, program)
+    mined.suggestions += _per_turn(steps, fields)
     for name in program.rules.actions:
         mine = [s for s in steps if s.name == name]
         if len(mine) >= MIN_SUPPORT:
@@ -241,6 +264,60 @@ def _global(steps: list[_Step], fields: dict[tuple[str, str], str], program: Pro
                 )
             )
     return found
+
+
+def _per_turn(steps: list[_Step], fields: dict[tuple[str, str], str]) -> list[Suggestion]:
+    """Per-turn counts: a field of the game or of a player that moves by at most a small amount
+    in one turn, although turns of several actions moved it more than once (one build a turn)."""
+    found: list[Suggestion] = []
+    turns = [(s.turn[0], s.after, s.turn[1], s.players) for s in steps if s.turn is not None]
+    if len(turns) < MIN_SUPPORT:
+        return found
+    for (scope, name), kind in fields.items():
+        if kind != "int" or scope == "turn":
+            continue
+        subject = "p" if scope == "player" else scope
+        read = f"{subject}.{name}"
+        per_turn = [
+            (after[(o, name)] - start[(o, name)], length)
+            for start, after, length, players in turns
+            for o in (range(players) if scope == "player" else [scope])
+            if type(start.get((o, name))) is int and type(after.get((o, name))) is int
+        ]
+        for direction, sign in (("rises", 1), ("falls", -1)):
+            moves = [sign * d for d, _ in per_turn]
+            most = max(moves, default=0)
+            if most <= 0 or most > MAX_STEP:
+                continue
+            steps_moving = [s for s in steps if sign * (_delta_any(s, scope, name)) > 0]
+            if (
+                not any(length > 1 for d, length in per_turn if sign * d > 0)
+                or len(steps_moving) < MIN_CHANGES
+            ):
+                continue  # never more than one action a turn: the per-action bound says as much
+            change = f"after({read}) - before({read})" if sign > 0 else f"before({read}) - after({read})"
+            holds = (
+                f"all({change} <= {most} for p in players)" if scope == "player" else f"{change} <= {most}"
+            )
+            found.append(
+                Suggestion(
+                    None,
+                    holds,
+                    f"suggested: {scope}.{name} {direction} by at most {most} in one turn "
+                    f"(in all {len(turns)} turns watched)",
+                    len(turns),
+                    over="turn",
+                )
+            )
+    return found
+
+
+def _delta_any(step: _Step, scope: str, name: str) -> int:
+    """The largest change of a field in one action (over the players for a player field)."""
+    owners: list[Any] = list(range(step.players)) if scope == "player" else [scope]
+    changes = [_delta(step, (o, name)) for o in owners]
+    values = [c for c in changes if c is not None]
+    return max(values, key=abs, default=0)
 
 
 def _per_action(
