@@ -100,3 +100,19 @@ def test_a_bad_revision_is_exit_1_with_a_message(
     captured = capsys.readouterr()
     assert "--against" in captured.err and "Traceback" not in captured.err
     assert captured.out == ""
+
+
+def test_an_effect_that_fails_in_one_version_is_a_divergence_not_a_crash(
+    write_ruleset: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = write_ruleset(PIG, name="old")
+    new = write_ruleset(
+        PIG.replace(
+            "      me.banked += turn.total\n", '      me.banked += turn.total\n      fail "no banking"\n'
+        )
+    )
+    assert main([str(new), "--against", str(old), "--quiet", "--players", "2"]) == 1
+    out = capsys.readouterr().out
+    assert "hold fails under this version: " in out and "no banking" in out
+    assert "is not legal" not in out  # after a failure the two listings are not compared
+    assert out.rstrip().splitlines()[-2].strip().endswith("hold")  # the last action to reach it

@@ -274,8 +274,15 @@ def _play(
         step += 1
         texts.append(text)
         result.actions += 1
-        left.apply_action(text)
-        right.apply_action(text)  # offered by both: the listings were compared
+        failed = []
+        for version, state in (("the other version", left), ("this version", right)):
+            try:  # offered by both (the listings were compared), but an effect may fail
+                state.apply_action(text)
+            except RulekitError as error:
+                message = error.diagnostics[0].message if error.diagnostics else str(error)
+                failed.append(f"{text} fails under {version}: {message}")
+        if failed:
+            return Divergence(players, seed, list(texts), "; ".join(failed))
         found = _differ(left, right, matcher, players, seed, texts)
     return found
 
@@ -315,6 +322,7 @@ def _explain(old: Program, new: Program, found: Divergence, edit: list[Change]) 
     games = [Game(old, found.players), Game(new, found.players)]
     states = [g.new_initial_state(found.seed) for g in games]
     player = None
+    failed = False
     for text in found.actions[:-1]:
         for state in states:
             state.apply_action(text)
@@ -325,6 +333,8 @@ def _explain(old: Program, new: Program, found: Divergence, edit: list[Change]) 
             game.runtime.fired = _recorder(fired[side])
             try:
                 state.apply_action(last)
+            except RulekitError:
+                failed = True  # the divergence says how; the two states are not comparable
             finally:
                 game.runtime.fired = None
     explanation = Explanation(last, player)
@@ -333,7 +343,7 @@ def _explain(old: Program, new: Program, found: Divergence, edit: list[Change]) 
     explanation.fired_both = [k for k in dict.fromkeys(fired[0]) if k in fired[1]]
     involved = {_label(k) for k in fired[0] + fired[1]}
     left, right = states
-    if not left.is_terminal() and not right.is_terminal():
+    if not failed and not left.is_terminal() and not right.is_terminal():
         mine, theirs = set(left.legal_action_strings()), set(right.legal_action_strings())
         for side, (state, missing) in enumerate(((right, mine - theirs), (left, theirs - mine))):
             version = "now" if side == 0 else "the other version"
@@ -342,7 +352,7 @@ def _explain(old: Program, new: Program, found: Divergence, edit: list[Change]) 
                 at = f" ({diagnostic.span})" if diagnostic.span else ""
                 explanation.refusals.append(f"{version}: {diagnostic.message}{at}")
                 involved.add(f"action {text.split('(', 1)[0]}")
-    if left.scores() != right.scores():
+    if not failed and left.scores() != right.scores():
         explanation.scores = (tuple(left.scores()), tuple(right.scores()))
         involved.add("scoring")
     fields = {name.split(".", 1)[-1] for name, _, _ in found.fields}
