@@ -27,16 +27,15 @@ from typing import Any
 from attrs import define, field
 
 from rulekit.compiler.program import Program, compile_rules
-from rulekit.errors import Diagnostic, RulekitError, RulesetError, Span
+from rulekit.errors import RulekitError
 from rulekit.tools.verify.checker import Checker
+from rulekit.tools.verify.exclusions import EXCLUSIONS, Exclusion, load_exclusions
 from rulekit.tools.verify.explore import Explorer, player_counts
 from rulekit.tools.verify.mutants import Mutation, mutate, mutation_sites
 from rulekit.tools.verify.options import STEPS_PER_SECOND, Stats, VerifyOptions
 
 #: Work (seconds of STEPS_PER_SECOND rule steps) each mutant's exploration may do by default.
 DEFAULT_MUTANT_SECONDS = 10.0
-#: The file of a ruleset that declares its equivalent mutants.
-EXCLUSIONS = "mutants.yaml"
 
 
 @define
@@ -48,17 +47,6 @@ class MutantResult:
     invalid: str | None = None  # the mutant does not compile: not counted
     equivalent: str | None = None  # declared equivalent (the reason): not counted
     games: int = 0  # games its exploration played (within --examples and the work budget)
-
-
-@define
-class Exclusion:
-    """A mutant declared equivalent in ``mutants.yaml``."""
-
-    at: str
-    change: str
-    reason: str
-    span: Span | None = None
-    used: bool = False
 
 
 @define
@@ -127,42 +115,6 @@ class MutationReport:
 
 
 # ---------------------------------------------------------------- equivalent mutants
-
-
-def load_exclusions(directory: Path) -> list[Exclusion]:
-    """The equivalent mutants ``directory/mutants.yaml`` declares (none without the file).
-
-    Raises:
-        RulesetError: the file is not valid (with its position).
-    """
-    from rulekit.rules.yaml_source import load_file, span_of
-
-    path = directory / EXCLUSIONS
-    if not path.is_file():
-        return []
-    data = load_file(path)
-    where = Span(str(path), 1, 1)
-    if data is None:
-        return []
-    if not isinstance(data, dict) or set(data) - {"equivalent"}:
-        raise RulesetError(
-            Diagnostic("mutants.yaml holds one key, 'equivalent:' (a list)", span_of(data, where))
-        )
-    entries = data.get("equivalent") or []
-    if not isinstance(entries, list):
-        raise RulesetError(Diagnostic("'equivalent:' must be a list", span_of(entries, where)))
-    found = []
-    for entry in entries:
-        at = span_of(entry, where)
-        if not isinstance(entry, dict) or set(entry) != {"at", "change", "reason"}:
-            raise RulesetError(
-                Diagnostic("each equivalent mutant has exactly 'at:', 'change:' and 'reason:'", at)
-            )
-        values = [entry["at"], entry["change"], entry["reason"]]
-        if not all(isinstance(v, str) and v.strip() for v in values):
-            raise RulesetError(Diagnostic("'at:', 'change:' and 'reason:' are non-empty texts", at))
-        found.append(Exclusion(str(values[0]), str(values[1]), str(values[2]), at))
-    return found
 
 
 def _relative(file: str, directory: Path) -> str:
