@@ -207,3 +207,14 @@ def test_the_budget_per_mutant_bounds_its_exploration(write_ruleset: Callable[..
     full = run_mutants(options, None)
     assert tiny.survivors and all(r.games == 1 for r in tiny.survivors)
     assert all(r.games == 200 for r in full.survivors)
+
+
+def test_notes_and_constants_only_bots_use_are_not_mutated(write_ruleset: Callable[..., Path]) -> None:
+    rules_text = SHOP.replace("  PRICE: 3\n", "  PRICE: 3\n  PATIENCE: 4\n").replace(
+        "      game.sold += 1\n    ends_turn: true\n  wait:",
+        '      game.sold += 1\n      note(concat(me, " bought 1"))\n    ends_turn: true\n  wait:',
+    )
+    rules_text += "bots:\n  evaluate: me.goods * PATIENCE\n"
+    sites = mutation_sites(load_program(str(write_ruleset(rules_text))).rules)
+    assert not any("PATIENCE" in s.detail or "note(" in s.before for s in sites)
+    assert any(s.detail == "PRICE 3 -> 4" for s in sites)
