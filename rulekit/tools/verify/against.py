@@ -36,7 +36,7 @@ from rulekit.errors import Diagnostic, RulekitError, UsageError
 from rulekit.load import load_program
 from rulekit.rules.compose import find_ruleset
 from rulekit.tools.diff import Change, Side, diff_sides
-from rulekit.tools.verify.differential import DifferentialResult, Divergence, _Matcher, _shorten
+from rulekit.tools.verify.differential import DifferentialResult, Divergence, FieldMatcher, shorten
 from rulekit.tools.verify.options import MAX_SEED, VerifyOptions
 
 #: The time shrinking a divergence may take (seconds of work, as --differential).
@@ -217,7 +217,7 @@ def against(options: VerifyOptions, revision: str) -> AgainstResult:
             Side(options.ruleset, list(options.modules), list(options.variants), options.players),
         ).changes
         result.edit = len(edit)
-        matcher = _Matcher(old, ())
+        matcher = FieldMatcher(old, ())
         found: Divergence | None = None
         for number in range(options.examples):
             rng = random.Random(f"{options.seed}:{number}")
@@ -229,7 +229,7 @@ def against(options: VerifyOptions, revision: str) -> AgainstResult:
         if found is not None:
             if found.fields or found.what.startswith("the legal actions"):  # what the shrinker sees
                 shadow = DifferentialResult(old, new, 0, 0, 0.0)
-                short = _shorten(old, new, found, matcher, shadow, SHRINK_SECONDS, counts[0])
+                short = shorten(old, new, found, matcher, shadow, SHRINK_SECONDS, counts[0])
                 # described as this command does (the shrinker's words are --differential's)
                 found = (
                     _play(
@@ -258,7 +258,7 @@ def _play(
     seed: int,
     rng: random.Random | None,
     limit: int,
-    matcher: _Matcher,
+    matcher: FieldMatcher,
     result: AgainstResult,
     replay: Sequence[str] = (),
 ) -> Divergence | None:
@@ -288,7 +288,7 @@ def _play(
 
 
 def _differ(
-    left: State, right: State, matcher: _Matcher, players: int, seed: int, texts: list[str]
+    left: State, right: State, matcher: FieldMatcher, players: int, seed: int, texts: list[str]
 ) -> Divergence | None:
     """The first difference of the state, the legal listing or the scores."""
     differing = []

@@ -35,12 +35,12 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import yaml
 from attrs import define, field
 
 from rulekit.compiler.program import Program
 from rulekit.engine.game import Game, State
-from rulekit.tools.verify.checker import _context
+from rulekit.rules.yaml_source import dump_text
+from rulekit.tools.verify.checker import flow_context
 from rulekit.tools.verify.explore import player_counts
 from rulekit.tools.verify.options import MAX_SEED, VerifyOptions
 
@@ -105,7 +105,7 @@ class Mined:
             data["add"] = {"properties": properties}
         if ensures:
             data["extend"] = {"actions": {name: {"ensures": items} for name, items in ensures.items()}}
-        body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+        body = dump_text(data)
         return "\n".join(header) + "\n" + body
 
 
@@ -163,7 +163,7 @@ def _watch(options: VerifyOptions, program: Program, counts: list[int]) -> Itera
         game = games.get(players) or games.setdefault(players, Game(program, players))
         state = game.new_initial_state(seed)
         before = _snapshot(state, fields, players)
-        turn = (before, state.current_player() if not state.is_terminal() else None, _context(state), 0)
+        turn = (before, state.current_player() if not state.is_terminal() else None, flow_context(state), 0)
         for _ in range(options.max_actions):
             if state.is_terminal():
                 break
@@ -177,10 +177,18 @@ def _watch(options: VerifyOptions, program: Program, counts: list[int]) -> Itera
             length += 1
             ended = program.actions[action.name].decl.ends_turn
             if (
-                state.is_terminal() or ended or state.current_player() != player or _context(state) != context
+                state.is_terminal()
+                or ended
+                or state.current_player() != player
+                or flow_context(state) != context
             ):  # the turn ends here, as verify's Checker counts turns
                 step.turn = (start, length)
-                turn = (after, None if state.is_terminal() else state.current_player(), _context(state), 0)
+                turn = (
+                    after,
+                    None if state.is_terminal() else state.current_player(),
+                    flow_context(state),
+                    0,
+                )
             else:
                 turn = (start, player, context, length)
             yield step
