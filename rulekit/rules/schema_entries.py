@@ -294,6 +294,7 @@ ACTION = Table(
             "ensures",
             ListOf(Either(ENSURES), one_ok=True),
             "Postconditions checked by verify after the action (before(...) and after(...)).",
+            extend=True,
         ),
     ),
     "Something a player may do.",

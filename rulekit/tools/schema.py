@@ -25,12 +25,13 @@ from rulekit.rules.compose import EXTENDABLE, MODULE_KEYS, NAMED_SECTIONS, RULES
 from rulekit.rules.migrations import MIGRATIONS
 from rulekit.rules.schema_scenario import SCENARIO, SCENARIO_KEYS
 from rulekit.rules.variants import VARIANT_KEYS
+from rulekit.tools.verify.exclusions import MUTANTS
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID = "https://rulekit.invalid/schema/"
 #: Schema file per kind of YAML file.
-KINDS = ("ruleset", "module", "variant", "scenario", "sections", "migrations")
+KINDS = ("ruleset", "module", "variant", "scenario", "sections", "migrations", "mutants")
 
 _EXPR = {
     "description": "A DSL expression (a string), or a literal number / true / false / none.",
@@ -294,6 +295,13 @@ def build_schemas() -> dict[str, dict[str, Any]]:
             _file(MIGRATIONS),
             required=[k.name for k in MIGRATIONS.keys if k.required],
         ),
+        "mutants": _schema(
+            "mutants",
+            "rulekit mutants",
+            MUTANTS.doc,
+            _file(MUTANTS),
+            required=[k.name for k in MUTANTS.keys if k.required],
+        ),
     }
     _check_keys(schemas)
     return schemas
@@ -308,6 +316,7 @@ def _check_keys(schemas: dict[str, dict[str, Any]]) -> None:
         "scenario": set(SCENARIO_KEYS),
         "sections": {*NAMED_SECTIONS, *SINGLE_SECTIONS},
         "migrations": set(MIGRATIONS.names),
+        "mutants": set(MUTANTS.names),
     }
     for kind, keys in expected.items():
         have = set(schemas[kind]["properties"])
@@ -316,7 +325,8 @@ def _check_keys(schemas: dict[str, dict[str, Any]]) -> None:
 
 
 def schema_path(kind: str) -> Path:
-    """The shipped schema file for ``kind`` (ruleset, module, variant, scenario, sections, migrations)."""
+    """The shipped schema file for ``kind`` (ruleset, module, variant, scenario, sections, migrations,
+    mutants)."""
     return SCHEMA_DIR / f"{kind}.schema.json"
 
 

@@ -43,6 +43,8 @@ def classify() -> dict[Path, str]:
             kinds[path] = "scenario"
         elif path.name == "migrations.yaml" and (path.parent / "ruleset.yaml").is_file():
             kinds[path] = "migrations"
+        elif path.name == "mutants.yaml" and (path.parent / "ruleset.yaml").is_file():
+            kinds[path] = "mutants"
         else:
             continue
         for included in _includes(path, data):
@@ -71,7 +73,7 @@ def test_schema_is_valid_draft_2020_12(kind: str) -> None:
 def test_every_shipped_yaml_file_validates(path: Path) -> None:
     kind = FILES[path]
     assert kind != "unknown", (
-        f"{path}: not a ruleset, module, variant, scenario, migrations or included sections file"
+        f"{path}: not a ruleset, module, variant, scenario, migrations, mutants or included sections file"
     )
     schema = json.loads(schema_path(kind).read_text(encoding="utf-8"))
     errors = sorted(

@@ -58,15 +58,15 @@ def test_a_divergence_is_shortened_by_the_verify_shrinker_to_a_minimal_game() ->
     from rulekit.tools.verify.differential import (
         DIVERGES,
         DivergenceFailure,
+        FieldMatcher,
         SideBySide,
-        _Matcher,
-        _shorten,
+        shorten,
     )
     from rulekit.tools.verify.shrink import find_failure
 
     base = load_program("tic_tac_toe")
     variant = load_program("tic_tac_toe", (), ("misere",))
-    matcher = _Matcher(base, ())
+    matcher = FieldMatcher(base, ())
     # a long-winded game: P1 completes a1-a2-a3 with the ninth mark
     marks = ["b1", "b2", "c2", "c1", "a1", "c3", "a2", "b3", "a3"]
     texts = [f"place({m})" for m in marks]
@@ -74,7 +74,7 @@ def test_a_divergence_is_shortened_by_the_verify_shrinker_to_a_minimal_game() ->
     failure = find_failure(side, 2, 3, texts, DIVERGES)
     assert isinstance(failure, DivergenceFailure) and len(failure.history) == 9
     result = differential(_options("misere"))
-    shortened = _shorten(base, variant, failure.divergence, matcher, result, 20.0, 2)
+    shortened = shorten(base, variant, failure.divergence, matcher, result, 20.0, 2)
     assert len(shortened.actions) == 5  # the fewest marks that complete a line
     again = find_failure(
         SideBySide(base, variant, matcher, set()), 2, shortened.seed, shortened.actions, DIVERGES

@@ -299,10 +299,14 @@ class Checker(EngineChecks):
         )
 
 
-def _context(state: State) -> Any:
-    """Where the flow stands above the current step (its frames but the innermost)."""
+def flow_context(state: State) -> Any:
+    """Where the flow stands above the current step (its frames but the innermost): a turn
+    ends when it changes (properties over a turn; ``verify --suggest`` counts turns the same way)."""
     frames = state.fields.get((ENGINE_OWNER, "flow")) or ()
     return frames[:-1]
+
+
+_context = flow_context
 
 
 def _only(properties: Properties, key: str) -> Properties:

@@ -14,6 +14,7 @@ from attrs import define
 
 from rulekit.compiler.program import Program
 from rulekit.errors import RulekitError, UsageError
+from rulekit.load import load_program
 from rulekit.tools.bots import parse_bots
 from rulekit.tools.cores import all_cores
 from rulekit.tools.options import add_rules_options, module_names
@@ -202,14 +203,38 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--mutants",
         type=int,
+        nargs="?",
+        const=-1,
         default=0,
         metavar="N",
-        help="mutation score: try N small mutations of the rules, report which the checks kill",
+        help="mutation score: try every small mutation of the rules (or a seeded sample of N), "
+        "report which the scenarios and checks kill and print each survivor",
+    )
+    parser.add_argument(
+        "--mutant-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="with --mutants: the work each mutant's exploration may do (the rules' steps, "
+        "1,000,000 a second; default 10)",
     )
     parser.add_argument(
         "--differential",
         action="store_true",
         help="play the same games under the rules with and without --variant; report the first difference",
+    )
+    parser.add_argument(
+        "--against",
+        default=None,
+        metavar="REV",
+        help="play the same seeded games with another version of the rules (a git revision of the "
+        "ruleset's repository, or a directory) and report the first divergence in rule terms",
+    )
+    parser.add_argument(
+        "--suggest",
+        action="store_true",
+        help="watch --examples random games and write likely properties (mined from play) to "
+        "OUT/RULESET-suggested.yaml, a variant for review",
     )
     parser.add_argument(
         "--allow",
@@ -245,6 +270,19 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help=f"deal the games to L independent explorers, lane l playing games l, l+L, ... "
         f"(default {DEFAULT_LANES}); the games played depend on L, not on --workers",
     )
+    parser.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where the lanes run: local processes (default, --workers) or a Ray cluster, a task per lane "
+        "(pip install 'rulekit[ray]'); the same result",
+    )
+    parser.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="with --executor ray: the cluster to join (ray.init(address=...)); default a local Ray "
+        "on 127.0.0.1",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument(
         "--progress", action="store_true", help="a progress line even when stderr is not a terminal"
@@ -263,6 +301,9 @@ def run(args: argparse.Namespace) -> int:
             "--shrink-seconds at least 0",
             file=sys.stderr,
         )
+        return 2
+    if args.address and args.executor != "ray":
+        print("rulekit verify: error: --address is for --executor ray", file=sys.stderr)
         return 2
     try:
         bots = tuple(str(spec) for spec in parse_bots(args.bots)) if args.bots else ()
@@ -288,10 +329,19 @@ def run(args: argparse.Namespace) -> int:
         workers=max(1, args.workers),
         lanes=args.lanes,
         bots=bots,
+        executor=args.executor,
+        address=args.address,
     )
     say = _say if not args.quiet else lambda text: None
-    if args.mutants > 0:
-        return _run_mutants(options, args.mutants, say)
+    if args.mutants != 0:
+        if args.mutants < -1 or (args.mutant_seconds is not None and not args.mutant_seconds > 0):
+            print("rulekit verify: error: --mutants N and --mutant-seconds must be positive", file=sys.stderr)
+            return 2
+        return _run_mutants(options, None if args.mutants == -1 else args.mutants, args.mutant_seconds, say)
+    if args.against is not None:
+        return _run_against(options, args.against)
+    if args.suggest:
+        return _run_suggest(options)
     if args.differential:
         return _run_differential(options, [f for f in args.allow.split(",") if f])
     if args.all_combinations:
@@ -355,12 +405,22 @@ def _run_all_combinations(options: VerifyOptions, say: Callable[[str], None]) ->
     return 0
 
 
-def _run_mutants(options: VerifyOptions, count: int, say: Callable[[str], None]) -> int:
-    from rulekit.tools.verify.mutants import run_mutants, scenario_files
+def _run_mutants(
+    options: VerifyOptions, count: int | None, seconds: float | None, say: Callable[[str], None]
+) -> int:
+    from rulekit.rules.compose import find_ruleset
+    from rulekit.tools.verify.mutation_run import DEFAULT_MUTANT_SECONDS, run_mutants, scenario_files
 
     options = attrs.evolve(options, shrink=False, out=None, coverage=False, progress=False)
     try:
-        report = run_mutants(options, count, scenarios=scenario_files(options.ruleset), say=say)
+        report = run_mutants(
+            options,
+            count,
+            scenarios=scenario_files(options.ruleset),
+            say=say,
+            seconds=DEFAULT_MUTANT_SECONDS if seconds is None else seconds,
+            directory=find_ruleset(options.ruleset),
+        )
     except UsageError as error:
         print(f"rulekit verify: {error.render()}", file=sys.stderr)
         return 2
@@ -394,6 +454,58 @@ def _run_differential(options: VerifyOptions, allow: list[str]) -> int:
         return 1
     print(f"differential: {names} changes nothing but what it declares in these games")
     print(summary)
+    return 0
+
+
+def _run_against(options: VerifyOptions, revision: str) -> int:
+    from rulekit.tools.verify.against import against
+
+    try:
+        result = against(options, revision)
+    except UsageError as error:
+        print(f"rulekit verify: {error.render()}", file=sys.stderr)
+        return 2
+    except RulekitError as error:  # a bad revision, or rules that do not load
+        print(f"rulekit verify: {error.render()}", file=sys.stderr)
+        return 1
+    print(result.render())
+    return 0 if result.divergence is None else 1
+
+
+def _run_suggest(options: VerifyOptions) -> int:
+    from rulekit.tools.files import atomic_write_text
+    from rulekit.tools.verify.properties import compile_properties
+    from rulekit.tools.verify.suggest import suggest
+
+    try:
+        mined = suggest(options)
+    except UsageError as error:
+        print(f"rulekit verify: {error.render()}", file=sys.stderr)
+        return 2
+    except RulekitError as error:
+        print(error.render(), file=sys.stderr)
+        return 1
+    out = options.out or Path("verify-out")
+    path = out / f"{mined.program.name}-suggested.yaml"
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, mined.variant_text(options.ruleset))
+    try:  # what is suggested must load and compile as written
+        compile_properties(load_program(options.ruleset, options.modules, (*options.variants, str(path))))
+    except RulekitError as error:  # pragma: no cover - a bug in the suggester
+        print(error.render(), file=sys.stderr)
+        return 1
+    suggestions = mined.suggestions
+    per_action = [s for s in suggestions if s.action is not None]
+    print(
+        f"suggest {mined.program.name}: {len(suggestions)} likely properties from {mined.games} games "
+        f"({mined.actions} actions): {len(suggestions) - len(per_action)} over every action, "
+        f"{len(per_action)} postconditions of {len({s.action for s in per_action})} action(s); "
+        f"written to {path}"
+    )
+    for suggestion in suggestions:
+        where = f"{suggestion.action}: " if suggestion.action else ""
+        print(f"  {where}{suggestion.holds}")
+    print(f"  review them, then: rulekit verify {options.ruleset} --variant {path}")
     return 0
 
 

@@ -84,7 +84,7 @@ def differential(options: VerifyOptions, allow: Sequence[str] = ()) -> Different
     low = max(base.rules.min_players, variant.rules.min_players)
     high = min(base.rules.max_players, variant.rules.max_players)
     counts = [options.players] if options.players else list(range(low, high + 1))
-    matcher = _Matcher(base, allow)
+    matcher = FieldMatcher(base, allow)
     result = DifferentialResult(base, variant, 0, 0, 0.0)
     shortest: Divergence | None = None
     for number in range(options.examples):
@@ -98,12 +98,12 @@ def differential(options: VerifyOptions, allow: Sequence[str] = ()) -> Different
         if shortest is not None and (len(shortest.actions) <= SHORT or number + 1 >= FIRST_GAMES):
             break  # short enough, or enough games played looking for a shorter one
     if shortest is not None:
-        result.divergence = _shorten(base, variant, shortest, matcher, result, SHRINK_SECONDS, counts[0])
+        result.divergence = shorten(base, variant, shortest, matcher, result, SHRINK_SECONDS, counts[0])
     result.seconds = time.perf_counter() - started
     return result
 
 
-class _Matcher:
+class FieldMatcher:
     """Which state keys the author allows to differ (``player.money``, ``game.round``, ``city.sites``)."""
 
     def __init__(self, program: Program, allow: Sequence[str]) -> None:
@@ -148,7 +148,7 @@ def _play(
     variant: Program,
     players: int,
     seed: int,
-    matcher: _Matcher,
+    matcher: FieldMatcher,
     rng: random.Random | None,
     limit: int,
     texts: list[str],
@@ -215,7 +215,7 @@ def _legal_differ(left: State, right: State, players: int, seed: int, texts: lis
     return Divergence(players, seed, list(texts), f"the legal actions differ: {'; '.join(parts)}")
 
 
-def _differing_names(left: State, right: State, matcher: _Matcher) -> set[str]:
+def _differing_names(left: State, right: State, matcher: FieldMatcher) -> set[str]:
     keys = set(left.fields) | set(right.fields)
     return {matcher.name(k) for k in keys if left.fields.get(k) != right.fields.get(k)}
 
@@ -223,7 +223,7 @@ def _differing_names(left: State, right: State, matcher: _Matcher) -> set[str]:
 def _compare(
     left: State,
     right: State,
-    matcher: _Matcher,
+    matcher: FieldMatcher,
     players: int,
     seed: int,
     texts: list[str],
@@ -266,7 +266,9 @@ class SideBySide:
     """Plays a game under the base and the variant at once, for the shrinker (a ``Replayer``):
     ``start`` and ``step`` raise :class:`DivergenceFailure` at the first undeclared difference."""
 
-    def __init__(self, base: Program, variant: Program, matcher: _Matcher, allowed_seen: set[str]) -> None:
+    def __init__(
+        self, base: Program, variant: Program, matcher: FieldMatcher, allowed_seen: set[str]
+    ) -> None:
         self.program = base
         self.variant = variant
         self.matcher = matcher
@@ -323,11 +325,11 @@ class SideBySide:
             raise DivergenceFailure(found, self.history)
 
 
-def _shorten(
+def shorten(
     base: Program,
     variant: Program,
     found: Divergence,
-    matcher: _Matcher,
+    matcher: FieldMatcher,
     result: DifferentialResult,
     seconds: float,
     min_players: int,

@@ -30,16 +30,19 @@ simply games ``0, 1, 2, ...`` in turn -- the same code path as with N.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import multiprocessing
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from pathlib import Path
 from typing import Any
 
+import attrs
 from attrs import define, field
 
-from rulekit.errors import Span
+from rulekit.errors import Diagnostic, Span, UsageError
 from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.coverage import Coverage
 from rulekit.tools.verify.explore import Explorer, player_counts
@@ -210,7 +213,7 @@ def explore(
     records: list[GameRecord] = []
     failure: PropertyFailure | None = None
     number = options.examples
-    if workers == 1:
+    if workers == 1 and options.executor != "ray":
 
         def count(record: GameRecord) -> None:
             stats.games += record.games
@@ -225,20 +228,11 @@ def explore(
             number = found[0]
             failure = rebuild(options, found_texts(*found))  # as a worker's: the same result
     else:
-        context = multiprocessing.get_context("fork")
-        bound = context.Value("q", options.examples)
-        played = context.Array("q", 3)
-        with ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_init, initargs=(bound, played)
-        ) as pool:
-            shares = [pool.submit(_worker, options, list(range(w, lanes, workers))) for w in range(workers)]
-            while True:
-                done, running = wait(shares, timeout=0.25, return_when=FIRST_EXCEPTION)
-                stats.games, stats.actions, stats.invariant_checks = played[:]
-                progress()
-                if not running or any(share.exception() for share in done):
-                    break
-            results = [share.result() for share in shares]
+        if options.executor == "ray":
+            results = _on_ray(options, lanes)
+            progress()
+        else:
+            results = _on_processes(options, lanes, workers, stats, progress)
         stats.games = stats.actions = stats.invariant_checks = 0
         texts: Found | None = None
         for share_records, share_found in results:
@@ -253,6 +247,70 @@ def explore(
         stats.found_after_games = stats.games
         stats.found_after_seconds = time.perf_counter() - stats.started
     return failure
+
+
+def _on_processes(
+    options: VerifyOptions, lanes: int, workers: int, stats: Stats, progress: Callable[[], None]
+) -> list[tuple[list[GameRecord], Found | None]]:
+    """The lanes dealt to ``workers`` forked processes sharing the bound; each share's records
+    and lowest failure."""
+    context = multiprocessing.get_context("fork")
+    bound = context.Value("q", options.examples)
+    played = context.Array("q", 3)
+    with ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_init, initargs=(bound, played)
+    ) as pool:
+        shares = [pool.submit(_worker, options, list(range(w, lanes, workers))) for w in range(workers)]
+        while True:
+            done, running = wait(shares, timeout=0.25, return_when=FIRST_EXCEPTION)
+            stats.games, stats.actions, stats.invariant_checks = played[:]
+            progress()
+            if not running or any(share.exception() for share in done):
+                break
+        return [share.result() for share in shares]
+
+
+def play_lane(options: VerifyOptions, lane: int) -> tuple[list[GameRecord], Found | None]:
+    """One lane to its end or its first failure (a Ray task: no bound is shared between lanes,
+    so a lane may play games above another lane's failure; their records are left out when
+    merged, as a process's are)."""
+    records, found = play_lanes(options, [lane], _Bound(options.examples), lambda record: None)
+    return records, None if found is None else found_texts(*found)
+
+
+def _on_ray(options: VerifyOptions, lanes: int) -> list[tuple[list[GameRecord], Found | None]]:
+    """Each lane as a task of a Ray cluster (``--executor ray``; ``--address``, else a local
+    Ray on 127.0.0.1 only: :func:`rulekit.tools.runner.start_ray`). The rules are named by
+    absolute paths, which must hold the same rules on every node.
+
+    Raises:
+        UsageError: Ray is not installed.
+    """
+    try:
+        import ray
+    except ImportError:
+        raise UsageError(Diagnostic("--executor ray needs Ray", hint="pip install 'rulekit[ray]'")) from None
+    from rulekit.tools.runner import start_ray
+
+    if not ray.is_initialized():
+        start_ray(options.address)
+        atexit.register(ray.shutdown)
+    remote = ray.remote(play_lane)
+    portable = attrs.evolve(
+        options,
+        ruleset=_absolute(options.ruleset),
+        variants=tuple(_absolute(v) for v in options.variants),
+        progress=False,
+    )
+    results: list[tuple[list[GameRecord], Found | None]] = ray.get(
+        [remote.remote(portable, lane) for lane in range(lanes)]
+    )
+    return results
+
+
+def _absolute(path: str) -> str:
+    """A path that exists here as an absolute path (a bundled ruleset's name as it is)."""
+    return str(Path(path).resolve()) if Path(path).exists() else path
 
 
 def rebuild(options: VerifyOptions, found: Found) -> PropertyFailure:

@@ -1,47 +1,49 @@
-"""Mutation score: how well a ruleset's invariants, properties and scenarios guard its rules.
+"""Mutants of a ruleset's rules: the small mistakes authors make, applied one at a time.
 
-``rulekit verify RULESET --mutants N`` makes N small changes to the rules, one at
-a time -- the mistakes authors make -- and checks whether anything notices:
+The operators work on the rules model and its DSL trees (never on the YAML text):
 
-* a comparison off by one or turned round (``<`` and ``<=``, ``>`` and ``>=``,
-  ``==`` and ``!=``);
-* arithmetic the other way (``+`` and ``-``, ``+=`` and ``-=``);
-* a number one larger (in an expression, or an integer constant or an entry of a
-  table of constants);
-* a requirement dropped from an action;
-* the two sides of a ``transfer``, ``transfer_up_to`` or ``move`` swapped.
+* ``comparison``: a comparison off by one or turned round (``<`` and ``<=``, ``>`` and
+  ``>=``, ``==`` and ``!=``);
+* ``arithmetic``: arithmetic the other way (``+`` and ``-``, ``+=`` and ``-=``);
+* ``constant``: a number one larger (in an expression, an integer constant or an entry of
+  a table of constants);
+* ``drop-requirement``: a requirement of an action dropped;
+* ``swap``: the two sides of a ``transfer``, ``transfer_up_to`` or ``move`` swapped;
+* ``negate``: a condition negated (a requirement, a trigger's ``when``, an ``if`` branch, a
+  conditional expression's condition);
+* ``drop-effect``: one statement of an effect dropped (an assignment, a call such as
+  ``move`` or ``transfer``, an ``emit``);
+* ``swap-player``: ``me`` read as ``next_player(me)``, and ``next_player(x)`` /
+  ``previous_player(x)`` as ``x`` (the player a rule names swapped for another).
 
-Mutations apply to actions (requirements, costs, effects), triggers and
-functions -- never to the invariants and properties that are to catch them. A
-mutant is *killed* when exploring games of it fails an invariant, a property
-or an engine property, or else when one of the ruleset's scenarios fails on it;
-the mutants nobody kills are listed: each is a rule no check pins down.
+Mutations apply to actions (parameter domains, requirements, costs, effects), triggers, the
+functions and the constants the rules use -- never to the invariants and properties that are
+to catch them, nor to functions or constants only the display or the bots use, nor inside a
+``note(...)`` (a message to everyone that no rule, score or seat's knowledge depends on).
+Running them is :mod:`.mutation_run`.
 """
 
 from __future__ import annotations
 
-import random
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
 from attrs import define
 
-from rulekit.compiler.program import Program, compile_rules
 from rulekit.dsl import ast
-from rulekit.errors import RulekitError, Span
+from rulekit.dsl.printer import print_block, print_expr
+from rulekit.errors import Span
 from rulekit.rules import model as m
-from rulekit.tools.verify.checker import Checker
-from rulekit.tools.verify.explore import Explorer, player_counts
-from rulekit.tools.verify.options import Stats, VerifyOptions
 
 _COMPARISONS = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
 _ARITHMETIC = {"+": "-", "-": "+"}
 _ASSIGN = {"+=": "-=", "-=": "+="}
 _SWAPPABLE = ("transfer", "transfer_up_to", "move")
+_NEIGHBOURS = ("next_player", "previous_player")
+_DROPPABLE = (ast.Assign, ast.CallStatement, ast.Emit)
+#: The longest before/after text shown for a mutant.
+_SHOWN = 160
 
 
 @define(frozen=True)
@@ -53,6 +55,9 @@ class Mutation:
     node: str
     detail: str
     context: str
+    #: The rule text before and after the change (one line, shortened).
+    before: str = ""
+    after: str = ""
 
     @property
     def location(self) -> str:
@@ -61,62 +66,9 @@ class Mutation:
     def describe(self) -> str:
         return f"{self.location}: {self.detail} in {self.context}"
 
-
-@define
-class MutantResult:
-    """What happened to one mutant."""
-
-    mutation: Mutation
-    killed_by: str | None = None  # "invariant:NAME", "property:NAME", "engine:...", "scenario:NAME"
-    invalid: str | None = None  # the mutant does not compile: not counted
-
-
-@define
-class MutationReport:
-    """The mutation score of a ruleset."""
-
-    results: list[MutantResult]
-    seconds: float
-    sites: int
-
-    @property
-    def valid(self) -> list[MutantResult]:
-        return [r for r in self.results if r.invalid is None]
-
-    @property
-    def killed(self) -> list[MutantResult]:
-        return [r for r in self.valid if r.killed_by is not None]
-
-    @property
-    def score(self) -> float:
-        return len(self.killed) / len(self.valid) if self.valid else 1.0
-
-    def by_kind(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for result in self.killed:
-            assert result.killed_by is not None
-            kind = result.killed_by.split(":", 1)[0]
-            counts[kind] = counts.get(kind, 0) + 1
-        return counts
-
-    def render(self) -> str:
-        valid, killed = self.valid, self.killed
-        kinds = ", ".join(f"{n} by {k}" for k, n in sorted(self.by_kind().items())) or "none"
-        lines = [
-            f"mutation score: {len(killed)}/{len(valid)} killed ({100 * self.score:.0f}%; {kinds}); "
-            f"{len(self.results)} of {self.sites} mutation sites tried in {self.seconds:.0f}s"
-        ]
-        invalid = len(self.results) - len(valid)
-        if invalid:
-            lines.append(f"  {invalid} mutant(s) did not compile (not counted)")
-        for result in killed:
-            lines.append(f"  killed  {result.mutation.describe()}  <- {result.killed_by}")
-        survivors = [r for r in valid if r.killed_by is None]
-        if survivors:
-            lines.append("  surviving mutants (no invariant, property or scenario notices them):")
-            for result in survivors:
-                lines.append(f"    {result.mutation.describe()}")
-        return "\n".join(lines)
+    def change_text(self) -> str:
+        """``before -> after`` as the rules read."""
+        return f"{self.before}  ->  {self.after}" if self.before or self.after else self.detail
 
 
 # ---------------------------------------------------------------- finding mutation sites
@@ -131,6 +83,7 @@ def mutation_sites(rules: m.RulesModel) -> list[Mutation]:
             _walk(param.domain, f"parameter '{param.name}' of {context}", found)
         for i, requirement in enumerate(action.requires):
             if requirement.span is not None:
+                text = _one_line(print_expr(requirement.condition))
                 found.append(
                     Mutation(
                         "drop-requirement",
@@ -138,8 +91,11 @@ def mutation_sites(rules: m.RulesModel) -> list[Mutation]:
                         "Requirement",
                         f"requirement {i + 1} dropped ({requirement.message})",
                         context,
+                        f"require: {text}",
+                        "(no requirement)",
                     )
                 )
+            _negate(requirement.condition, f"requirement of {context}", found)
             _walk(requirement.condition, f"requirement of {context}", found)
         if action.cost is not None:
             _walk(action.cost, f"cost of {context}", found)
@@ -148,28 +104,35 @@ def mutation_sites(rules: m.RulesModel) -> list[Mutation]:
     for trigger in rules.triggers.values():
         context = f"trigger '{trigger.name}'"
         if trigger.condition is not None:
+            _negate(trigger.condition, f"'when' of {context}", found)
             _walk(trigger.condition, f"'when' of {context}", found)
         _walk(trigger.effect, f"effect of {context}", found)
     used = _used_functions(rules)
     for function in rules.functions.values():
         if function.name in used:  # not those only the display (or the checks) call
             _walk(function.body, f"function '{function.name}'", found)
+    constants = _used_constants(rules, used)
     for constant in rules.constants.values():
-        if constant.span is None:
+        if constant.span is None or constant.name not in constants:  # only the bots' or the display's
             continue
         value = constant.value
         if isinstance(value, int) and not isinstance(value, bool):
+            detail = f"{constant.name} {value} -> {value + 1}"
             found.append(
                 Mutation(
                     "constant",
                     _key(constant.span),
                     "Constant",
-                    f"{constant.name} {value} -> {value + 1}",
+                    detail,
                     "constants",
+                    f"{constant.name}: {value}",
+                    f"{constant.name}: {value + 1}",
                 )
             )
         elif isinstance(value, list | tuple) and value and all(type(v) is int for v in value):
             i = len(value) // 2
+            after = list(value)
+            after[i] += 1
             found.append(
                 Mutation(
                     "constant",
@@ -177,6 +140,8 @@ def mutation_sites(rules: m.RulesModel) -> list[Mutation]:
                     "Constant",
                     f"{constant.name}[{i}] {value[i]} -> {value[i] + 1}",
                     "constants",
+                    _one_line(f"{constant.name}: {list(value)}"),
+                    _one_line(f"{constant.name}: {after}"),
                 )
             )
     unique = {(f.kind, f.where, f.node, f.detail): f for f in found}
@@ -196,6 +161,32 @@ def _used_functions(rules: m.RulesModel) -> set[str]:
     return used
 
 
+def _used_constants(rules: m.RulesModel, functions: set[str]) -> set[str]:
+    """The constants the rules read (from actions, triggers, setup, flow, scoring and the
+    functions they call)."""
+    roots: list[Any] = [rules.actions, rules.triggers, rules.setup, rules.flow, rules.scoring]
+    roots += [rules.functions[name].body for name in functions]
+    return {name for root in roots for name in _names(root) if name in rules.constants}
+
+
+def _names(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        node = tuple(node.values())
+    if isinstance(node, tuple | list):
+        for item in node:
+            yield from _names(item)
+        return
+    if isinstance(node, str):
+        return
+    if not attrs.has(type(node)):
+        return
+    if isinstance(node, ast.Name):
+        yield node.id
+        return
+    for attribute in attrs.fields(type(node)):
+        yield from _names(getattr(node, attribute.name))
+
+
 def _calls(node: Any, functions: dict[str, m.FunctionDecl]) -> Iterator[str]:
     if isinstance(node, dict):
         node = tuple(node.values())
@@ -211,39 +202,78 @@ def _calls(node: Any, functions: dict[str, m.FunctionDecl]) -> Iterator[str]:
         yield from _calls(getattr(node, attribute.name), functions)
 
 
+def _negate(condition: Any, context: str, found: list[Mutation]) -> None:
+    span = getattr(condition, "span", None)
+    if span is None or span.line <= 0 or not _is_node(condition):
+        return
+    before = _one_line(print_expr(condition))
+    after = _one_line(print_expr(ast.Unary("not", condition)))
+    found.append(Mutation("negate", _key(span), "Negate", "condition negated", context, before, after))
+
+
 def _walk(node: Any, context: str, found: list[Mutation]) -> None:
     if isinstance(node, tuple):
         for item in node:
             _walk(item, context, found)
         return
-    if not _is_node(node):
+    if not _is_node(node) or _is_note(node):
         return
     span = getattr(node, "span", None)
     if span is not None and span.line > 0:
-        where = _key(span)
-        if isinstance(node, ast.Binary):
-            other = _COMPARISONS.get(node.op) or _ARITHMETIC.get(node.op)
-            if other is not None:
-                kind = "comparison" if node.op in _COMPARISONS else "arithmetic"
-                found.append(Mutation(kind, where, f"Binary{node.op}", f"'{node.op}' -> '{other}'", context))
-        elif isinstance(node, ast.Assign) and node.op in _ASSIGN:
-            found.append(
-                Mutation(
-                    "arithmetic", where, f"Assign{node.op}", f"'{node.op}' -> '{_ASSIGN[node.op]}'", context
-                )
-            )
-        elif isinstance(node, ast.Literal) and type(node.value) is int:
-            found.append(
-                Mutation(
-                    "constant", where, f"Literal{node.value}", f"{node.value} -> {node.value + 1}", context
-                )
-            )
-        elif isinstance(node, ast.Call) and node.function in _SWAPPABLE and len(node.args) >= 3:
-            found.append(
-                Mutation("swap", where, f"Call{node.function}", f"{node.function}: sides swapped", context)
-            )
+        _sites_at(node, _key(span), context, found)
     for attribute in attrs.fields(type(node)):
         _walk(getattr(node, attribute.name), context, found)
+
+
+def _sites_at(node: Any, where: tuple[str, int, int, int, int], context: str, found: list[Mutation]) -> None:
+    """The mutations of one node (each described by the text before and after it)."""
+
+    def add(kind: str, tag: str, detail: str) -> None:
+        mutation = Mutation(kind, where, tag, detail, context)
+        changed = _change_for(mutation)(node)
+        if changed is not None:
+            mutation = attrs.evolve(mutation, before=_text(node), after=_text(changed))
+        found.append(mutation)
+
+    if isinstance(node, ast.Binary):
+        other = _COMPARISONS.get(node.op) or _ARITHMETIC.get(node.op)
+        if other is not None:
+            kind = "comparison" if node.op in _COMPARISONS else "arithmetic"
+            add(kind, f"Binary{node.op}", f"'{node.op}' -> '{other}'")
+    elif isinstance(node, ast.Assign) and node.op in _ASSIGN:
+        add("arithmetic", f"Assign{node.op}", f"'{node.op}' -> '{_ASSIGN[node.op]}'")
+    elif isinstance(node, ast.Literal) and type(node.value) is int:
+        add("constant", f"Literal{node.value}", f"{node.value} -> {node.value + 1}")
+    elif isinstance(node, ast.Call) and node.function in _SWAPPABLE and len(node.args) >= 3:
+        add("swap", f"Call{node.function}", f"{node.function}: sides swapped")
+    elif isinstance(node, ast.Call) and node.function in _NEIGHBOURS and len(node.args) == 1:
+        add("swap-player", f"Neighbour{node.function}", f"{node.function}(x) -> x")
+    elif isinstance(node, ast.Name) and node.id == "me":
+        add("swap-player", "Me", "me -> next_player(me)")
+    if isinstance(node, _DROPPABLE):
+        add("drop-effect", f"Drop{type(node).__name__}", "statement dropped")
+    elif isinstance(node, ast.If):
+        for condition, _ in node.branches:
+            _negate(condition, context, found)
+    elif isinstance(node, ast.Conditional):
+        _negate(node.condition, context, found)
+
+
+def _is_note(node: Any) -> bool:
+    """A ``note(...)``: commentary for everyone, not mutated."""
+    call = node.call if isinstance(node, ast.CallStatement) else node
+    return isinstance(call, ast.Call) and call.function == "note"
+
+
+def _text(node: Any) -> str:
+    if isinstance(node, ast.Assign | ast.Let | ast.Emit | ast.Fail | ast.Pass | ast.CallStatement):
+        return _one_line(print_block((node,)))
+    return _one_line(print_expr(node))
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
 
 
 def _is_node(value: Any) -> bool:
@@ -255,6 +285,61 @@ def _key(span: Span) -> tuple[str, int, int, int, int]:
 
 
 # ---------------------------------------------------------------- applying one
+
+
+def _change_for(mutation: Mutation) -> Callable[[Any], Any]:
+    """The rewrite of the node ``mutation`` names (None for any other node)."""
+    tag = mutation.node
+
+    def change(node: Any) -> Any:
+        span = getattr(node, "span", None)
+        if span is None or _key(span) != mutation.where:
+            return None
+        if tag == "Negate" and _is_expression(node):
+            return ast.Unary("not", node, span=span)
+        if isinstance(node, ast.Binary) and tag == f"Binary{node.op}":
+            return attrs.evolve(node, op=_COMPARISONS.get(node.op) or _ARITHMETIC[node.op])
+        if isinstance(node, ast.Assign) and tag == f"Assign{node.op}":
+            return attrs.evolve(node, op=_ASSIGN[node.op])
+        if isinstance(node, ast.Literal) and type(node.value) is int and tag == f"Literal{node.value}":
+            return attrs.evolve(node, value=node.value + 1)
+        if isinstance(node, ast.Call) and tag == f"Call{node.function}":
+            args = list(node.args)
+            args[1], args[2] = args[2], args[1]
+            return attrs.evolve(node, args=tuple(args))
+        if isinstance(node, ast.Call) and tag == f"Neighbour{node.function}":
+            return node.args[0]
+        if isinstance(node, ast.Name) and tag == "Me" and node.id == "me":
+            return ast.Call("next_player", (node,), span=span)
+        if isinstance(node, _DROPPABLE) and tag == f"Drop{type(node).__name__}":
+            return ast.Pass(span=span)
+        return None
+
+    return change
+
+
+_EXPRESSIONS = (
+    ast.Literal,
+    ast.Name,
+    ast.Attribute,
+    ast.Index,
+    ast.Call,
+    ast.Aggregate,
+    ast.ListExpr,
+    ast.ListComprehension,
+    ast.TupleExpr,
+    ast.Unary,
+    ast.Binary,
+    ast.Conditional,
+    ast.Where,
+    ast.LetIn,
+    ast.Record,
+    ast.With,
+)
+
+
+def _is_expression(node: Any) -> bool:
+    return isinstance(node, _EXPRESSIONS)
 
 
 def mutate(rules: m.RulesModel, mutation: Mutation) -> m.RulesModel:
@@ -273,27 +358,7 @@ def mutate(rules: m.RulesModel, mutation: Mutation) -> m.RulesModel:
             if constant.span is not None and _key(constant.span) == mutation.where:
                 constants[name] = attrs.evolve(constant, value=_bump(constant.value))
         return attrs.evolve(rules, constants=constants)
-
-    def change(node: Any) -> Any:
-        span = getattr(node, "span", None)
-        if span is None or _key(span) != mutation.where:
-            return None
-        if isinstance(node, ast.Binary) and mutation.node == f"Binary{node.op}":
-            return attrs.evolve(node, op=_COMPARISONS.get(node.op) or _ARITHMETIC[node.op])
-        if isinstance(node, ast.Assign) and mutation.node == f"Assign{node.op}":
-            return attrs.evolve(node, op=_ASSIGN[node.op])
-        if (
-            isinstance(node, ast.Literal)
-            and type(node.value) is int
-            and mutation.node == f"Literal{node.value}"
-        ):
-            return attrs.evolve(node, value=node.value + 1)
-        if isinstance(node, ast.Call) and mutation.node == f"Call{node.function}":
-            args = list(node.args)
-            args[1], args[2] = args[2], args[1]
-            return attrs.evolve(node, args=tuple(args))
-        return None
-
+    change = _change_for(mutation)
     actions = {
         name: attrs.evolve(
             a,
@@ -335,83 +400,3 @@ def _rewrite(node: Any, change: Callable[[Any], Any]) -> Any:
         if new is not value:
             changes[attribute.name] = new
     return attrs.evolve(node, **changes) if changes else node
-
-
-# ---------------------------------------------------------------- running them
-
-
-def run_mutants(
-    options: VerifyOptions,
-    count: int,
-    *,
-    scenarios: Sequence[Path] = (),
-    say: Callable[[str], None] = lambda text: None,
-) -> MutationReport:
-    """Try ``count`` mutants (a seeded sample of every site) and see what kills each."""
-    started = time.perf_counter()
-    program, counts = player_counts(options)
-    sites = mutation_sites(program.rules)
-    chosen = sites if count >= len(sites) else random.Random(options.seed).sample(sites, count)
-    results = []
-    for index, mutation in enumerate(chosen, start=1):
-        result = MutantResult(mutation)
-        try:
-            mutant = compile_rules(mutate(program.rules, mutation))
-        except RulekitError as error:
-            result.invalid = error.render().splitlines()[0]
-        else:
-            result.killed_by = _explore(options, mutant, counts)
-            if result.killed_by is None and scenarios:
-                result.killed_by = _scenarios(scenarios, mutation)
-        results.append(result)
-        verdict = (result.invalid and "invalid") or result.killed_by or "SURVIVED"
-        say(f"mutant {index}/{len(chosen)}: {mutation.describe()}: {verdict}")
-    return MutationReport(results, time.perf_counter() - started, len(sites))
-
-
-def _explore(options: VerifyOptions, program: Program, counts: list[int]) -> str | None:
-    checker = Checker(program, Stats())
-    failure = Explorer(options, checker, counts).run(range(options.examples))
-    return None if failure is None else failure.key
-
-
-def _scenarios(paths: Sequence[Path], mutation: Mutation) -> str | None:
-    from rulekit.tools import scenario
-
-    with _mutated_loading(mutation):
-        for path in paths:
-            result = scenario.run_scenario(path)
-            if not result.passed:
-                return f"scenario:{path.stem}"
-    return None
-
-
-@contextmanager
-def _mutated_loading(mutation: Mutation) -> Iterator[None]:
-    """Scenarios load their rules through ``load_program``: give them the mutant's."""
-    from rulekit.tools import scenario
-
-    real = scenario.load_program
-    cache: dict[int, Program] = {}
-
-    def load(*args: Any, **kwargs: Any) -> Program:
-        program = real(*args, **kwargs)
-        mutant = cache.get(id(program))
-        if mutant is None:
-            mutant = cache[id(program)] = compile_rules(mutate(program.rules, mutation))
-        return mutant
-
-    scenario.load_program = load
-    try:
-        yield
-    finally:
-        scenario.load_program = real
-
-
-def scenario_files(ruleset: str) -> list[Path]:
-    """The scenarios shipped with a ruleset (its ``scenarios/`` directory), if any."""
-    from rulekit.rules.compose import find_ruleset
-    from rulekit.tools.scenario import find_scenarios
-
-    directory = find_ruleset(ruleset) / "scenarios"
-    return find_scenarios([directory]) if directory.is_dir() else []

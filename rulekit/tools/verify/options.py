@@ -53,6 +53,10 @@ class VerifyOptions:
     lanes: int = DEFAULT_LANES
     #: Bot specifications (tools/bots.py) that play a share of the games as explorers.
     bots: tuple[str, ...] = ()
+    #: Where the lanes run: "local" (``workers`` processes) or "ray" (a task per lane).
+    executor: str = "local"
+    #: With ``executor="ray"``: the cluster to join (None: a local Ray on 127.0.0.1).
+    address: str | None = None
 
 
 @define
