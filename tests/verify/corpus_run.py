@@ -129,6 +129,39 @@ def run_bug(bug: Bug, out: Path, shrink_seconds: float | None = None, seed: int 
     return Outcome(bug, example.key, seconds, cpu, len(example.actions), example.original_length)
 
 
+def run_bug_limited(bug: Bug, out: Path, cpu_limit: float, seed: int = 0) -> Outcome:
+    """:func:`run_bug` in a child process that may use ``cpu_limit`` seconds of CPU; a bug not
+    reported by then counts as missed (``caught_by`` is ``None``, ``cpu`` the limit)."""
+    import multiprocessing
+    import resource
+    import signal
+
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+
+    def child() -> None:
+        def stop(signum: int, frame: object) -> None:
+            raise TimeoutError("CPU limit")
+
+        signal.signal(signal.SIGXCPU, stop)
+        used = time.process_time()
+        resource.setrlimit(resource.RLIMIT_CPU, (int(used + cpu_limit) + 1, int(used + cpu_limit) + 30))
+        try:
+            outcome = run_bug(bug, out, seed=seed)
+            writer.send((outcome.caught_by, outcome.seconds, outcome.cpu, outcome.actions, outcome.original))
+        except TimeoutError:
+            writer.send(None)
+
+    started = time.perf_counter()
+    process = context.Process(target=child)
+    process.start()
+    process.join()
+    found = reader.recv() if reader.poll() else None
+    if found is None:
+        return Outcome(bug, None, time.perf_counter() - started, cpu_limit, 0, 0)
+    return Outcome(bug, *found)
+
+
 def run_scenario_of(bug: Bug) -> Outcome:
     """A scenario-only bug: its shipped scenario, run with the bug planted, must fail on the
     check the bug's header names."""
@@ -156,9 +189,10 @@ def _passes(path: Path, variants: tuple[str, ...], modules: tuple[str, ...]) -> 
     return _CLEAN[key]
 
 
-def scenarios_catching(bug: Bug) -> tuple[list[str], float]:
-    """The shipped scenarios that pass on the rules without the bug and fail with it planted,
-    and the CPU seconds it took (the clean runs are remembered across bugs)."""
+def scenarios_catching(bug: Bug, *, first_only: bool = False) -> tuple[list[str], float]:
+    """The shipped scenarios that pass on the rules without the bug and fail with it planted
+    (``first_only``: the first of them), and the CPU seconds it took (the clean runs are
+    remembered across bugs)."""
     cpu = time.process_time()
     caught = []
     for path in shipped_scenarios(bug):
@@ -166,6 +200,8 @@ def scenarios_catching(bug: Bug) -> tuple[list[str], float]:
             continue  # not a scenario of these rules (another module, or failing already)
         if run_scenario(path, variants=list(bug.variants), modules=list(bug.modules)).failures:
             caught.append(str(path.relative_to(ROOT / "rulesets" / bug.ruleset)))
+            if first_only:
+                break
     return caught, time.process_time() - cpu
 
 
@@ -201,6 +237,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also run the ruleset's shipped scenarios with each bug planted (verify + scenarios)",
     )
     parser.add_argument(
+        "--cpu-limit",
+        type=float,
+        default=None,
+        metavar="S",
+        help="run each bug's verify in a child process stopped after S seconds of CPU (a missed bug)",
+    )
+    parser.add_argument(
         "--unseen", action="store_true", help="only the bugs of issue 27 (written before their checks)"
     )
     args = parser.parse_args(argv)
@@ -220,11 +263,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                     flush=True,
                 )
                 continue
-            outcome = run_bug(bug, Path(directory), args.shrink_seconds, args.seed)
+            if args.cpu_limit is not None:
+                outcome = run_bug_limited(bug, Path(directory), args.cpu_limit, args.seed)
+            else:
+                outcome = run_bug(bug, Path(directory), args.shrink_seconds, args.seed)
             outcomes.append(outcome)
             verdict = "caught" if outcome.caught_by else "MISSED"
             expected = (
-                "" if outcome.caught_by in (None, bug.expected) or bug.unseen else f" (expected {bug.expected})"
+                ""
+                if outcome.caught_by in (None, bug.expected) or bug.unseen
+                else f" (expected {bug.expected})"
             )
             line = (
                 f"{verdict:6}  {bug.name:58} {outcome.seconds:6.1f}s ({outcome.cpu:5.1f}s CPU)  "
@@ -232,7 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{outcome.caught_by or '-'}{expected}"
             )
             if args.scenarios:
-                caught_by_scenarios, cpu = scenarios_catching(bug)
+                caught_by_scenarios, cpu = scenarios_catching(bug, first_only=True)
                 outcome.scenarios = caught_by_scenarios
                 line += f"  | scenarios ({cpu:.1f}s CPU): {', '.join(caught_by_scenarios) or '-'}"
             print(line, flush=True)
