@@ -137,7 +137,7 @@ def _between_turns_of(node: int) -> Applies:
     the step and the next one."""
 
     def in_turn(fields: dict[Any, Any]) -> bool:
-        frames = fields.get(_FLOW) or ()
+        frames: tuple[tuple[Any, ...], ...] = fields.get(_FLOW) or ()
         return (
             fields.get(_DECISION) is not None
             and not fields.get(_ASKS)
