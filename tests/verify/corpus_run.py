@@ -129,6 +129,11 @@ def run_bug(bug: Bug, out: Path, shrink_seconds: float | None = None, seed: int 
     return Outcome(bug, example.key, seconds, cpu, len(example.actions), example.original_length)
 
 
+class CpuLimit(BaseException):
+    """The CPU limit of :func:`run_bug_limited` was reached (a BaseException: verify turns an
+    ``Exception`` raised in a rule's evaluation into a failure of that rule)."""
+
+
 def run_bug_limited(bug: Bug, out: Path, cpu_limit: float, seed: int = 0) -> Outcome:
     """:func:`run_bug` in a child process that may use ``cpu_limit`` seconds of CPU; a bug not
     reported by then counts as missed (``caught_by`` is ``None``, ``cpu`` the limit)."""
@@ -141,7 +146,7 @@ def run_bug_limited(bug: Bug, out: Path, cpu_limit: float, seed: int = 0) -> Out
 
     def child() -> None:
         def stop(signum: int, frame: object) -> None:
-            raise TimeoutError("CPU limit")
+            raise CpuLimit
 
         signal.signal(signal.SIGXCPU, stop)
         used = time.process_time()
@@ -149,7 +154,7 @@ def run_bug_limited(bug: Bug, out: Path, cpu_limit: float, seed: int = 0) -> Out
         try:
             outcome = run_bug(bug, out, seed=seed)
             writer.send((outcome.caught_by, outcome.seconds, outcome.cpu, outcome.actions, outcome.original))
-        except TimeoutError:
+        except CpuLimit:
             writer.send(None)
 
     started = time.perf_counter()
