@@ -53,6 +53,16 @@ class Bug:
     #: Why only a scenario can catch it (``# scenario only: ...``), and that scenario.
     scenario_only: str = ""
     scenario: str = ""
+    #: A shipped variant the bug is planted on (``# on variant: PATH``), applied before it.
+    on_variant: str = ""
+    #: The kind of an issue-27 bug (``# unseen: issue 27 (kind: ...)``): a bug written before
+    #: the checks that should find it, so it names no expected check.
+    unseen: str = ""
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """The variant files to load, the shipped one first."""
+        return ((str(ROOT / self.on_variant),) if self.on_variant else ()) + (str(self.path),)
 
     @property
     def name(self) -> str:
@@ -67,6 +77,8 @@ class Outcome:
     cpu: float  # this process's CPU time: the machine may be shared
     actions: int
     original: int
+    #: The shipped scenarios that fail with the bug planted (``--scenarios``).
+    scenarios: list[str] = attrs.Factory(list)
 
     @property
     def ok(self) -> bool:
@@ -92,6 +104,8 @@ def corpus(*patterns: str) -> list[Bug]:
             weak.group(1) if (weak := re.search(r"^# known weakness: (.*)$", text, re.MULTILINE)) else "",
             only.group(1) if only else "",
             scenario.group(1) if scenario else "",
+            base.group(1) if (base := re.search(r"^# on variant: (\S+)", text, re.MULTILINE)) else "",
+            kind.group(1) if (kind := re.search(r"^# unseen: .*\(kind: (.*)\)$", text, re.MULTILINE)) else "",
         )
         if not patterns or any(pattern in bug.name for pattern in patterns):
             bugs.append(bug)
@@ -103,7 +117,7 @@ def run_bug(bug: Bug, out: Path, shrink_seconds: float | None = None, seed: int 
     shrinking budget than the default; ``seed``: verify's ``--seed``)."""
     started, cpu = time.perf_counter(), time.process_time()
     options = VerifyOptions(
-        bug.ruleset, modules=bug.modules, variants=(str(bug.path),), out=out / bug.path.stem, seed=seed
+        bug.ruleset, modules=bug.modules, variants=bug.variants, out=out / bug.path.stem, seed=seed
     )
     if shrink_seconds is not None:
         options = attrs.evolve(options, shrink_seconds=shrink_seconds)
@@ -115,15 +129,85 @@ def run_bug(bug: Bug, out: Path, shrink_seconds: float | None = None, seed: int 
     return Outcome(bug, example.key, seconds, cpu, len(example.actions), example.original_length)
 
 
+class CpuLimit(BaseException):
+    """The CPU limit of :func:`run_bug_limited` was reached (a BaseException: verify turns an
+    ``Exception`` raised in a rule's evaluation into a failure of that rule)."""
+
+
+def run_bug_limited(bug: Bug, out: Path, cpu_limit: float, seed: int = 0) -> Outcome:
+    """:func:`run_bug` in a child process that may use ``cpu_limit`` seconds of CPU; a bug not
+    reported by then counts as missed (``caught_by`` is ``None``, ``cpu`` the limit)."""
+    import multiprocessing
+    import resource
+    import signal
+
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+
+    def child() -> None:
+        def stop(signum: int, frame: object) -> None:
+            raise CpuLimit
+
+        signal.signal(signal.SIGXCPU, stop)
+        used = time.process_time()
+        resource.setrlimit(resource.RLIMIT_CPU, (int(used + cpu_limit) + 1, int(used + cpu_limit) + 30))
+        try:
+            outcome = run_bug(bug, out, seed=seed)
+            writer.send((outcome.caught_by, outcome.seconds, outcome.cpu, outcome.actions, outcome.original))
+        except CpuLimit:
+            writer.send(None)
+
+    started = time.perf_counter()
+    process = context.Process(target=child)
+    process.start()
+    process.join()
+    found = reader.recv() if reader.poll() else None
+    if found is None:
+        return Outcome(bug, None, time.perf_counter() - started, cpu_limit, 0, 0)
+    return Outcome(bug, *found)
+
+
 def run_scenario_of(bug: Bug) -> Outcome:
     """A scenario-only bug: its shipped scenario, run with the bug planted, must fail on the
     check the bug's header names."""
     started, cpu = time.perf_counter(), time.process_time()
-    failures = run_scenario(ROOT / bug.scenario, variants=[str(bug.path)]).failures
+    failures = run_scenario(ROOT / bug.scenario, variants=list(bug.variants)).failures
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     check = bug.expected.partition(":")[2]
     caught = any(check in failure for failure in failures)
     return Outcome(bug, f"scenario:{Path(bug.scenario).stem}" if caught else None, seconds, cpu, 0, 0)
+
+
+def shipped_scenarios(bug: Bug) -> list[Path]:
+    """The shipped scenarios of the bug's ruleset (its variants' too)."""
+    home = ROOT / "rulesets" / bug.ruleset
+    return sorted(home.glob("scenarios/**/*.yaml")) + sorted(home.glob("variants/scenarios/*.yaml"))
+
+
+_CLEAN: dict[tuple[str, tuple[str, ...], tuple[str, ...]], bool] = {}
+
+
+def _passes(path: Path, variants: tuple[str, ...], modules: tuple[str, ...]) -> bool:
+    key = (str(path), variants, modules)
+    if key not in _CLEAN:
+        _CLEAN[key] = not run_scenario(path, variants=list(variants), modules=list(modules)).failures
+    return _CLEAN[key]
+
+
+def scenarios_catching(bug: Bug, *, first_only: bool = False) -> tuple[list[str], float]:
+    """The shipped scenarios that pass on the rules without the bug and fail with it planted
+    (``first_only``: the first of them), and the CPU seconds it took (the clean runs are
+    remembered across bugs)."""
+    cpu = time.process_time()
+    caught = []
+    for path in shipped_scenarios(bug):
+        if not _passes(path, bug.variants[:-1], bug.modules):
+            continue  # not a scenario of these rules (another module, or failing already)
+        if run_scenario(path, variants=list(bug.variants), modules=list(bug.modules)).failures:
+            caught.append(str(path.relative_to(ROOT / "rulesets" / bug.ruleset)))
+            if first_only:
+                break
+    return caught, time.process_time() - cpu
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -152,11 +236,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--seed", type=int, default=0, help="verify's --seed (another seed explores other games)"
     )
+    parser.add_argument(
+        "--scenarios",
+        action="store_true",
+        help="also run the ruleset's shipped scenarios with each bug planted (verify + scenarios)",
+    )
+    parser.add_argument(
+        "--cpu-limit",
+        type=float,
+        default=None,
+        metavar="S",
+        help="run each bug's verify in a child process stopped after S seconds of CPU (a missed bug)",
+    )
+    parser.add_argument(
+        "--unseen", action="store_true", help="only the bugs of issue 27 (written before their checks)"
+    )
     args = parser.parse_args(argv)
     outcomes = []
     scenario_only = []
     with tempfile.TemporaryDirectory() as directory:
         for bug in corpus(*args.k):
+            if args.unseen and not bug.unseen:
+                continue
             if bug.scenario_only and not args.verify_scenario_only:
                 outcome = run_scenario_of(bug)
                 scenario_only.append(outcome)
@@ -167,16 +268,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                     flush=True,
                 )
                 continue
-            outcome = run_bug(bug, Path(directory), args.shrink_seconds, args.seed)
+            if args.cpu_limit is not None:
+                outcome = run_bug_limited(bug, Path(directory), args.cpu_limit, args.seed)
+            else:
+                outcome = run_bug(bug, Path(directory), args.shrink_seconds, args.seed)
             outcomes.append(outcome)
             verdict = "caught" if outcome.caught_by else "MISSED"
-            expected = "" if outcome.caught_by in (None, bug.expected) else f" (expected {bug.expected})"
-            print(
+            expected = (
+                ""
+                if outcome.caught_by in (None, bug.expected) or bug.unseen
+                else f" (expected {bug.expected})"
+            )
+            line = (
                 f"{verdict:6}  {bug.name:58} {outcome.seconds:6.1f}s ({outcome.cpu:5.1f}s CPU)  "
                 f"{outcome.actions:3} action(s) (from {outcome.original:4})  "
-                f"{outcome.caught_by or '-'}{expected}",
-                flush=True,
+                f"{outcome.caught_by or '-'}{expected}"
             )
+            if args.scenarios:
+                caught_by_scenarios, cpu = scenarios_catching(bug, first_only=True)
+                outcome.scenarios = caught_by_scenarios
+                line += f"  | scenarios ({cpu:.1f}s CPU): {', '.join(caught_by_scenarios) or '-'}"
+            print(line, flush=True)
     caught = [o for o in outcomes if o.caught_by]
     ok = [o for o in outcomes if o.ok]
     times = [o.seconds for o in caught]
@@ -186,6 +298,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"\n{len(caught)}/{len(outcomes)} caught by default verify; {len(ok)}/{len(outcomes)} within "
         f"{MAX_SECONDS:.0f}s with at most {MAX_ACTIONS} actions (or the minimum a bug declares)"
     )
+    if args.scenarios:
+        either = sum(1 for o in outcomes if o.caught_by or o.scenarios)
+        print(f"{either}/{len(outcomes)} caught by default verify or a shipped scenario")
     if scenario_only:
         by_scenario = sum(1 for o in scenario_only if o.caught_by)
         print(f"scenario only: {by_scenario}/{len(scenario_only)} caught by their shipped scenario")

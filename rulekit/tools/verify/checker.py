@@ -158,6 +158,8 @@ class Checker(EngineChecks):
             self.check_clone_reverse(state)
         with coverage_off(state):
             self.check_no_leak(twin, action, state)
+            if heavy or state.is_terminal():
+                self.check_seat_symmetry(twin, action, state)
         self.check_state(state, heavy=heavy)
         if before_fields is not None:
             with coverage_off(state):
@@ -260,8 +262,10 @@ class Checker(EngineChecks):
     def _check_property(
         self, prop: CompiledProperty, before: dict[Any, Any], state: State, me: int, args: Sequence[Any]
     ) -> None:
-        self.stats.property_checks += 1
         after = state.fields
+        if prop.applies is not None and not prop.applies(before, after):
+            return
+        self.stats.property_checks += 1
         R = state.game.runtime
         decl = prop.decl
         R.reset_steps()  # one evaluation, with its own step budget

@@ -32,7 +32,9 @@ from rulekit.tools.verify.options import (
     Stats,
     VerifyOptions,
 )
+from rulekit.tools.verify.properties import compile_properties
 from rulekit.tools.verify.report import Progress, format_counterexample, no_progress
+from rulekit.tools.verify.seats import asymmetry
 from rulekit.tools.verify.shrink import Shrinker
 
 
@@ -373,11 +375,16 @@ def _run_one(options: VerifyOptions, say: Callable[[str], None]) -> int:
     else:
         rules = program.rules
         properties = len(rules.properties) + sum(len(a.ensures) for a in rules.actions.values())
+        derived = sum(1 for prop in compile_properties(program).all() if prop.applies is not None)
         print(
             f"verify {title}: OK, {len(program.invariants)} invariant(s), {properties} transition "
-            f"propert{'y' if properties == 1 else 'ies'} and {len(ENGINE_PROPERTIES)} engine properties held"
+            f"propert{'y' if properties == 1 else 'ies'}, {derived} derived from the rules and "
+            f"{len(ENGINE_PROPERTIES)} engine properties held"
         )
     print(f"  {result.stats.summary()}")
+    unseen = asymmetry(program)
+    if unseen is not None:
+        print(f"  seat symmetry not checked: {unseen}")
     if result.coverage is not None:
         if result.counterexample is not None:
             games = result.stats.games

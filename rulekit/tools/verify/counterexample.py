@@ -76,7 +76,12 @@ def _property_decl(program: Program, key: str) -> PropertyDecl | None:
     name = key.split(":", 1)[1]
     rules = program.rules
     decls = [*rules.properties.values(), *(d for a in rules.actions.values() for d in a.ensures)]
-    return next((d for d in decls if d.name == name), None)
+    found = next((d for d in decls if d.name == name), None)
+    if found is None and name.startswith("derived:"):
+        from rulekit.tools.verify.derived import derived_properties
+
+        found = next((d.decl for d in derived_properties(program) if d.decl.name == name), None)
+    return found
 
 
 def write_counterexample(options: VerifyOptions, program: Program, example: Counterexample) -> list[Path]:

@@ -167,6 +167,70 @@ class EngineChecks:
                         state=after,
                     )
 
+    def check_seat_symmetry(self, before: State, action: Action, after: State) -> None:
+        """``engine:seat-symmetry``: in rules that single out no seat, rotating the seats in
+        the state before and in the action rotates the outcome the same way (the legal
+        actions before, every field after, the standings at the end); see
+        :mod:`rulekit.tools.verify.seats`."""
+        from rulekit.tools.verify.seats import Relabeller, asymmetry, first_difference, rotated_run
+
+        program = self.program
+        cache = self.__dict__.setdefault("_seats", {})
+        if "why" not in cache:
+            cache["why"] = asymmetry(program)
+        if cache["why"] is not None:
+            return
+        players = before.game.num_players
+        relabeller = cache.get(players)
+        if relabeller is None:
+            relabeller = cache[players] = Relabeller(program, players)
+        run = rotated_run(relabeller, before, action)
+        if run is None:
+            return
+        other, moved = run
+        self.stats.property_checks += 1
+        game = before.game
+        text, rotated_text = game.action_to_string(action), game.action_to_string(moved)
+        expected = sorted(game.action_to_string(relabeller.action(a)) for a in before.legal_actions())
+        found = sorted(game.action_to_string(a) for a in other.legal_actions())
+        if expected != found:
+            raise self._failure(
+                "engine:seat-symmetry",
+                f"with the seats rotated (P1 as P2, ...) the legal actions are not those of the "
+                f"real game rotated ({_first_difference(expected, found)})",
+                state=before,
+            )
+        try:
+            other.apply_action(moved)
+        except Exception as error:
+            raise self._failure(
+                "engine:seat-symmetry",
+                f"{text} applies, but {rotated_text} with the seats rotated fails: {describe_error(error)}",
+                state=before,
+            ) from None
+        rotated = relabeller.state(after.fields)
+        difference = None if rotated is None else first_difference(rotated, other.fields)
+        if difference is not None:
+            key, real, shown = difference
+            raise self._failure(
+                "engine:seat-symmetry",
+                f"after {text}, {key_text(key)} is {real!r:.80} (the real game, seats rotated) but "
+                f"{shown!r:.80} when {rotated_text} is played with the seats rotated",
+                state=after,
+            )
+        if after.is_terminal():
+            real_keys = dict(after.standings())
+            other_keys = dict(other.standings())
+            for p in range(players):
+                q = relabeller.sigma[p]
+                if real_keys[p] != other_keys[q]:
+                    raise self._failure(
+                        "engine:seat-symmetry",
+                        f"at the end P{p + 1}'s standing is {real_keys[p]}, but P{q + 1}'s is "
+                        f"{other_keys[q]} in the same game with the seats rotated (P{p + 1} as P{q + 1})",
+                        state=after,
+                    )
+
     def check_replay(self, state: State) -> None:
         self.stats.property_checks += 1
         game = state.game

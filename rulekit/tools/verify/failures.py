@@ -94,6 +94,10 @@ ENGINE_PROPERTIES = {
         "a finished game's returns depend on the standings, not on the seats: players tied on "
         "score and tie-breaks get equal returns, and a better standing never a lower return"
     ),
+    "seat-symmetry": (
+        "in rules that single out no seat, rotating the seats in a state and an action rotates "
+        "the legal actions, the state after and the final standings the same way"
+    ),
     "state-values": "state values are immutable JSON-able values (int, bool, str, none, tuple, map)",
     "ends": "every game ends within the action limit (--max-actions)",
 }

@@ -107,6 +107,9 @@ class CompiledProperty:
     check: Fn
     action: str | None = None
     params: tuple[str, ...] = ()
+    #: A derived property (``derived.py``): whether it is about these two states (``None``:
+    #: an authored property, about every pair).
+    applies: Callable[[dict[Any, Any], dict[Any, Any]], bool] | None = None
 
 
 @define
@@ -134,8 +137,9 @@ def select(properties: Properties, names: set[str]) -> Properties:
     return Properties(keep(properties.over_action), keep(properties.over_turn), ensures)
 
 
-def compile_properties(program: Program) -> Properties:
-    """Compile the program's properties and ensures.
+def compile_properties(program: Program, *, derived: bool = True) -> Properties:
+    """Compile the program's properties and ensures, and (``derived``) the properties its
+    declarations imply (:mod:`rulekit.tools.verify.derived`).
 
     Raises:
         RulesetError: a property does not type-check (with its position).
@@ -158,6 +162,16 @@ def compile_properties(program: Program) -> Properties:
             fn = _compile(program, decl.condition, bag, me=True, params=params)
             ensures.setdefault(name, []).append(CompiledProperty(decl, fn, name, tuple(p for p, _ in params)))
     bag.raise_if_any()
+    if derived:
+        from rulekit.tools.verify.derived import derived_properties
+
+        for item in derived_properties(program):
+            quiet = DiagnosticBag()
+            fn = _compile(program, item.decl.condition, quiet, me=False, params=())
+            if quiet.items:
+                continue  # a declaration the derivation cannot express: nothing is implied
+            target = over_turn if item.decl.over == "turn" else over_action
+            target.append(CompiledProperty(item.decl, fn, applies=item.applies))
     return Properties(over_action, over_turn, ensures)
 
 
