@@ -19,6 +19,7 @@ from rulekit.errors import Diagnostic, RulesetError, Span
 from rulekit.rules import model as m
 from rulekit.runtime.builtins import BUILTINS
 from rulekit.runtime.errors import RuleFailure
+from rulekit.runtime.memory import Memory
 
 SAFE_BUILTINS = {
     "sum": sum,
@@ -38,12 +39,15 @@ def runtime_namespace(
     rules: m.RulesModel, spans: list[Span | None], constants: dict[str, Any]
 ) -> dict[str, Any]:
     """The globals of a ruleset's generated module: rulekit's run-time helpers, the
-    collections and attributes, the constants (``K_name``) and the spans of the rule text."""
+    collections and attributes, the constants (``K_name``) and the spans of the rule text;
+    ``P_memory``, what its built-ins remember (a new :class:`Memory` per program)."""
     ns: dict[str, Any] = {"__builtins__": SAFE_BUILTINS}
+    memory = Memory()  # what the built-ins remember, for this program only
+    ns["P_memory"] = memory
     for name, builtin in BUILTINS.items():
-        ns[("E_" if builtin.effect else "B_") + name] = builtin.impl
+        ns[("E_" if builtin.effect else "B_") + name] = builtin.bind(memory)
         if builtin.cyclic is not None:  # every answer at once (planner.Check.every)
-            ns["BC_" + name] = builtin.cyclic[2]
+            ns["BC_" + name] = builtin.bind_every(memory)
     ns["RuleFailure"] = RuleFailure
     ns["SPANS"] = spans
     ns["A"] = item_attributes(rules)

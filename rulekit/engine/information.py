@@ -184,7 +184,7 @@ def determinize(state: State, player: int | None, rng: random.Random, *, reseed:
     fields = copy.fields
     hidden = hidden_places(state, player)
     if not hidden.empty:
-        copy._legal = None
+        copy.listed = None
     for places in hidden.pools:
         values = [fields[place] for place in places]
         pool = [item for value in values if isinstance(value, tuple) for item in value]

@@ -30,7 +30,8 @@ from typing import Any
 import attrs
 from attrs import define
 
-from rulekit.compiler.program import Program, compile_rules
+from rulekit.compiler.build import compile_rules
+from rulekit.compiler.program import Program
 from rulekit.dsl import ast
 from rulekit.errors import RulekitError, Span
 from rulekit.rules import model as m
