@@ -7,7 +7,6 @@ constants; :func:`marked_span` maps a generated line back to its rule text.
 from __future__ import annotations
 
 import ast as ast_module
-import re
 from collections.abc import Iterable
 from operator import itemgetter
 from typing import Any
@@ -121,18 +120,26 @@ def compiled_code(source: str, filename: str, rules: m.RulesModel) -> Any:
 def marked_span(lines: list[str], lineno: int, spans: list[Span | None]) -> Span | None:
     """The span named by the marker on generated line ``lineno`` or the closest line above; on a
     function's entry (the step charge before its first statement), its first marked line below."""
-    pattern = re.compile("  " + re.escape(SPAN_MARK) + r"(\d+)$")
     for index in range(min(lineno, len(lines)) - 1, -1, -1):
         text = lines[index]
-        match = pattern.search(text)
-        if match:
-            return spans[int(match.group(1))]
+        index_ = _marker(text)
+        if index_ is not None:
+            return spans[index_]
         if text.startswith("def "):
             break
     for text in lines[lineno : lineno + 50]:
         if text.startswith("def "):
             return None
-        match = pattern.search(text)
-        if match:
-            return spans[int(match.group(1))]
+        index_ = _marker(text)
+        if index_ is not None:
+            return spans[index_]
     return None
+
+
+def _marker(line: str) -> int | None:
+    """The span index of the ``  #@N`` marker ending a generated ``line``, if any."""
+    at = line.rfind("  " + SPAN_MARK)
+    if at < 0:
+        return None
+    number = line[at + 2 + len(SPAN_MARK) :]
+    return int(number) if number.isascii() and number.isdigit() else None

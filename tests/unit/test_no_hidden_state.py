@@ -125,3 +125,16 @@ def test_no_module_of_the_engine_runtime_or_compiler_reads_another_modules_priva
         for read in _private_reads(path)
     ]
     assert found == []
+
+
+def test_the_compiler_reads_no_text_with_regular_expressions() -> None:
+    """The compiler works on facts (rulekit.compiler.facts) and syntax trees, never on its own
+    output text matched by regular expressions."""
+    users = [
+        path.name
+        for path in sorted((ROOT / "compiler").glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if (isinstance(node, ast.Import) and any(a.name == "re" for a in node.names))
+        or (isinstance(node, ast.ImportFrom) and node.module == "re")
+    ]
+    assert users == []
