@@ -1,4 +1,4 @@
-"""The ``rulekit`` command: check, play, replay, scenario, rules, bench, cache (and verify, diff, simulate).
+"""The ``rulekit`` command: check, play, replay, scenario, rules, bench, cache (and the plugins: verify...).
 
 Exit status: 0 success, 1 a user error (bad rules, illegal action, failed
 scenario), 2 a usage error, 3 an internal error (a bug in rulekit).
@@ -36,6 +36,7 @@ PLUGIN_COMMANDS = (
     "rulekit.tools.analyze",
     "rulekit.tools.view_cli",
     "rulekit.tools.upgrade",
+    "rulekit.tools.compile_cli",
 )
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import attrs
 
-from rulekit.compiler.program import Program, compile_rules
+from rulekit.compiler.build import compile_rules
+from rulekit.compiler.program import Program
 from rulekit.engine.game import Game
 from rulekit.errors import DiagnosticBag, RulesetError
 from rulekit.rules.compose import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rulekit.compiler import callgraph, emit, planner, planner_decisions, procedures
+from rulekit.compiler import callgraph, emit, facts, planner, planner_decisions, procedures
 from rulekit.compiler.build_flow import FlowBuilder
 from rulekit.compiler.codegen import Context
 from rulekit.compiler.codegen_support import TEXT_BUILTINS
@@ -69,8 +69,9 @@ class _Compiler(FlowBuilder):
                 if "me" not in callgraph.names_read(decl.body) and calls[name] <= set(self.gen.inline):
                     self.gen.inline[name] = decl  # written out where it is called (codegen_inline)
             fn_name = emit.name("fn_", name)
-            reads[fn_name] = planner.field_reads(code, reads)
-            mine[fn_name] = planner.reads_me(code, mine)
+            body = facts.of_code(code)
+            reads[fn_name] = planner.field_reads(body, reads)
+            mine[fn_name] = planner.reads_me(body, mine)
             self.lines.append(
                 planner.memoized_function(
                     fn_name,
@@ -97,6 +98,7 @@ class _Compiler(FlowBuilder):
             fname = self.fresh(f"dom_{decl.name}")
             mark = self.gen.mark(param.domain.span)
             self.codes[fname] = (code, mark)
+            self.facts[fname] = facts.of_code(code)
             # Charged by length: enumerating the parameters' combinations costs steps too.
             self.lines.append(
                 f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n    return {emit.step_iter(code)}{mark}\n"
@@ -184,12 +186,18 @@ class _Compiler(FlowBuilder):
                 )
                 member_of = self.member_codes(exprs, params[: arity - 1]) if exprs else ()
             every = self.every_answer(req.condition, names, params) if arity == len(names) else None
-            checks.append(planner.Check(code, arity, mark, member_of, every))
+            member_charges = any(facts.of_code(e).charges for e in member_of)
+            checks.append(
+                planner.Check(code, arity, mark, member_of, every, self.facts[fname], member_charges)
+            )
         cost_check = None
         if cost is not None:
             code, mark = self.codes[cost]
             cost_check = planner.Check(
-                code, callgraph.arity(decl.cost, decl.params) if decl.cost else 0, mark
+                code,
+                callgraph.arity(decl.cost, decl.params) if decl.cost else 0,
+                mark,
+                facts=self.facts[cost],
             )
         plan = planner.ActionPlan(
             name=decl.name,
@@ -209,16 +217,16 @@ class _Compiler(FlowBuilder):
                 if not (callgraph.calls(p.domain) & set(self.rules.functions)) - self.fn_cheap
                 or (isinstance(p.domain, ast.Call) and p.domain.function in self.rules.functions)
                 else (
-                    planner.field_reads(self.codes[d][0], self.fn_reads),
-                    planner.reads_me(self.codes[d][0], self.fn_mine),
+                    planner.field_reads(self.facts[d], self.fn_reads),
+                    planner.reads_me(self.facts[d], self.fn_mine),
                 )
                 for d, p in zip(domains, decl.params, strict=True)
             ),
             stable=self.stable_field,
+            collections=tuple(self.facts[d].collection for d in domains),
         )
         fname = self.fresh(f"enum_{decl.name}")
-        lines = planner.enumerator_lines(plan, fname)
-        self.enumerator_lines[decl.name] = (lines, plan.stable)
+        self.enumerators[decl.name] = (planner.enumerator(plan, fname), plan.stable)
         self.lines.append(planner.generate(plan, fname))
         return fname
 
@@ -233,14 +241,12 @@ class _Compiler(FlowBuilder):
                 not isinstance(names, tuple)
                 or len(names) < 2
                 or names in fused
-                or any(n not in self.enumerator_lines for n in names)
+                or any(n not in self.enumerators for n in names)
             ):
                 continue
             fname = self.fresh("decide")
-            stable = self.enumerator_lines[names[0]][1]
-            self.lines.append(
-                planner_decisions.fuse(fname, [self.enumerator_lines[n][0] for n in names], stable)
-            )
+            stable = self.enumerators[names[0]][1]
+            self.lines.append(planner_decisions.fuse(fname, [self.enumerators[n][0] for n in names], stable))
             fused[names] = fname
         return fused
 

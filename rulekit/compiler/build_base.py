@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from rulekit.compiler import emit
+from rulekit.compiler import emit, facts
 from rulekit.compiler.codegen import CodeGen, Context
+from rulekit.compiler.facts import Facts
+from rulekit.compiler.planner import Enumerator
 from rulekit.compiler.program import FlowNode
 from rulekit.dsl import ast
 from rulekit.dsl.types import Type
@@ -25,16 +27,18 @@ class BuildBase:
         self.lines: list[str] = []
         self.flow: list[FlowNode] = []
         self._counter = 0
-        #: The code and span marker of each generated expression function, for the planner.
+        #: The code and span marker of each generated expression function, for the planner,
+        #: and what the code does (rulekit.compiler.facts).
         self.codes: dict[str, tuple[str, str]] = {}
+        self.facts: dict[str, Facts] = {}
         #: Per generated rules function: the fields it reads (None: unknown) and whether it
         #: depends on the acting player (rulekit.compiler.planner.field_reads, reads_me).
         self.fn_reads: dict[str, frozenset[tuple[str | None, str]] | None] = {}
         self.fn_mine: dict[str, bool] = {}
         self.fn_cheap: set[str] = set()  # computed again rather than memoized (planner.cheap)
-        #: Per action with a planned enumerator: its lines before field reads are made once,
-        #: and which fields every state holds (for planner_decisions.fuse).
-        self.enumerator_lines: dict[str, tuple[list[str], Any]] = {}
+        #: Per action with a planned enumerator: the enumerator before field reads are made
+        #: once, and which fields every state holds (for planner_decisions.fuse).
+        self.enumerators: dict[str, tuple[Enumerator, Any]] = {}
 
     def fresh(self, prefix: str) -> str:
         self._counter += 1
@@ -62,6 +66,7 @@ class BuildBase:
         args = ", ".join(["F", "R", "me", *names])
         mark = self.gen.mark(expr.span)
         self.codes[fname] = (code, mark)
+        self.facts[fname] = facts.of_code(code)
         self.lines.append(f"def {fname}({args}):\n    return {code}{mark}\n")
         return fname
 

@@ -30,6 +30,7 @@ import pickle
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ FORMAT = 8  # 8: scoring.team (7: fused decision listings; 6: actions' fallback_
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
+@lru_cache(maxsize=1)  # (rulekit's own files: measured once per process)
 def _rulekit_stamp() -> str:
     """rulekit itself: the size and mtime of each of its source files (installing another
     version writes new files; so does any edit), and of the ``pyproject.toml`` that declares
@@ -60,9 +62,6 @@ def _rulekit_stamp() -> str:
     return digest.hexdigest()
 
 
-_STAMP: list[str] = []
-
-
 def entry_path(
     directory: Path, modules: Sequence[str], variants: Sequence[str], players: int | None
 ) -> Path | None:
@@ -70,11 +69,9 @@ def entry_path(
     root = cache_dir()
     if root is None:
         return None
-    if not _STAMP:
-        _STAMP.append(_rulekit_stamp())
     key = "\0".join(
         [
-            _STAMP[0],
+            _rulekit_stamp(),
             str(directory.resolve()),
             ",".join(modules),
             ",".join(variants),

@@ -17,7 +17,6 @@ body is reported at the rule text of the call.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from rulekit.compiler import emit
@@ -28,8 +27,17 @@ from rulekit.rules import model as m
 if TYPE_CHECKING:
     from rulekit.compiler.codegen_base import CodeGenBase
 
-#: Argument code used as is: a Python name (v_x, me, w3_n, K_LIMIT, None) or a whole number.
-_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|-?[0-9]{1,18}")
+
+def _plain(code: str) -> bool:
+    """Argument code used as is: a Python name (v_x, me, w3_n, K_LIMIT, None) or a whole
+    number (at most 18 digits)."""
+    if not code.isascii():
+        return False
+    if code.isidentifier():
+        return True
+    digits = code[1:] if code.startswith("-") else code
+    return 1 <= len(digits) <= 18 and digits.isdigit()
+
 
 #: Inlined bodies nest at most this deep (each adds the callee's own nesting).
 MAX_INLINE_DEPTH = 3
@@ -49,7 +57,7 @@ def inline_call(gen: CodeGenBase, decl: m.FunctionDecl, args: list[str], ctx: Co
     inner = Context(me=ctx.me)
     first: list[tuple[str, str]] = []  # (local, argument code): evaluated first, in order
     for (pname, declared), code in zip(decl.params, args, strict=True):
-        if _PLAIN.fullmatch(code) and code not in shadowed:
+        if _plain(code) and code not in shadowed:
             inner.scopes[-1][pname] = Symbol("local", declared.type, code)
             continue
         if gen.in_iterable:

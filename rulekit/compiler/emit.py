@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast as pyast
 import math
-import re
 from collections import deque
 from typing import Any
 
@@ -164,7 +163,7 @@ def _check_constant(node: Any) -> None:
 def _check_named_expr(node: Any) -> None:
     # ':=' binds only the names of `where` and `let ... in` (codegen: w<n>_name) and the
     # first tests a decision's enumerators share (planner_decisions: G<n>)
-    if not (isinstance(node.target, pyast.Name) and _BINDING.fullmatch(node.target.id)):
+    if not (isinstance(node.target, pyast.Name) and _generator_binding(node.target.id)):
         raise UnsafeCode("generated code assigns with ':=' to a name the generator does not bind")
 
 
@@ -176,7 +175,24 @@ def _check_name(text: str) -> None:
 
 
 _FORBIDDEN_TYPES = frozenset(_FORBIDDEN)
-_BINDING = re.compile(r"w[0-9]+_[A-Za-z0-9_]+|G[0-9]+")
+
+
+def _generator_binding(name: str) -> bool:
+    """A name the generator binds with ``:=``: ``w<n>_<name>`` or ``G<n>``."""
+    if not name.isascii():
+        return False
+    if name.startswith("G"):
+        return name[1:].isdigit()
+    digits, underscore, rest = name[1:].partition("_")
+    return (
+        name.startswith("w")
+        and digits.isdigit()
+        and bool(underscore)
+        and bool(rest)
+        and all(c.isalnum() or c == "_" for c in rest)
+    )
+
+
 #: What :func:`audit` checks on each kind of node (by exact type: ``ast.parse`` makes no
 #: subclasses of these).
 _CHECKS: dict[type, Any] = {

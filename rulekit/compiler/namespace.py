@@ -7,7 +7,6 @@ constants; :func:`marked_span` maps a generated line back to its rule text.
 from __future__ import annotations
 
 import ast as ast_module
-import re
 from collections.abc import Iterable
 from operator import itemgetter
 from typing import Any
@@ -19,6 +18,7 @@ from rulekit.errors import Diagnostic, RulesetError, Span
 from rulekit.rules import model as m
 from rulekit.runtime.builtins import BUILTINS
 from rulekit.runtime.errors import RuleFailure
+from rulekit.runtime.memory import Memory
 
 SAFE_BUILTINS = {
     "sum": sum,
@@ -38,12 +38,15 @@ def runtime_namespace(
     rules: m.RulesModel, spans: list[Span | None], constants: dict[str, Any]
 ) -> dict[str, Any]:
     """The globals of a ruleset's generated module: rulekit's run-time helpers, the
-    collections and attributes, the constants (``K_name``) and the spans of the rule text."""
+    collections and attributes, the constants (``K_name``) and the spans of the rule text;
+    ``P_memory``, what its built-ins remember (a new :class:`Memory` per program)."""
     ns: dict[str, Any] = {"__builtins__": SAFE_BUILTINS}
+    memory = Memory()  # what the built-ins remember, for this program only
+    ns["P_memory"] = memory
     for name, builtin in BUILTINS.items():
-        ns[("E_" if builtin.effect else "B_") + name] = builtin.impl
+        ns[("E_" if builtin.effect else "B_") + name] = builtin.bind(memory)
         if builtin.cyclic is not None:  # every answer at once (planner.Check.every)
-            ns["BC_" + name] = builtin.cyclic[2]
+            ns["BC_" + name] = builtin.bind_every(memory)
     ns["RuleFailure"] = RuleFailure
     ns["SPANS"] = spans
     ns["A"] = item_attributes(rules)
@@ -117,18 +120,26 @@ def compiled_code(source: str, filename: str, rules: m.RulesModel) -> Any:
 def marked_span(lines: list[str], lineno: int, spans: list[Span | None]) -> Span | None:
     """The span named by the marker on generated line ``lineno`` or the closest line above; on a
     function's entry (the step charge before its first statement), its first marked line below."""
-    pattern = re.compile("  " + re.escape(SPAN_MARK) + r"(\d+)$")
     for index in range(min(lineno, len(lines)) - 1, -1, -1):
         text = lines[index]
-        match = pattern.search(text)
-        if match:
-            return spans[int(match.group(1))]
+        index_ = _marker(text)
+        if index_ is not None:
+            return spans[index_]
         if text.startswith("def "):
             break
     for text in lines[lineno : lineno + 50]:
         if text.startswith("def "):
             return None
-        match = pattern.search(text)
-        if match:
-            return spans[int(match.group(1))]
+        index_ = _marker(text)
+        if index_ is not None:
+            return spans[index_]
     return None
+
+
+def _marker(line: str) -> int | None:
+    """The span index of the ``  #@N`` marker ending a generated ``line``, if any."""
+    at = line.rfind("  " + SPAN_MARK)
+    if at < 0:
+        return None
+    number = line[at + 2 + len(SPAN_MARK) :]
+    return int(number) if number.isascii() and number.isdigit() else None

@@ -25,23 +25,19 @@ same actions in the same order as testing every candidate against every requirem
 from __future__ import annotations
 
 import operator
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 
 from rulekit.compiler import callgraph, emit
+from rulekit.compiler.facts import Facts
 from rulekit.compiler.planner_reads import Stable, hoist_reads
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
 from rulekit.limits import LIMITS
 from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.registry import Builtin
-
-_COLLECTION = re.compile(r"C_(\w+)")
-#: Generated code that may charge the step budget (a rules function, a runtime service).
-_CHARGES = re.compile(r"\b(fn_\w+|R)\b")
 
 
 @frozen
@@ -56,6 +52,10 @@ class Check:
     #: When the check is a call of a built-in with a ``cyclic`` parameter that is the last
     #: parameter: (the code asking every answer at once, the code of the answer's index).
     every: tuple[str, str] | None = None
+    #: The facts of ``code`` (:mod:`rulekit.compiler.facts`); None: unknown (never shared).
+    facts: Facts | None = None
+    #: Some code of ``member_of`` may charge the step budget (then the check is still tested).
+    member_charges: bool = True
 
 
 @frozen
@@ -76,6 +76,20 @@ class ActionPlan:
     #: Which fields every state holds (planner_reads.Stable): their reads are made once
     #: into locals (:func:`planner_reads.hoist_reads`); None: every read stays in place.
     stable: Stable | None = None
+    #: Per domain: the kind when it is a whole collection of components (``C_kind``).
+    collections: tuple[str | None, ...] = ()
+
+
+@frozen
+class Enumerator:
+    """A generated enumerator before its field reads are made once: its lines (a header,
+    then one statement or block header per line, four spaces per level), the tests that
+    end it when they fail before its first loop (line index -> the check), and the lines
+    that end it (``return``)."""
+
+    lines: list[str]
+    firsts: dict[int, Check] = field(factory=dict)
+    exits: frozenset[int] = frozenset()
 
 
 def membership_sets(
@@ -100,16 +114,15 @@ def membership_sets(
 
 def generate(plan: ActionPlan, fname: str) -> str:
     """The source of ``def fname(F, R, me, mk, out)`` appending the legal instances to ``out``."""
-    lines = enumerator_lines(plan, fname)
+    lines = enumerator(plan, fname).lines
     if plan.stable is not None:
         lines = hoist_reads(lines, plan.stable)
     return "\n".join(lines) + "\n"
 
 
-def enumerator_lines(plan: ActionPlan, fname: str) -> list[str]:
-    """The lines of :func:`generate`'s function before its field reads are made once (a
-    header, then one statement or block header per line, four spaces per level); a test
-    that fails before the first loop is ``return`` on a line of its own."""
+def enumerator(plan: ActionPlan, fname: str) -> Enumerator:
+    """:func:`generate`'s function before its field reads are made once; a test that fails
+    before the first loop is ``return`` on a line of its own."""
     n = len(plan.params)
     at_depth: list[list[Check]] = [[] for _ in range(n + 1)]
     for check in plan.checks:
@@ -126,6 +139,8 @@ def enumerator_lines(plan: ActionPlan, fname: str) -> list[str]:
     lines.append("    add = out.append")
 
     answers = {id(check): f"Q{k}" for k, check in enumerate(at_depth[n]) if n and check.every}
+    firsts: dict[int, Check] = {}
+    exits: set[int] = set()
 
     def tests(depth: int, indent: str, fail: str, skip: Check | None = None) -> None:
         for check in at_depth[depth]:
@@ -138,10 +153,16 @@ def enumerator_lines(plan: ActionPlan, fname: str) -> list[str]:
                 lines.append(f"{indent}    {q} = {every}{check.mark}")
                 lines.append(f"{indent}if not {q}[{index}]:")
             else:
+                if depth == 0:
+                    firsts[len(lines)] = check
                 lines.append(f"{indent}if not ({check.code}):{check.mark}")
+            if depth == 0:
+                exits.add(len(lines))
             lines.append(f"{indent}    {fail}")
         if cost_depth == depth and plan.cost is not None:
             lines.append(f"{indent}if {money} < ({plan.cost.code}):{plan.cost.mark}")
+            if depth == 0:
+                exits.add(len(lines))
             lines.append(f"{indent}    {fail}")
 
     tests(0, "    ", "return")
@@ -149,15 +170,14 @@ def enumerator_lines(plan: ActionPlan, fname: str) -> list[str]:
     for i, param in enumerate(plan.params):
         code, mark, _ = plan.domains[i]
         first = at_depth[i + 1][0] if at_depth[i + 1] else None
-        collection = _COLLECTION.fullmatch(code)
+        kind = plan.collections[i] if plan.collections else None
         reads, mine = plan.kept[i] if plan.kept else (None, True)
         skip = None
-        if first is not None and first.member_of and collection is not None:
-            kind = collection.group(1)
+        if first is not None and first.member_of and kind is not None:
             members = " | ".join(f"P_set({e})" for e in first.member_of)
             source = emit.step_iter(f"(sorted(({members}) & S_{kind}, key=I_{kind}.get) if S_{kind} else ())")
             mark = first.mark
-            if not any(_CHARGES.search(e) for e in first.member_of):
+            if not first.member_charges:
                 skip = first  # `p in E or p in G` holds for every p of E and G: not tested again
         elif i in hoisted:
             lines.append(f"{indent}if D{i} is None:")
@@ -178,7 +198,7 @@ def enumerator_lines(plan: ActionPlan, fname: str) -> list[str]:
         # run of the innermost loop, whose length the step budget already bounds
         lines.append(f"{indent[:-4]}if len(out) > P_limits.max_candidates:")
         lines.append(f"{indent[:-4]}    P_too_many()")
-    return lines
+    return Enumerator(lines, firsts, frozenset(exits))
 
 
 def _domain_lines(at: str, i: int, code: str, reads: Reads | None, mine: bool, key: str) -> list[str]:
@@ -346,9 +366,6 @@ def cheap(body: ast.Expr, cheap_call: Callable[[str], bool]) -> bool:
     return True
 
 
-_FIELD_READ = re.compile(r"F\[\(('[^'\\]*'|[A-Za-z_]\w*), '(\w+)'\)\]")
-_FUNCTION_CALL = re.compile(r"\b(fn_\w+)\(F, R, me\b")
-_RUNTIME_READ = re.compile(r"\bR\.(\w+)")
 #: What a rules function may use of the runtime and still depend only on the fields it reads.
 _STATELESS_RUNTIME = frozenset(
     {"left", "over_budget", "steps", "memo", "mul", "number", "players", "num_players"}
@@ -357,41 +374,27 @@ _STATELESS_RUNTIME = frozenset(
 Reads = frozenset[tuple[str | None, str]]
 
 
-def field_reads(code: str, callees: Mapping[str, Reads | None]) -> Reads | None:
-    """The state fields the generated expression ``code`` reads, with the functions it calls
-    (``callees``: each generated function's reads): ``(owner, field)`` for a literal owner,
-    ``(None, field)`` for a computed one (that field of any owner).  None when it may read
-    anything else of the state (``F`` used otherwise, a runtime service that is not stateless,
-    a function whose reads are unknown)."""
-    found: set[tuple[str | None, str]] = set()
-
-    def record(match: re.Match[str]) -> str:
-        owner = match.group(1)
-        found.add((owner[1:-1] if owner.startswith("'") else None, match.group(2)))
-        return "P_read"  # read from outside in: F[(F[(...)], 'x')] is then x of any owner
-
-    while True:
-        code, count = _FIELD_READ.subn(record, code)
-        if not count:
-            break
-    for called in _FUNCTION_CALL.findall(code):
+def field_reads(facts: Facts, callees: Mapping[str, Reads | None]) -> Reads | None:
+    """The state fields a generated expression (its ``facts``) reads, with the functions it
+    calls (``callees``: each generated function's reads): ``(owner, field)`` for a literal
+    owner, ``(None, field)`` for a computed one (that field of any owner).  None when it may
+    read anything else of the state (the state used otherwise, a runtime service that is
+    not stateless, a function whose reads are unknown)."""
+    if facts.opaque or not facts.runtime <= _STATELESS_RUNTIME:
+        return None
+    found = set(facts.reads)
+    for called in facts.calls:
         reads = callees.get(called)
         if reads is None:
             return None
         found |= reads
-    code = _FUNCTION_CALL.sub("P_call(", code)
-    if re.search(r"\bF\b", code) or not set(_RUNTIME_READ.findall(code)) <= _STATELESS_RUNTIME:
-        return None
     return frozenset(found)
 
 
-def reads_me(code: str, callees: Mapping[str, bool]) -> bool:
-    """Whether the generated expression ``code`` depends on the acting player ``me``: it
-    names it other than to pass it on to a function that does not (``callees``)."""
-    for called in _FUNCTION_CALL.findall(code):
-        if callees.get(called, True):
-            return True
-    return re.search(r"\bme\b", _FUNCTION_CALL.sub("P_call(", code)) is not None
+def reads_me(facts: Facts, callees: Mapping[str, bool]) -> bool:
+    """Whether a generated expression (its ``facts``) depends on the acting player ``me``:
+    it names it other than to pass it on to a function that does not (``callees``)."""
+    return facts.me or any(callees.get(called, True) for called in facts.calls)
 
 
 def memoized_function(

@@ -22,45 +22,44 @@ inside the fused function is reported by listing the enumerators one by one agai
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 
+from rulekit.compiler.planner import Check, Enumerator
 from rulekit.compiler.planner_reads import Stable, hoist_reads
 
 _INDENT = "    "
-#: A first test: ``    if not (<code>):  #@N`` with ``        return`` on the next line.
-_FIRST_TEST = re.compile(r"^    if not \((?P<code>.*)\):(?P<mark>  #@\d+)?$")
-#: Code that may charge the step budget or depend on a runtime service: never shared.
-_CHARGES = re.compile(r"\b(fn_\w+|R)\b")
 
 
-def fuse(fname: str, enumerators: Sequence[list[str]], stable: Stable | None) -> str:
+def fuse(fname: str, enumerators: Sequence[Enumerator], stable: Stable | None) -> str:
     """The source of ``def fname(F, R, me, mk, out)`` doing what calling each of
-    ``enumerators`` (their lines from :func:`planner.enumerator_lines`, in the decision's
-    order) does."""
-    bodies = [lines[1:] for lines in enumerators]
-    firsts = [_first_tests(body) for body in bodies]
-    uses = Counter(code for tests in firsts for code in dict.fromkeys(tests.values()))  # (in order)
+    ``enumerators`` (from :func:`planner.enumerator`, in the decision's order) does."""
+    bodies = [enumerator.lines[1:] for enumerator in enumerators]
+    # (line indexes of the bodies: one less than in the enumerators, whose line 0 is the header)
+    firsts = [{index - 1: check for index, check in e.firsts.items()} for e in enumerators]
+    uses = Counter(code for tests in firsts for code in dict.fromkeys(c.code for c in tests.values()))
+    worth = {c.code for tests in firsts for c in tests.values() if _worth_sharing(c)}
     shared = {
         code: f"G{k}"
-        for k, code in enumerate(code for code, count in uses.items() if count > 1 and _worth_sharing(code))
+        for k, code in enumerate(code for code, count in uses.items() if count > 1 and code in worth)
     }
     lines = [f"def {fname}(F, R, me, mk, out):"]
     lines.extend(f"{_INDENT}{local} = P_miss" for local in shared.values())
     lines.append(f"{_INDENT}add = out.append")
-    for body, tests in zip(bodies, firsts, strict=True):
+    for body, tests, enumerator in zip(bodies, firsts, enumerators, strict=True):
         lines.append(f"{_INDENT}for _ in P_once:")
         for index, line in enumerate(body):
             if line == f"{_INDENT}add = out.append":
                 continue
-            if line == f"{_INDENT * 2}return":
+            if index + 1 in enumerator.exits:
                 line = f"{_INDENT * 2}break"
-            elif index in tests and tests[index] in shared:
-                code, local = tests[index], shared[tests[index]]
-                match = _FIRST_TEST.match(line)
-                mark = (match.group("mark") or "") if match else ""
-                line = f"{_INDENT}if not ({local} if {local} is not P_miss else ({local} := ({code}))):{mark}"
+            elif index in tests and tests[index].code in shared:
+                check = tests[index]
+                local = shared[check.code]
+                line = (
+                    f"{_INDENT}if not ({local} if {local} is not P_miss else ({local} := ({check.code}))):"
+                    f"{check.mark}"
+                )
             lines.append(_INDENT + line)
         if body[-1:] != [f"{_INDENT * 2}P_too_many()"] or body[-2].startswith(_INDENT * 2):
             # (as checked after each enumerator when they are called one by one)
@@ -71,22 +70,8 @@ def fuse(fname: str, enumerators: Sequence[list[str]], stable: Stable | None) ->
     return "\n".join(lines) + "\n"
 
 
-def _worth_sharing(code: str) -> bool:
+def _worth_sharing(check: Check) -> bool:
     """A test that charges no step and costs more than asking whether it was computed: it
     reads two fields or more, or calls a built-in."""
-    return not _CHARGES.search(code) and code.count("F[(") + code.count("B_") >= 2
-
-
-def _first_tests(body: list[str]) -> dict[int, str]:
-    """The tests of ``body`` that return when they fail, before its first loop: line index
-    -> the code tested."""
-    found: dict[int, str] = {}
-    for index, line in enumerate(body[:-1]):
-        if not line.startswith(_INDENT) or line.startswith(_INDENT * 2):
-            continue  # (a nested line: inside a loop or a block)
-        if line.startswith(f"{_INDENT}for "):
-            break
-        match = _FIRST_TEST.match(line)
-        if match is not None and body[index + 1] == f"{_INDENT * 2}return":
-            found[index] = match.group("code")
-    return found
+    facts = check.facts
+    return facts is not None and not facts.charges and facts.work >= 2

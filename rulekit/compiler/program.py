@@ -1,7 +1,7 @@
 """A compiled ruleset (:class:`Program`) and its parts; compiling extra snippets against it.
 
-:func:`compile_rules` turns a :class:`RulesModel` into a :class:`Program` (the work is done
-by :mod:`rulekit.compiler.build`): every DSL snippet is checked and translated by
+:func:`rulekit.compiler.build.compile_rules` turns a :class:`RulesModel` into a
+:class:`Program`: every DSL snippet is checked and translated by
 :mod:`rulekit.compiler.codegen`, the whole ruleset becomes one generated Python module,
 executed once in a namespace that holds only rulekit's run-time helpers
 (:mod:`rulekit.compiler.namespace`).  Nothing is parsed or looked up by name during play.
@@ -21,6 +21,7 @@ from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
 from rulekit.errors import DiagnosticBag, Span
 from rulekit.rules import model as m
+from rulekit.runtime.memory import Memory
 
 Fn = Callable[..., Any]
 
@@ -236,6 +237,12 @@ class Program:
         return self.rules.name
 
     @property
+    def memory(self) -> Memory:
+        """What this program's built-ins remember (made with its namespace, dropped with it)."""
+        memory: Memory = self.namespace["P_memory"]
+        return memory
+
+    @property
     def fingerprint(self) -> str:
         return self.rules.fingerprint
 
@@ -245,17 +252,6 @@ class Program:
         return self.rules.semantic_fingerprint or self.rules.fingerprint
 
 
-def compile_rules(rules: m.RulesModel) -> Program:
-    """Check and compile a rules model (see :mod:`rulekit.compiler.build`).
-
-    Raises:
-        RulesetError: every name, arity and type problem found, with positions.
-    """
-    from rulekit.compiler.build import compile_rules as build
-
-    return build(rules)
-
-
 __all__ = [
     "CompiledAction",
     "CompiledInvariant",
@@ -263,6 +259,5 @@ __all__ = [
     "CompiledTrigger",
     "FlowNode",
     "Program",
-    "compile_rules",
     "runtime_namespace",
 ]

@@ -80,7 +80,7 @@ def advance(state: State, ends_turn: bool | None = None) -> None:
                 player, names = asks[0]
                 F[_DECISION] = (player, tuple(names))
                 F[_ASKED] = True
-                state._legal = None
+                state.listed = None
                 if state.legal_actions():
                     return
                 F[_ASKS] = asks[1:]
@@ -256,7 +256,7 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[Fl
                 return ended
             F[_DECISION] = (player, actions)
             R.reset_steps()  # (what state.legal_actions() does, without its call)
-            state._legal = legal = list_legal(state)
+            state.listed = legal = list_legal(state)
             if legal:
                 return True
             stack[-1] = (node_id, player, True)
@@ -274,7 +274,7 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[Fl
             while index < len(seats):
                 F[_DECISION] = (seats[index], actions)
                 R.reset_steps()
-                state._legal = legal = list_legal(state)
+                state.listed = legal = list_legal(state)
                 if legal:
                     stack[-1] = (node_id, seats, index)
                     return True
@@ -420,4 +420,4 @@ def _after_action(
 
 def _finish(state: State) -> None:
     state.fields[(_E, "decision")] = None
-    state._legal = []
+    state.listed = []

@@ -31,7 +31,6 @@ from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, 
 from rulekit.limits import LIMITS
 from rulekit.runtime.context import BANK, Runtime, Trigger, seed_state
 from rulekit.runtime.errors import RuleFailure, StepBudgetExceeded
-from rulekit.runtime.sizes import TEXT_BUILT, size_of, state_size
 
 TERMINAL = -4
 #: What applying an action needs (:meth:`Game.apply_plan`).
@@ -68,8 +67,14 @@ class Game:
         #: under, its fields and legal actions (None: the setup draws random numbers).
         self._start: tuple[tuple[Any, ...], dict[Any, Any] | None, tuple[Action, ...] | None] | None = None
         self._apply_plans: dict[str, ApplyPlan] = {}
-        #: Per decision (a tuple of action names): see :meth:`listing`.
-        self._listings: dict[Any, tuple[Planned | None, Callable[..., Any] | None]] = {}
+        #: What the program's built-ins remember (sizes, the text built: rulekit.runtime.memory).
+        self.memory = program.memory
+        #: What other modules derive from this game and keep with it, by the class that
+        #: derives it (e.g. rulekit.engine.spaces' observation encoder).
+        self.derived: dict[type, Any] = {}
+        #: Per decision (a tuple of action names): its planned and fused listing, as
+        #: :meth:`listing` made it (read it through :meth:`listing`, or directly on a hot path).
+        self.listings: dict[Any, tuple[Planned | None, Callable[..., Any] | None]] = {}
         for trigger in program.triggers:
             decl = trigger.decl
             self.runtime.triggers.setdefault((decl.timing, decl.event), []).append(
@@ -123,7 +128,7 @@ class Game:
                 F = dict(fields)
                 F[_RNG] = seeded
                 state = State(self, F)
-                state._legal = None if listed is None else list(listed)
+                state.listed = None if listed is None else list(listed)
                 return state
         template = self._template
         if template is None:
@@ -132,7 +137,8 @@ class Game:
         F = dict(template)
         F[_RNG] = seeded
         runtime.reset_steps()
-        texts = TEXT_BUILT[0]
+        memory = self.memory
+        texts = memory.text_built
         try:
             for key, fn, args in self._inits:
                 F[key] = fn(F, runtime, *args)
@@ -142,14 +148,14 @@ class Game:
                 program.setup(F, runtime, -1)
             state = State(self, F)
             state._advance()
-            if TEXT_BUILT[0] - texts + runtime.max_steps - runtime.left > BUSY or self._start is None:
+            if memory.text_built - texts + runtime.max_steps - runtime.left > BUSY or self._start is None:
                 state._check_size("setup", None)
         except Exception as error:
             span = program.rules.setup.span if program.rules.setup is not None else None
             raise _rule_error(program, error, "setup", span) from None
         if plain:
             drew = F[_RNG] != seeded
-            legal = state._legal
+            legal = state.listed
             self._start = (
                 _start_key(runtime),
                 None if drew else dict(F),
@@ -227,7 +233,7 @@ class Game:
         (:mod:`rulekit.compiler.planner_decisions`; None if the program has none), kept
         per tuple of names."""
         try:
-            return self._listings[names]
+            return self.listings[names]
         except KeyError:
             pass
         except TypeError:  # not a tuple of names: no caching
@@ -238,7 +244,7 @@ class Game:
             planned = tuple((a, a.enumerate) for a in actions if a.enumerate is not None)
         # (the fused listing only while every action keeps its planned enumerator)
         fused = self.program.decisions.get(names) if all(a.enumerate is not None for a in actions) else None
-        kept = self._listings[names] = (planned, fused)
+        kept = self.listings[names] = (planned, fused)
         return kept
 
     def owners(self, scope: str) -> tuple[Any, ...]:
@@ -319,12 +325,14 @@ def _whole(value: Any, what: str) -> int:
 class State:
     """A game in progress: the decision pending, legal actions, apply, result."""
 
-    __slots__ = ("_grown", "_legal", "fields", "game")
+    __slots__ = ("_grown", "fields", "game", "listed")
 
     def __init__(self, game: Game, fields: dict[Any, Any]) -> None:
         self.game = game
         self.fields = fields
-        self._legal: list[Action] | None = None
+        #: The legal actions as last listed; None: not listed since the state changed (the
+        #: flow, rulekit.engine.flow, lists them when it reaches a decision and sets this).
+        self.listed: list[Action] | None = None
         #: Steps and characters of text the actions took since the size was last measured.
         self._grown = 0
 
@@ -347,10 +355,10 @@ class State:
         Raises:
             RuleEvaluationError: a parameter domain, requirement or cost failed to evaluate.
         """
-        legal = self._legal
+        legal = self.listed
         if legal is None:
             self.game.runtime.reset_steps()
-            legal = self._legal = list_legal(self)
+            legal = self.listed = list_legal(self)
         return legal
 
     def action_weight(self, action: Action) -> int:
@@ -383,33 +391,34 @@ class State:
         """
         if type(action) is not Action:
             action = self.game.parse_action(action) if isinstance(action, str) else action
-        legal = self._legal
+        legal = self.listed
         if legal is None:
             legal = self.legal_actions()
         if action not in legal:
             raise IllegalActionError(self.explain(action))
         backup = self.fields
         self.fields = dict(backup)
-        self._legal = None
+        self.listed = None
         runtime = self.game.runtime
         runtime.reset_steps()
-        texts = TEXT_BUILT[0]
+        memory = self.game.memory
+        texts = memory.text_built
         try:
             self._apply(action)
             # The state's size is measured once the actions since the last measurement took
             # BUSY steps and characters of text, and every MEASURE_EVERY moves.
-            grown = self._grown + TEXT_BUILT[0] - texts + runtime.max_steps - runtime.left
+            grown = self._grown + memory.text_built - texts + runtime.max_steps - runtime.left
             if grown > BUSY or not self.fields[_MOVES] % MEASURE_EVERY:
                 self._check_size(f"applying {self.game.action_to_string(action)}", action.name)
                 grown = 0
             self._grown = grown
         except StepBudgetExceeded as error:
-            self.fields, self._legal = backup, legal
+            self.fields, self.listed = backup, legal
             raise _rule_error(
                 self.game.program, error, f"applying {self.game.action_to_string(action)}", None
             ) from None
         except RuleFailure as failure:
-            self.fields, self._legal = backup, legal
+            self.fields, self.listed = backup, legal
             raise IllegalActionError(
                 Diagnostic(
                     f"{self.game.action_to_string(action)} cannot be carried out: {failure.message}",
@@ -417,10 +426,10 @@ class State:
                 )
             ) from None
         except RulekitError:
-            self.fields, self._legal = backup, legal
+            self.fields, self.listed = backup, legal
             raise
         except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError) as error:
-            self.fields, self._legal = backup, legal
+            self.fields, self.listed = backup, legal
             raise RuleEvaluationError(
                 Diagnostic(
                     f"a rule failed while applying {self.game.action_to_string(action)}: "
@@ -430,7 +439,7 @@ class State:
                 )
             ) from None
         except BaseException as error:  # anything else (NameError, MemoryError, Ctrl-C): state as before
-            self.fields, self._legal = backup, legal
+            self.fields, self.listed = backup, legal
             if not isinstance(error, Exception):
                 raise
             raise _rule_error(
@@ -499,7 +508,7 @@ class State:
                     f"a joint action has an action for {extra[0]!r}, who does not choose now (only {names})"
                 )
             )
-        backup, legal, grown = self.fields, self._legal, self._grown
+        backup, legal, grown = self.fields, self.listed, self._grown
         try:
             for seat in seats:
                 if self.current_player() != seat:  # pragma: no cover - the engine asks in order
@@ -512,7 +521,7 @@ class State:
                         Diagnostic(f"P{seat + 1}'s choice is refused: {d.message}", d.span, hint=d.hint)
                     ) from None
         except BaseException:
-            self.fields, self._legal, self._grown = backup, legal, grown
+            self.fields, self.listed, self._grown = backup, legal, grown
             raise
 
     def returns(self) -> list[float]:
@@ -591,7 +600,7 @@ class State:
         (scenario set-up, tools).  The position in the flow and the player who decides
         stay as they are, unless that player now has no legal action: then the flow
         moves on as it would in play (the turn ends by itself)."""
-        self._legal = None
+        self.listed = None
         self._advance()
 
     def _check_size(self, doing: str, action: str | None) -> None:
@@ -600,10 +609,11 @@ class State:
         Raises:
             RuleEvaluationError: naming what was done, the largest field and the rule.
         """
-        size = state_size(self.fields)
+        sizes = self.game.memory.sizes
+        size = sizes.state_size(self.fields)
         if size <= LIMITS.max_state_size:
             return
-        (owner, name), value = max(self.fields.items(), key=lambda item: size_of(item[1]))
+        (owner, name), value = max(self.fields.items(), key=lambda item: sizes.size_of(item[1]))
         holder = f"P{owner + 1}" if type(owner) is int else str(owner)
         program = self.game.program
         span = program.actions[action].decl.span if action is not None else None
@@ -612,7 +622,8 @@ class State:
         raise RuleEvaluationError(
             Diagnostic(
                 f"{doing} failed: the state grew to size {size}, beyond the limit max_state_size "
-                f"({LIMITS.max_state_size}); the largest field, {holder}.{name}, has size {size_of(value)}",
+                f"({LIMITS.max_state_size}); the largest field, {holder}.{name}, "
+                f"has size {sizes.size_of(value)}",
                 span,
                 hint="a rule keeps adding to a list, map or text; raise the limit with "
                 "--limit max_state_size=N if the game really needs it",
@@ -621,7 +632,7 @@ class State:
 
     def clone(self) -> State:
         copy = State(self.game, dict(self.fields))
-        copy._legal = None if self._legal is None else list(self._legal)
+        copy.listed = None if self.listed is None else list(self.listed)
         copy._grown = self._grown
         return copy
 

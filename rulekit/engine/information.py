@@ -201,7 +201,7 @@ def determinize(state: State, player: int | None, rng: random.Random, *, reseed:
     fields = copy.fields
     hidden = hidden_places(state, player)
     if not hidden.empty:
-        copy._legal = None
+        copy.listed = None
     for places in hidden.pools:
         values = [fields[place] for place in places]
         pool = [item for value in values if isinstance(value, tuple) for item in value]
@@ -237,7 +237,7 @@ def _guess_choices(world: State, player: int | None, rng: random.Random) -> None
                 name, args = rng.choice(legal)
         guessed.append((seat, name, args))
     fields[CHOSEN] = tuple(guessed)
-    world._legal = None
+    world.listed = None
 
 
 def _order(item: Any) -> tuple[str, str]:

@@ -37,7 +37,7 @@ def list_legal(state: State) -> list[Action]:
         planned = fused = None
     else:
         try:
-            planned, fused = game._listings[names]
+            planned, fused = game.listings[names]
         except (KeyError, TypeError):  # not seen yet (or not a tuple of names)
             planned, fused = game.listing(names)
     found: list[Action] = []

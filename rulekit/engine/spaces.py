@@ -290,10 +290,10 @@ class ObservationEncoder:
 
     @classmethod
     def of(cls, game: Game) -> ObservationEncoder:
-        """The encoder of ``game`` (made once per game object)."""
-        encoder = _ENCODERS.get(id(game))
-        if encoder is None or encoder.game is not game:
-            encoder = _ENCODERS[id(game)] = cls(game)
+        """The encoder of ``game`` (made once per game object, kept with it)."""
+        encoder = game.derived.get(cls)
+        if encoder is None:
+            encoder = game.derived[cls] = cls(game)
         return encoder
 
     def text(self, state: State, player: int | None) -> str:
@@ -373,9 +373,6 @@ class ObservationEncoder:
             owner, name = slot.key
             shown = f"P{owner + 1}" if isinstance(owner, int) else owner
             yield f"{slot.offset:>6} {slot.width:>4}  {shown}.{name} ({slot.encoding})"
-
-
-_ENCODERS: dict[int, ObservationEncoder] = {}
 
 
 def _text(value: Any) -> str:

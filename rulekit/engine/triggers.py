@@ -20,9 +20,9 @@ def fire(
     F: dict[Any, Any], R: Runtime, me: int, triggers: tuple[Trigger, ...], args: tuple[Any, ...]
 ) -> None:
     """Run ``triggers`` (those of one action and timing) for the action's ``args``."""
-    if R._depth >= MAX_TRIGGER_DEPTH:  # as in emit (an action is applied at depth 0)
+    if R.depth >= MAX_TRIGGER_DEPTH:  # as in emit (an action is applied at depth 0)
         raise RuleFailure(f"triggers nested more than {MAX_TRIGGER_DEPTH} deep")
-    R._depth += 1
+    R.depth += 1
     try:
         for trigger in triggers:
             condition = trigger.condition
@@ -37,4 +37,4 @@ def fire(
                     failure.span = trigger.span
                 raise
     finally:
-        R._depth -= 1
+        R.depth -= 1

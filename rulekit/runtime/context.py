@@ -83,7 +83,9 @@ class Runtime:
         self.keep_order = False  # tools (scenarios): shuffles keep the order given
         #: Outcomes of chance steps given from outside (rulekit.engine.chance); None: the RNG.
         self.chance: ChanceControl | None = None
-        self._depth = 0
+        #: How deeply triggers are nested now (rulekit.engine.triggers and emit; at most
+        #: MAX_TRIGGER_DEPTH).
+        self.depth = 0
         self.max_steps = LIMITS.max_steps
         self.left = self.max_steps
         #: Steps charged by the evaluations before the current one (see :meth:`work`).
@@ -259,12 +261,12 @@ class Runtime:
         triggers = self.triggers.get((timing, event))
         if not triggers:
             return
-        if self._depth >= MAX_TRIGGER_DEPTH:
+        if self.depth >= MAX_TRIGGER_DEPTH:
             raise RuleFailure(
                 f"triggers nested more than {MAX_TRIGGER_DEPTH} deep at event '{event}' "
                 "(a trigger probably emits the event it listens to)"
             )
-        self._depth += 1
+        self.depth += 1
         try:
             for trigger in triggers:
                 if trigger.condition is not None and not trigger.condition(F, self, me, **args):
@@ -278,7 +280,7 @@ class Runtime:
                         failure.span = trigger.span
                     raise
         finally:
-            self._depth -= 1
+            self.depth -= 1
 
     # -- text
     def format_player(self, player: int) -> str:

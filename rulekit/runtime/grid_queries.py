@@ -1,23 +1,25 @@
 """Which cells of a grid hold a record with given entries: ``cells_where`` (and
 ``cells_of_kind``, the query on ``kind`` alone).
 
-An answer is kept per query for the last grid asked.  In play a grid is the previous one
-with a cell or two changed by ``put`` or ``remove_key``; those built-ins note the key they
-changed (:mod:`rulekit.runtime.lineage`), so the answer for the new grid is the previous
-answer with just those cells looked at again, not a pass over every cell.
+An answer is kept per query for the last grid asked (in the program's
+:class:`GridQueries`).  In play a grid is the previous one with a cell or two changed by
+``put`` or ``remove_key``; those built-ins note the key they changed
+(:mod:`rulekit.runtime.lineage`), so the answer for the new grid is the previous answer
+with just those cells looked at again, not a pass over every cell.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rulekit.dsl.types import ANY, MAP, TUPLE, list_of
-from rulekit.runtime import lineage
 from rulekit.runtime.errors import RuleFailure
+from rulekit.runtime.lineage import Lineage
 from rulekit.runtime.registry import register
 
-#: Per query (its field, value pairs): the last grid asked and the answer.
-_ANSWERS: dict[tuple[Any, ...], tuple[dict[Any, Any], tuple[Any, ...]]] = {}
+if TYPE_CHECKING:
+    from rulekit.runtime.memory import Memory
+
 #: Queries kept at most (then forgotten all at once).
 _LIMIT = 64
 #: A grid more changes away from the last one asked is looked at afresh.
@@ -52,30 +54,41 @@ def _scan(grid: dict[Any, Any], query: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(sorted(found))
 
 
-def cells_where(grid: dict[Any, Any], query: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The sorted cells of ``grid`` whose record holds ``query`` (field, value pairs)."""
-    try:
-        last = _ANSWERS.get(query)
-    except TypeError:  # an unhashable value: nothing kept
-        return _scan(grid, query)
-    if last is not None:
-        if last[0] is grid:
-            return last[1]
-        changed = lineage.changed_keys(grid, last[0], _PATCH_LIMIT)
-        if changed is not None:
-            cells = set(last[1])
-            for cell in changed:
-                cells.discard(cell)
-                if cell in grid and _holds(grid[cell], query):
-                    cells.add(cell)
-            found = tuple(sorted(cells))
-            _ANSWERS[query] = (grid, found)  # holds the grid: its id cannot be reused meanwhile
-            return found
-    found = _scan(grid, query)
-    if len(_ANSWERS) >= _LIMIT:
-        _ANSWERS.clear()
-    _ANSWERS[query] = (grid, found)
-    return found
+class GridQueries:
+    """The answers one program keeps (in its :class:`~rulekit.runtime.memory.Memory`): per
+    query (its field, value pairs), the last grid asked and the answer."""
+
+    __slots__ = ("answers", "lineage")
+
+    def __init__(self, lineage: Lineage | None = None) -> None:
+        self.lineage = Lineage() if lineage is None else lineage
+        self.answers: dict[tuple[Any, ...], tuple[dict[Any, Any], tuple[Any, ...]]] = {}
+
+    def cells_where(self, grid: dict[Any, Any], query: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The sorted cells of ``grid`` whose record holds ``query`` (field, value pairs)."""
+        answers = self.answers
+        try:
+            last = answers.get(query)
+        except TypeError:  # an unhashable value: nothing kept
+            return _scan(grid, query)
+        if last is not None:
+            if last[0] is grid:
+                return last[1]
+            changed = self.lineage.changed_keys(grid, last[0], _PATCH_LIMIT)
+            if changed is not None:
+                cells = set(last[1])
+                for cell in changed:
+                    cells.discard(cell)
+                    if cell in grid and _holds(grid[cell], query):
+                        cells.add(cell)
+                found = tuple(sorted(cells))
+                answers[query] = (grid, found)  # holds the grid: its id cannot be reused meanwhile
+                return found
+        found = _scan(grid, query)
+        if len(answers) >= _LIMIT:
+            answers.clear()
+        answers[query] = (grid, found)
+        return found
 
 
 @register(
@@ -88,11 +101,12 @@ def cells_where(grid: dict[Any, Any], query: tuple[Any, ...]) -> tuple[Any, ...]
     variadic=True,
     example='cells_where(game.map, "kind", "pawn", "owner", me)',
     remembers=True,
+    memory=True,
 )
-def _cells_where(grid: dict[Any, Any], *query: Any) -> tuple[Any, ...]:
+def _cells_where(memory: Memory, grid: dict[Any, Any], *query: Any) -> tuple[Any, ...]:
     if len(query) % 2:
         raise RuleFailure("cells_where() needs fields and values in pairs")
-    return cells_where(grid, query)
+    return memory.grids.cells_where(grid, query)
 
 
 @register(
@@ -103,6 +117,7 @@ def _cells_where(grid: dict[Any, Any], *query: Any) -> tuple[Any, ...]:
     "one), sorted: sort([c for c in keys(grid) if grid[c].kind == kind]) in one call.",
     example='cells_of_kind(record((0, 0), record("kind", "pawn")), "pawn") == [(0, 0)]',
     remembers=True,
+    memory=True,
 )
-def _cells_of_kind(grid: dict[Any, Any], kind: Any) -> tuple[Any, ...]:
-    return cells_where(grid, ("kind", kind))
+def _cells_of_kind(memory: Memory, grid: dict[Any, Any], kind: Any) -> tuple[Any, ...]:
+    return memory.grids.cells_where(grid, ("kind", kind))

@@ -9,6 +9,7 @@ family to register (importing :mod:`rulekit.runtime.builtins` registers them all
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from attrs import field, frozen
@@ -45,6 +46,20 @@ class Builtin:
     #: Keeps its answers (per grid and argument), so asking again costs a look-up: the
     #: planner computes a rules function around it again rather than memoizing it.
     remembers: bool = False
+    #: ``impl`` (and ``cyclic``'s ``every``) take the program's
+    #: :class:`~rulekit.runtime.memory.Memory` first: call them through :meth:`bind`.
+    memory: bool = False
+
+    def bind(self, memory: Any) -> Callable[..., Any]:
+        """The implementation the generated code of a program with ``memory`` calls."""
+        return partial(self.impl, memory) if self.memory else self.impl
+
+    def bind_every(self, memory: Any) -> Callable[..., Sequence[Any]] | None:
+        """``cyclic``'s ``every``, as :meth:`bind` gives ``impl``; None if not cyclic."""
+        if self.cyclic is None:
+            return None
+        every = self.cyclic[2]
+        return partial(every, memory) if self.memory else every
 
     def result_type(self, args: Sequence[Type]) -> Type:
         if isinstance(self.returns, Type):
@@ -70,6 +85,7 @@ def register(
     check: Callable[[Sequence[Type]], tuple[int, str] | None] | None = None,
     cyclic: tuple[int, int, Callable[..., Sequence[Any]]] | None = None,
     remembers: bool = False,
+    memory: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorate an implementation to register it as the built-in ``name``.
 
@@ -96,6 +112,7 @@ def register(
             check,
             cyclic,
             remembers,
+            memory,
         )
         return fn
 

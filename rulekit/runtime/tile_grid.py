@@ -13,12 +13,13 @@ from __future__ import annotations
 import sys
 from bisect import insort
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from itertools import compress
 from operator import is_not
 from typing import Any, TypeVar
 
-from rulekit.runtime import lineage
 from rulekit.runtime.errors import RuleFailure
+from rulekit.runtime.lineage import Lineage
 
 Cell = tuple[int, int]
 _V = TypeVar("_V")
@@ -47,43 +48,36 @@ def _check_edges(edges: Sequence[Any]) -> tuple[Any, ...]:
     return seq
 
 
-_ROTATED: dict[tuple[Any, int], tuple[Any, ...]] = {}
-
-
 def placed_edges(edges: Sequence[Any], rotation: int) -> tuple[Any, ...]:
     r = rotation % 4
     try:
-        return _ROTATED[(edges, r)]
-    except (KeyError, TypeError):  # not seen yet, or unhashable edges
-        pass
+        return _rotated(edges, r)
+    except TypeError:  # unhashable edges
+        return _rotate(edges, r)
+
+
+def _rotate(edges: Sequence[Any], r: int) -> tuple[Any, ...]:
     seq = _check_edges(edges)
-    placed = (seq[(0 - r) % 4], seq[(1 - r) % 4], seq[(2 - r) % 4], seq[(3 - r) % 4])
-    try:
-        if len(_ROTATED) > 4096:
-            _ROTATED.clear()
-        _ROTATED[(edges, r)] = placed
-    except TypeError:
-        pass
-    return placed
+    return (seq[(0 - r) % 4], seq[(1 - r) % 4], seq[(2 - r) % 4], seq[(3 - r) % 4])
 
 
-_ALL_ROTATIONS: dict[Any, tuple[tuple[Any, ...], ...]] = {}
+#: (a pure function of the printed edges: kept per edges, a deck has a few dozen kinds of tile)
+_rotated = lru_cache(maxsize=4096)(_rotate)
 
 
 def all_rotations(edges: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
     """The placed edges of a tile printed with ``edges`` for rotations 0, 1, 2 and 3."""
     try:
-        return _ALL_ROTATIONS[edges]
-    except (KeyError, TypeError):  # not seen yet, or unhashable edges
-        pass
-    found = tuple(placed_edges(edges, r) for r in range(4))
-    try:
-        if len(_ALL_ROTATIONS) > 4096:
-            _ALL_ROTATIONS.clear()
-        _ALL_ROTATIONS[edges] = found
-    except TypeError:
-        pass
-    return found
+        return _all_rotations(edges)
+    except TypeError:  # unhashable edges
+        return _four_rotations(edges)
+
+
+def _four_rotations(edges: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
+    return tuple(placed_edges(edges, r) for r in range(4))
+
+
+_all_rotations = lru_cache(maxsize=4096)(_four_rotations)
 
 
 def tile_edges(tile: dict[Any, Any]) -> tuple[Any, ...]:
@@ -194,76 +188,86 @@ class Derived:
 #: Fits nowhere: every rotation refused.
 NOWHERE: Fits = (False, False, False, False)
 
-_DERIVED: dict[tuple[int, Any], Derived] = {}
-#: Entries at which the cache is swept (see :func:`_forget`).  Play asks about the current map
-#: only; entries of past maps kept longer live long enough to be traversed by the garbage
-#: collector's older generations: forgetting 256 at once, random playouts of a tile-laying game
-#: spent ~5% of their time in the collector, sweeping at 64 ~2% (see docs/performance.md).
-_DERIVED_LIMIT = 64
+#: Entries at which the cache is swept (see :meth:`TileMemory.forget`).  Play asks about the
+#: current map only; entries of past maps kept longer live long enough to be traversed by the
+#: garbage collector's older generations: forgetting 256 at once, random playouts of a
+#: tile-laying game spent ~5% of their time in the collector, sweeping at 64 ~2% (see
+#: docs/performance.md).
+DERIVED_LIMIT = 64
 #: Grids still held elsewhere are kept through a sweep while there are fewer than this.
 _KEPT_LIMIT = 256
-_SWEEP_AT = [_DERIVED_LIMIT]
 #: ``sys.getrefcount`` (CPython): a grid whose count is this (the entry's reference and the
 #: call's argument) is held by nothing but the cache.
 _refcount = getattr(sys, "getrefcount", None)
 _ONLY_HERE = 2
-#: The entry made last for each kind: a new grid inherits from it (in play, a new grid is
-#: usually the previous one with a cell or two changed).
-_PARENT: dict[Any, Derived] = {}
 #: A new grid that differs from the parent's in more cells than this starts afresh.
 _INHERIT_LIMIT = 8
 _GONE: Any = object()
 
 
-def derived_for(grid: dict[Any, Any], kind: Any) -> Derived:
-    """The cache entry of ``grid`` (the very object: the entry keeps it alive, so its id
-    cannot be reused while cached) for ``kind``."""
-    last = LAST[0]
-    if last is not None and last.grid is grid and last.kind == kind:
-        return last
-    entry = _lookup(grid, kind)
-    LAST[0] = entry
-    return entry
+class TileMemory:
+    """What one program derived from its tile grids (in its
+    :class:`~rulekit.runtime.memory.Memory`): ``derived``, (id(grid), kind) -> the entry of
+    that very grid object (the entry keeps it alive, so its id cannot be reused while
+    cached); ``parent``, the entry made last for each kind (a new grid inherits from it: in
+    play a new grid is usually the previous one with a cell or two changed); ``last``, the
+    entry asked last; ``sweep_at``, the size at which ``derived`` is swept."""
 
+    __slots__ = ("derived", "last", "lineage", "parent", "sweep_at")
 
-LAST: list[Derived | None] = [None]
+    def __init__(self, lineage: Lineage | None = None) -> None:
+        self.lineage = Lineage() if lineage is None else lineage
+        self.derived: dict[tuple[int, Any], Derived] = {}
+        self.parent: dict[Any, Derived] = {}
+        self.last: Derived | None = None
+        self.sweep_at = DERIVED_LIMIT
 
-
-def _lookup(grid: dict[Any, Any], kind: Any) -> Derived:
-    try:
-        key = (id(grid), kind)
-        entry = _DERIVED.get(key)
-    except TypeError:  # an unhashable kind: no caching
-        return Derived(grid, kind)
-    if entry is not None and entry.grid is grid:
+    def derived_for(self, grid: dict[Any, Any], kind: Any) -> Derived:
+        """The cache entry of ``grid`` for ``kind``."""
+        last = self.last
+        if last is not None and last.grid is grid and last.kind == kind:
+            return last
+        entry = self._lookup(grid, kind)
+        self.last = entry
         return entry
-    if len(_DERIVED) >= _SWEEP_AT[0]:
-        _forget()
-    entry = _DERIVED[key] = Derived(grid, kind)
-    parent = _PARENT.get(kind)
-    if parent is not None:
-        _inherit(entry, parent)
-    _PARENT[kind] = entry
-    return entry
+
+    def _lookup(self, grid: dict[Any, Any], kind: Any) -> Derived:
+        derived = self.derived
+        try:
+            key = (id(grid), kind)
+            entry = derived.get(key)
+        except TypeError:  # an unhashable kind: no caching
+            return Derived(grid, kind)
+        if entry is not None and entry.grid is grid:
+            return entry
+        if len(derived) >= self.sweep_at:
+            self.forget()
+        entry = derived[key] = Derived(grid, kind)
+        parent = self.parent.get(kind)
+        if parent is not None:
+            _inherit(entry, parent, self.lineage)
+        self.parent[kind] = entry
+        return entry
+
+    def forget(self) -> None:
+        """Make room: forget the grids that nothing but this cache holds any more (in play,
+        the maps of past states), keep those still held elsewhere (states kept by a search, a
+        tool, a benchmark) while there are fewer than :data:`_KEPT_LIMIT`, else forget
+        everything.  The next sweep comes when the cache has doubled (at least
+        :data:`DERIVED_LIMIT`)."""
+        derived = self.derived
+        if _refcount is not None:
+            for key, entry in list(derived.items()):
+                if _refcount(entry.grid) <= _ONLY_HERE:
+                    del derived[key]
+            if len(derived) < _KEPT_LIMIT:
+                self.sweep_at = max(DERIVED_LIMIT, 2 * len(derived))
+                return
+        derived.clear()
+        self.sweep_at = DERIVED_LIMIT
 
 
-def _forget() -> None:
-    """Make room: forget the grids that nothing but this cache holds any more (in play, the
-    maps of past states), keep those still held elsewhere (states kept by a search, a tool,
-    a benchmark) while there are fewer than :data:`_KEPT_LIMIT`, else forget everything.
-    The next sweep comes when the cache has doubled (at least :data:`_DERIVED_LIMIT`)."""
-    if _refcount is not None:
-        for key, entry in list(_DERIVED.items()):
-            if _refcount(entry.grid) <= _ONLY_HERE:
-                del _DERIVED[key]
-        if len(_DERIVED) < _KEPT_LIMIT:
-            _SWEEP_AT[0] = max(_DERIVED_LIMIT, 2 * len(_DERIVED))
-            return
-    _DERIVED.clear()
-    _SWEEP_AT[0] = _DERIVED_LIMIT
-
-
-def _inherit(entry: Derived, parent: Derived) -> None:
+def _inherit(entry: Derived, parent: Derived, lineage: Lineage) -> None:
     """Give ``entry`` the answers of ``parent`` that still hold for its grid.
 
     Records are compared by identity (grids are immutable values: an unchanged cell keeps
@@ -281,7 +285,7 @@ def _inherit(entry: Derived, parent: Derived) -> None:
     grids.
     """
     grid, old = entry.grid, parent.grid
-    changed = _changed_cells(grid, old)
+    changed = _changed_cells(grid, old, lineage)
     if changed is None:
         return
     kind = entry.kind
@@ -330,7 +334,7 @@ def _inherit(entry: Derived, parent: Derived) -> None:
     entry.masks = _without(parent.masks, near)
 
 
-def _changed_cells(grid: dict[Any, Any], old: dict[Any, Any]) -> list[Any] | None:
+def _changed_cells(grid: dict[Any, Any], old: dict[Any, Any], lineage: Lineage) -> list[Any] | None:
     """The cells whose record differs (by identity) between ``old`` and ``grid`` (perhaps
     with some whose record is the same: the keys the map built-ins changed on the way, see
     :mod:`rulekit.runtime.lineage`), or None if there are more than :data:`_INHERIT_LIMIT`."""
@@ -364,24 +368,13 @@ def _without(answers: dict[Any, _V], cells: Iterable[Any]) -> dict[Any, _V]:
     return kept
 
 
-_PARTS: dict[tuple[Any, Any], tuple[Part, ...]] = {}
-
-
 def default_parts(edges: Sequence[Any], joined: Sequence[Any] = ()) -> tuple[Part, ...]:
     """Parts as printed: one part for all sides of a joined label, cyclic runs otherwise
     (kept by edges and joined labels: a deck has a few dozen kinds of tile)."""
     try:
-        return _PARTS[(edges, joined)]
-    except (KeyError, TypeError):  # not seen yet, or unhashable labels
-        pass
-    parts = _default_parts(edges, joined)
-    try:
-        if len(_PARTS) > 4096:
-            _PARTS.clear()
-        _PARTS[(edges, joined)] = parts
-    except TypeError:
-        pass
-    return parts
+        return _kept_parts(edges, joined)
+    except TypeError:  # unhashable labels
+        return _default_parts(edges, joined)
 
 
 def _default_parts(edges: Sequence[Any], joined: Sequence[Any]) -> tuple[Part, ...]:
@@ -411,6 +404,9 @@ def _default_parts(edges: Sequence[Any], joined: Sequence[Any]) -> tuple[Part, .
     runs.sort(key=lambda p: p[1][0])
     parts.extend(p for p in runs if p[0] not in joined)
     return tuple(parts)
+
+
+_kept_parts = lru_cache(maxsize=4096)(_default_parts)
 
 
 def record_parts(tile: dict[Any, Any]) -> tuple[Part, ...]:

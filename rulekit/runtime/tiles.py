@@ -28,13 +28,12 @@ of re-rotating every neighbour's edges each time.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rulekit.dsl.types import ANY, ANY_LIST, BOOL, INT, MAP, TUPLE, list_of
 from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.registry import register
 from rulekit.runtime.tile_grid import (
-    LAST,
     NOWHERE,
     STEPS,
     Cell,
@@ -42,7 +41,6 @@ from rulekit.runtime.tile_grid import (
     Fits,
     Part,
     default_parts,
-    derived_for,
     is_tile,
     part_by_side,
     placed_edges,
@@ -50,6 +48,9 @@ from rulekit.runtime.tile_grid import (
     step,
     tile_edges,
 )
+
+if TYPE_CHECKING:
+    from rulekit.runtime.memory import Memory
 
 # --------------------------------------------------------------- records
 
@@ -126,6 +127,7 @@ def _tile_part_at(tile: dict[Any, Any], side: int) -> int:
 
 
 def _tile_fits_every_rotation(
+    memory: Memory,
     grid: dict[Any, Any],
     cell: Sequence[int],
     edges: Sequence[Any],
@@ -133,9 +135,10 @@ def _tile_fits_every_rotation(
     adjacent: bool = True,
 ) -> tuple[bool, bool, bool, bool]:
     """``tile_fits`` for rotations 0, 1, 2 and 3 at once (the built-in's ``cyclic`` form)."""
-    derived = LAST[0]
+    tiles = memory.tiles
+    derived = tiles.last
     if derived is None or derived.grid is not grid or derived.kind != kind:
-        derived = derived_for(grid, kind)
+        derived = tiles.derived_for(grid, kind)
     try:
         answers = derived.masks.get(cell)
         if answers is None:
@@ -167,8 +170,10 @@ def _tile_fits_every_rotation(
     optional=2,
     example='tile_fits(game.map, (1, 0), card.edges, 3, "area")',
     cyclic=(3, 4, _tile_fits_every_rotation),
+    memory=True,
 )
 def _tile_fits(
+    memory: Memory,
     grid: dict[Any, Any],
     cell: Sequence[int],
     edges: Sequence[Any],
@@ -176,11 +181,11 @@ def _tile_fits(
     kind: Any = None,
     adjacent: bool = True,
 ) -> bool:
-    return _tile_fits_every_rotation(grid, cell, edges, kind, adjacent)[rotation % 4]
+    return _tile_fits_every_rotation(memory, grid, cell, edges, kind, adjacent)[rotation % 4]
 
 
-def _frontier(grid: dict[Any, Any], kind: Any) -> tuple[Cell, ...]:
-    derived = derived_for(grid, kind)
+def _frontier(memory: Memory, grid: dict[Any, Any], kind: Any) -> tuple[Cell, ...]:
+    derived = memory.tiles.derived_for(grid, kind)
     if derived.frontier is None:
         derived.frontier = tuple(_compute_frontier(grid, kind))
     return derived.frontier
@@ -207,9 +212,10 @@ def _compute_frontier(grid: dict[Any, Any], kind: Any) -> list[Cell]:
     optional=1,
     example='tile_frontier(game.map, "area")',
     remembers=True,
+    memory=True,
 )
-def _tile_frontier(grid: dict[Any, Any], kind: Any = None) -> tuple[Cell, ...]:
-    return _frontier(grid, kind)
+def _tile_frontier(memory: Memory, grid: dict[Any, Any], kind: Any = None) -> tuple[Cell, ...]:
+    return _frontier(memory, grid, kind)
 
 
 @register(
@@ -220,18 +226,19 @@ def _tile_frontier(grid: dict[Any, Any], kind: Any = None) -> tuple[Cell, ...]:
     "kind (see tile_fits), cells sorted by (x, y), rotations 0..3.",
     optional=1,
     example='len(tile_placements(game.map, card.edges, "area")) > 0',
+    memory=True,
 )
 def _tile_placements(
-    grid: dict[Any, Any], edges: Sequence[Any], kind: Any = None
+    memory: Memory, grid: dict[Any, Any], edges: Sequence[Any], kind: Any = None
 ) -> tuple[tuple[Cell, int], ...]:
-    derived = derived_for(grid, kind)
+    derived = memory.tiles.derived_for(grid, kind)
     try:
         return derived.placements[edges]
     except KeyError:
-        found = derived.placements[edges] = _compute_placements(grid, edges, kind)
+        found = derived.placements[edges] = _compute_placements(memory, grid, edges, kind)
         return found
     except TypeError:  # unhashable edges: no caching
-        return _compute_placements(grid, edges, kind)
+        return _compute_placements(memory, grid, edges, kind)
 
 
 @register(
@@ -243,28 +250,29 @@ def _tile_placements(
     optional=1,
     example='tile_fits_anywhere(game.map, card.edges, "area")',
     remembers=True,
+    memory=True,
 )
-def _tile_fits_anywhere(grid: dict[Any, Any], edges: Sequence[Any], kind: Any = None) -> bool:
-    derived = derived_for(grid, kind)
+def _tile_fits_anywhere(memory: Memory, grid: dict[Any, Any], edges: Sequence[Any], kind: Any = None) -> bool:
+    derived = memory.tiles.derived_for(grid, kind)
     try:
         return derived.anywhere[edges]
     except KeyError:
         pass
     except TypeError:  # unhashable edges: no caching
-        return bool(_compute_placements(grid, edges, kind))
+        return bool(_compute_placements(memory, grid, edges, kind))
     placed_edges(edges, 0)  # four labels, or a RuleFailure even on a full grid
-    found = any(True in _fits(derived, cell, edges) for cell in _frontier(grid, kind))
+    found = any(True in _fits(derived, cell, edges) for cell in _frontier(memory, grid, kind))
     derived.anywhere[edges] = found
     return found
 
 
 def _compute_placements(
-    grid: dict[Any, Any], edges: Sequence[Any], kind: Any
+    memory: Memory, grid: dict[Any, Any], edges: Sequence[Any], kind: Any
 ) -> tuple[tuple[Cell, int], ...]:
-    derived = derived_for(grid, kind)
+    derived = memory.tiles.derived_for(grid, kind)
     placed_edges(edges, 0)  # four labels, or a RuleFailure even on a full grid
     result: list[tuple[Cell, int]] = []
-    for cell in _frontier(grid, kind):
+    for cell in _frontier(memory, grid, kind):
         fits = _fits(derived, cell, edges)
         if fits is not NOWHERE:
             result.extend((cell, r) for r in range(4) if fits[r])
@@ -296,11 +304,15 @@ def _fits(derived: Derived, cell: Cell, edges: Sequence[Any]) -> Fits:
     "label toward cell (label none: any edge), in side order.",
     example='len(tile_facing(game.map, (2, 1), "area", "L")) >= 2',
     remembers=True,
+    memory=True,
 )
-def _tile_facing(grid: dict[Any, Any], cell: Sequence[int], kind: Any, label: Any) -> tuple[int, ...]:
-    derived = LAST[0]
+def _tile_facing(
+    memory: Memory, grid: dict[Any, Any], cell: Sequence[int], kind: Any, label: Any
+) -> tuple[int, ...]:
+    tiles = memory.tiles
+    derived = tiles.last
     if derived is None or derived.grid is not grid or derived.kind != kind:
-        derived = derived_for(grid, kind)
+        derived = tiles.derived_for(grid, kind)
     try:
         answers = derived.facing.get(cell)
         if answers is None:
@@ -350,8 +362,10 @@ def _tile_facing_part(
 # ---------------------------------------------------------------- regions
 
 
-def _regions(grid: dict[Any, Any], kind: Any, label: Any) -> list[tuple[tuple[Cell, int], ...]]:
-    derived = derived_for(grid, kind)
+def _regions(
+    memory: Memory, grid: dict[Any, Any], kind: Any, label: Any
+) -> list[tuple[tuple[Cell, int], ...]]:
+    derived = memory.tiles.derived_for(grid, kind)
     try:
         return derived.regions[label]
     except KeyError:
@@ -418,9 +432,12 @@ def _compute_regions(grid: dict[Any, Any], kind: Any, label: Any) -> list[tuple[
     "parts join when they touch the two sides of a shared edge whose labels match. Each region "
     "is a sorted list of (cell, part); regions are sorted by their first element.",
     example='tile_regions(game.map, "area", "L")',
+    memory=True,
 )
-def _tile_regions(grid: dict[Any, Any], kind: Any, label: Any) -> tuple[tuple[tuple[Cell, int], ...], ...]:
-    return tuple(_regions(grid, kind, label))
+def _tile_regions(
+    memory: Memory, grid: dict[Any, Any], kind: Any, label: Any
+) -> tuple[tuple[tuple[Cell, int], ...], ...]:
+    return tuple(_regions(memory, grid, kind, label))
 
 
 @register(
@@ -430,9 +447,12 @@ def _tile_regions(grid: dict[Any, Any], kind: Any, label: Any) -> tuple[tuple[tu
     "A map from each (cell, part) labelled label to the index of its region in "
     "tile_regions(grid, kind, label).",
     example='get(tile_region_ids(game.map, "area", "W"), tile_facing_part(game.map, c, 1), -1)',
+    memory=True,
 )
-def _tile_region_ids(grid: dict[Any, Any], kind: Any, label: Any) -> dict[tuple[Cell, int], int]:
-    return {node: i for i, region in enumerate(_regions(grid, kind, label)) for node in region}
+def _tile_region_ids(
+    memory: Memory, grid: dict[Any, Any], kind: Any, label: Any
+) -> dict[tuple[Cell, int], int]:
+    return {node: i for i, region in enumerate(_regions(memory, grid, kind, label)) for node in region}
 
 
 @register(
@@ -443,9 +463,10 @@ def _tile_region_ids(grid: dict[Any, Any], kind: Any, label: Any) -> dict[tuple[
     "part's label; [] if there is no tile of kind (none: any) or no part there.",
     optional=1,
     example='len(tile_region_at(game.map, (0, 0), 1, "area"))',
+    memory=True,
 )
 def _tile_region_at(
-    grid: dict[Any, Any], cell: Sequence[int], side: int, kind: Any = None
+    memory: Memory, grid: dict[Any, Any], cell: Sequence[int], side: int, kind: Any = None
 ) -> tuple[Any, ...]:
     key = (cell[0], cell[1])
     record = grid.get(key)
@@ -455,7 +476,7 @@ def _tile_region_at(
     if index < 0:
         return ()
     label = record_parts(record)[index][0]
-    for region in _regions(grid, kind, label):
+    for region in _regions(memory, grid, kind, label):
         if (key, index) in region:
             return region
     return ()

@@ -14,7 +14,7 @@ from rulekit.engine.game import BUSY, MEASURE_EVERY, Game
 from rulekit.errors import RuleEvaluationError
 from rulekit.limits import LIMITS
 from rulekit.load import load_program
-from rulekit.runtime.sizes import state_size
+from rulekit.runtime.sizes import state_size  # (measured afresh, nothing remembered)
 from tests.hostile.conftest import Run, assert_refused
 from tests.rulesets import Setup, setups, shipped_rulesets
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from rulekit.runtime.builtins import BUILTINS
+from rulekit.runtime.memory import Memory
 
 
 @pytest.mark.parametrize(
@@ -15,8 +16,8 @@ from rulekit.runtime.builtins import BUILTINS
 )
 def test_str_writes_a_value_as_concat_does_in_dsl_notation(value: Any, text: str) -> None:
     """``str(true)`` is "true", not Python's "True"; lists are written with brackets."""
-    assert BUILTINS["str"].impl(value) == text
-    assert BUILTINS["concat"].impl(value) == text
+    assert BUILTINS["str"].bind(Memory())(value) == text
+    assert BUILTINS["concat"].bind(Memory())(value) == text
 
 
 @pytest.mark.parametrize(("name", "low", "high"), [("range", 0, 100_000), ("between", 1, 100_000)])

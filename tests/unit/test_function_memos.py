@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from rulekit.compiler import planner
+from rulekit.compiler.facts import of_code
 from rulekit.engine.game import State
 from rulekit.load import load_game
 
@@ -25,7 +26,7 @@ def _function_source(source: str, name: str) -> str:
 
 def test_field_reads_names_literal_owners_and_any_owner_of_a_computed_one() -> None:
     code = "(F[('game', 'pirate')] == v_c) and F[(v_p, 'ship')] and F[(F[('game', 'active')], 'money')]"
-    assert planner.field_reads(code, {}) == {
+    assert planner.field_reads(of_code(code), {}) == {
         ("game", "pirate"),
         (None, "ship"),
         ("game", "active"),
@@ -35,25 +36,33 @@ def test_field_reads_names_literal_owners_and_any_owner_of_a_computed_one() -> N
 
 def test_field_reads_adds_the_reads_of_called_functions() -> None:
     callees = {"fn_near": frozenset({(None, "berth")})}
-    assert planner.field_reads("fn_near(F, R, me, v_x) and F[('turn', 'x')]", callees) == {
+    assert planner.field_reads(of_code("fn_near(F, R, me, v_x) and F[('turn', 'x')]"), callees) == {
         (None, "berth"),
         ("turn", "x"),
     }
 
 
 def test_field_reads_is_unknown_when_the_state_escapes_or_a_callee_is_unknown() -> None:
-    assert planner.field_reads("B_something(F, v_x)", {}) is None
-    assert planner.field_reads("F[v_key]", {}) is None
-    assert planner.field_reads("fn_other(F, R, me)", {"fn_other": None}) is None
-    assert planner.field_reads("fn_unseen(F, R, me)", {}) is None
-    assert planner.field_reads("R.random_below(F, 3)", {}) is None
-    assert planner.field_reads("R.steps(F[('game', 'pile')])", {}) == {("game", "pile")}
+    assert planner.field_reads(of_code("B_something(F, v_x)"), {}) is None
+    assert planner.field_reads(of_code("F[v_key]"), {}) is None
+    assert planner.field_reads(of_code("fn_other(F, R, me)"), {"fn_other": None}) is None
+    assert planner.field_reads(of_code("fn_unseen(F, R, me)"), {}) is None
+    assert planner.field_reads(of_code("R.random_below(F, 3)"), {}) is None
+    assert planner.field_reads(of_code("R.steps(F[('game', 'pile')])"), {}) == {("game", "pile")}
+
+
+def test_a_string_that_spells_a_field_read_or_a_name_is_no_fact() -> None:
+    """Facts come from the syntax tree, not the text: a literal is only a literal."""
+    assert planner.field_reads(of_code("(v_x == \"F[('game', 'x')]\") and (me == 'me')"), {}) == set()
+    assert planner.reads_me(of_code("F[('game', 'x')] == 'me'"), {}) is False
+    assert not of_code("B_len(F[('game', 'x')]) > 0 and 'R' == v_edge").charges
+    assert of_code("R.steps(C_card)").charges and of_code("C_card").collection == "card"
 
 
 def test_reads_me_sees_the_acting_player_directly_or_through_a_callee() -> None:
-    assert planner.reads_me("F[(me, 'money')] > 2", {})
-    assert planner.reads_me("fn_mine(F, R, me)", {"fn_mine": True})
-    assert not planner.reads_me("fn_other(F, R, me, v_c) and F[('game', 'x')]", {"fn_other": False})
+    assert planner.reads_me(of_code("F[(me, 'money')] > 2"), {})
+    assert planner.reads_me(of_code("fn_mine(F, R, me)"), {"fn_mine": True})
+    assert not planner.reads_me(of_code("fn_other(F, R, me, v_c) and F[('game', 'x')]"), {"fn_other": False})
 
 
 def test_cheap_functions_are_computed_and_costly_ones_memoized_across_listings() -> None:

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from rulekit.compiler import planner_decisions
+from rulekit.compiler.facts import of_code
+from rulekit.compiler.planner import Check, Enumerator
 from rulekit.engine.action import make_action
 from rulekit.engine.game import Game, State
 from rulekit.engine.slots import DECISION
@@ -101,13 +103,22 @@ def test_the_first_tests_several_actions_share_run_once() -> None:
 
 
 def test_a_test_that_charges_steps_or_reads_one_field_is_not_shared() -> None:
-    charging = "    if not (fn_f(F, R, me)):  #@1"
-    one_read = "    if not (not F[('turn', 'x')]):  #@3"
+    charging = Check("fn_f(F, R, me)", 0, "  #@1", facts=of_code("fn_f(F, R, me)"))
+    one_read = Check("not F[('turn', 'x')]", 0, "  #@3", facts=of_code("not F[('turn', 'x')]"))
+
+    def enumerator(name: str, check: Check, *rest: str) -> Enumerator:
+        lines = [
+            f"def {name}(F, R, me, mk, out):",
+            f"    if not ({check.code}):{check.mark}",
+            "        return",
+        ]
+        return Enumerator([*lines, *rest], {1: check}, frozenset({2}))
+
     enumerators = [
-        ["def e1(F, R, me, mk, out):", charging, "        return", "    add(mk(('a', ())))"],
-        ["def e2(F, R, me, mk, out):", charging, "        return", "    add(mk(('b', ())))"],
-        ["def e3(F, R, me, mk, out):", one_read, "        return"],
-        ["def e4(F, R, me, mk, out):", one_read, "        return"],
+        enumerator("e1", charging, "    add(mk(('a', ())))"),
+        enumerator("e2", charging, "    add(mk(('b', ())))"),
+        enumerator("e3", one_read),
+        enumerator("e4", one_read),
     ]
     source = planner_decisions.fuse("decide", enumerators, None)
     assert "P_miss" not in source

@@ -11,10 +11,14 @@ from hypothesis import strategies as st
 
 from rulekit.runtime.builtins import BUILTINS
 from rulekit.runtime.errors import RuleFailure
+from rulekit.runtime.memory import Memory
+
+#: What the built-ins remember, as one program's (answers must not depend on it).
+MEMORY = Memory()
 
 
 def call(name: str, *args: Any) -> Any:
-    return BUILTINS[name].impl(*args)
+    return BUILTINS[name].bind(MEMORY)(*args)
 
 
 def _scratch(grid: dict[Any, Any], *query: Any) -> tuple[Any, ...]:

@@ -9,44 +9,42 @@ import pytest
 
 from rulekit.runtime import lineage
 from rulekit.runtime.builtins import BUILTINS
+from rulekit.runtime.memory import Memory
 
 
-def call(name: str, *args: Any) -> Any:
-    return BUILTINS[name].impl(*args)
+@pytest.fixture
+def memory() -> Iterator[Memory]:
+    """A program's memory of its own: what other tests (or games) made is not in it."""
+    yield Memory()
 
 
-@pytest.fixture(autouse=True)
-def _nothing_remembered() -> Iterator[None]:
-    """Each test starts with no map remembered: the memory is forgotten all at once when full,
-    so maps that earlier tests in the same process made would decide whether a chain survives."""
-    lineage._MADE.clear()
-    yield
-    lineage._MADE.clear()
+def call(memory: Memory, name: str, *args: Any) -> Any:
+    return BUILTINS[name].bind(memory)(*args)
 
 
-def test_the_keys_changed_along_a_chain_of_puts_and_removals_are_known() -> None:
+def test_the_keys_changed_along_a_chain_of_puts_and_removals_are_known(memory: Memory) -> None:
     start = {(0, 0): "a", (1, 0): "b"}
-    one = call("put", start, (2, 0), "c")
-    two = call("remove_key", one, (0, 0))
-    three = call("put", two, (1, 0), "d")
-    assert lineage.changed_keys(three, start, 8) == [(1, 0), (0, 0), (2, 0)]
-    assert lineage.changed_keys(two, one, 8) == [(0, 0)]
+    one = call(memory, "put", start, (2, 0), "c")
+    two = call(memory, "remove_key", one, (0, 0))
+    three = call(memory, "put", two, (1, 0), "d")
+    assert memory.lineage.changed_keys(three, start, 8) == [(1, 0), (0, 0), (2, 0)]
+    assert memory.lineage.changed_keys(two, one, 8) == [(0, 0)]
 
 
-def test_no_answer_for_unrelated_maps_too_long_a_chain_or_a_copy() -> None:
+def test_no_answer_for_unrelated_maps_too_long_a_chain_or_a_copy(memory: Memory) -> None:
     start = {(0, 0): "a"}
     current = start
     for x in range(1, 5):
-        current = call("put", current, (x, 0), x)
-    assert lineage.changed_keys(current, start, 3) is None  # four changes, at most three asked
-    assert lineage.changed_keys(current, {(0, 0): "a"}, 8) is None  # an equal map, not the same
-    assert lineage.changed_keys(dict(current), start, 8) is None  # a copy was not made by put
-    assert lineage.changed_keys(start, current, 8) is None  # the other way round
+        current = call(memory, "put", current, (x, 0), x)
+    assert memory.lineage.changed_keys(current, start, 3) is None  # four changes, at most three asked
+    assert memory.lineage.changed_keys(current, {(0, 0): "a"}, 8) is None  # an equal map, not the same
+    assert memory.lineage.changed_keys(dict(current), start, 8) is None  # a copy was not made by put
+    assert memory.lineage.changed_keys(start, current, 8) is None  # the other way round
 
 
-def test_only_the_last_maps_made_are_remembered() -> None:
+def test_only_the_last_maps_made_are_remembered(memory: Memory) -> None:
     start = {(0, 0): "a"}
-    made = call("put", start, (1, 0), "b")
-    for i in range(lineage._LIMIT):  # others made since
-        call("put", {}, i, i)
-    assert lineage.changed_keys(made, start, 8) is None
+    made = call(memory, "put", start, (1, 0), "b")
+    for i in range(lineage.LIMIT):  # others made since
+        call(memory, "put", {}, i, i)
+    assert memory.lineage.changed_keys(made, start, 8) is None

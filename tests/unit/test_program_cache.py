@@ -98,7 +98,7 @@ def test_another_rulekit_never_reads_the_entry(cache_dir: Path, monkeypatch: pyt
     """The entry name depends on rulekit itself: another version looks elsewhere."""
     directory = find_ruleset("tic_tac_toe")
     mine = cache.entry_path(directory, (), (), None)
-    monkeypatch.setattr(cache, "_STAMP", ["another rulekit"])
+    monkeypatch.setattr(cache, "_rulekit_stamp", lambda: "another rulekit")
     assert cache.entry_path(directory, (), (), None) != mine
 
 

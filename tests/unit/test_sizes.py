@@ -8,8 +8,15 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rulekit.runtime.builtins.lists import _put, _remove_key
-from rulekit.runtime.sizes import size_of, state_size
+from rulekit.runtime.builtins import BUILTINS
+from rulekit.runtime.memory import Memory
+
+#: One program's memory: sizes are remembered in it, and derived along put and remove_key.
+MEMORY = Memory()
+size_of = MEMORY.sizes.size_of
+state_size = MEMORY.sizes.state_size
+_put = BUILTINS["put"].bind(MEMORY)
+_remove_key = BUILTINS["remove_key"].bind(MEMORY)
 
 _KEYS = st.one_of(st.integers(-5, 5), st.text(max_size=3))
 _VALUES = st.recursive(

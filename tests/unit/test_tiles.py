@@ -11,11 +11,15 @@ from hypothesis import strategies as st
 from rulekit.runtime import tile_grid
 from rulekit.runtime.builtins import BUILTINS
 from rulekit.runtime.errors import RuleFailure
+from rulekit.runtime.memory import Memory
 from rulekit.runtime.tile_grid import _default_parts
+
+#: What the built-ins remember, as one program's (answers must not depend on it).
+MEMORY = Memory()
 
 
 def call(name: str, *args: Any) -> Any:
-    return BUILTINS[name].impl(*args)
+    return BUILTINS[name].bind(MEMORY)(*args)
 
 
 L, W = "L", "W"
@@ -305,7 +309,9 @@ def test_cached_results_follow_each_new_grid(changes: list[tuple[int, int, Any, 
                 )
             every = BUILTINS["tile_fits"].cyclic
             assert every is not None and every[:2] == (3, 4)  # the rotation, modulo 4
-            assert [fits for c in cells for fits in every[2](grid, c, shape, "area")] == expected_fits
+            every_rotation = BUILTINS["tile_fits"].bind_every(MEMORY)
+            assert every_rotation is not None
+            assert [fits for c in cells for fits in every_rotation(grid, c, shape, "area")] == expected_fits
             placements = tuple(
                 (c, r) for c in frontier for r in range(4) if _uncached_fits(grid, c, shape, r)
             )
@@ -379,23 +385,24 @@ def test_a_sweep_forgets_the_grids_nothing_else_holds_and_keeps_the_others() -> 
     """The cache makes room by forgetting the grids only it holds (past maps in play); a grid
     still held elsewhere (a state kept by a search or a benchmark) keeps its entry, and the
     answers stay those of a fresh computation."""
-    tile_grid._DERIVED.clear()
-    tile_grid._SWEEP_AT[0] = tile_grid._DERIVED_LIMIT
+    memory = Memory()
+    frontier = BUILTINS["tile_frontier"].bind(memory)
     kept = [{(0, 0): tile(CAPE, r % 4), (i, 5): {"kind": "token"}} for r, i in enumerate(range(10))]
     for grid in kept:
-        call("tile_frontier", grid, "area")
-    for i in range(3 * tile_grid._DERIVED_LIMIT):  # grids dropped as soon as asked about
-        call("tile_frontier", {(0, 0): tile(BRIDGE), (i, 9): {"kind": "token"}}, "area")
-    cached = {id(entry.grid) for entry in tile_grid._DERIVED.values()}
+        frontier(grid, "area")
+    for i in range(3 * tile_grid.DERIVED_LIMIT):  # grids dropped as soon as asked about
+        frontier({(0, 0): tile(BRIDGE), (i, 9): {"kind": "token"}}, "area")
+    cached = {id(entry.grid) for entry in memory.tiles.derived.values()}
     assert all(id(grid) in cached for grid in kept)
-    assert len(tile_grid._DERIVED) <= tile_grid._DERIVED_LIMIT
+    assert len(memory.tiles.derived) <= tile_grid.DERIVED_LIMIT
     for grid in kept:
         assert call("tile_fits", grid, (1, 0), CAPE, 3, "area") == _uncached_fits(grid, (1, 0), CAPE, 3)
 
 
 def test_fitting_a_tile_without_four_edges_is_a_rule_failure_even_where_nothing_could_fit() -> None:
     grid = {(0, 0): tile(CAPE), (1, 0): {"kind": "token"}}
-    every_rotation = BUILTINS["tile_fits"].cyclic[2]  # type: ignore[index]
+    every_rotation = BUILTINS["tile_fits"].bind_every(MEMORY)
+    assert every_rotation is not None
     for cell in ((0, -1), (1, 0), (5, 5)):  # next to a tile, occupied, far away
         with pytest.raises(RuleFailure):
             call("tile_fits", grid, cell, (L, W, W), 0, "area")

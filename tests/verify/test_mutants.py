@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rulekit.compiler.program import compile_rules
+from rulekit.compiler.build import compile_rules
 from rulekit.load import load_program
 from rulekit.tools.verify import VerifyOptions, main
 from rulekit.tools.verify.mutants import mutate, mutation_sites

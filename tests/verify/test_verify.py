@@ -163,7 +163,7 @@ def test_a_clone_that_differs_from_its_original_is_reported(
 
     def stale_clone(self: State) -> State:
         twin = original(self)
-        twin._legal = list(self.legal_actions())[1:]  # the bug: a stale cache of legal actions
+        twin.listed = list(self.legal_actions())[1:]  # the bug: a stale cache of legal actions
         return twin
 
     monkeypatch.setattr(State, "clone", stale_clone)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rulekit.dsl.types import (
     ANY,
@@ -15,7 +15,6 @@ from rulekit.dsl.types import (
     TUPLE,
     list_of,
 )
-from rulekit.runtime import lineage
 from rulekit.runtime.builtins.signatures import (
     element_fits,
     entry_fits,
@@ -29,6 +28,9 @@ from rulekit.runtime.builtins.signatures import (
 from rulekit.runtime.builtins.text import bounded_text, text_of
 from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.registry import register as _register
+
+if TYPE_CHECKING:
+    from rulekit.runtime.memory import Memory
 
 # ------------------------------------------------------------------ lists
 
@@ -279,11 +281,12 @@ def _get(table: Any, key: Any, default: Any = None) -> Any:
     "A new map with key set to value.",
     check=entry_fits,
     example="put(game.map, (0, 1), tile)",
+    memory=True,
 )
-def _put(table: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
+def _put(memory: Memory, table: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
     result = dict(table)
     result[key] = value
-    lineage.note(result, table, key)
+    memory.lineage.note(result, table, key)
     return result
 
 
@@ -294,11 +297,12 @@ def _put(table: dict[Any, Any], key: Any, value: Any) -> dict[Any, Any]:
     "A new map without key.",
     check=key_fits,
     example="remove_key(game.map, cell)",
+    memory=True,
 )
-def _remove_key(table: dict[Any, Any], key: Any) -> dict[Any, Any]:
+def _remove_key(memory: Memory, table: dict[Any, Any], key: Any) -> dict[Any, Any]:
     result = dict(table)
     result.pop(key, None)
-    lineage.note(result, table, key)
+    memory.lineage.note(result, table, key)
     return result
 
 
@@ -327,9 +331,10 @@ def _has_key(table: dict[Any, Any], key: Any) -> bool:
     STR,
     "The value as text, as concat writes it: true, false, none, [1, 2], players as P1, P2.",
     example='str(3) == "3"',
+    memory=True,
 )
-def _str(value: Any) -> str:
-    return bounded_text(text_of(value))
+def _str(memory: Memory, value: Any) -> str:
+    return bounded_text(memory, text_of(value))
 
 
 @_register(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rulekit.dsl.types import (
     ANY,
@@ -15,7 +15,9 @@ from rulekit.dsl.types import (
 from rulekit.limits import LIMITS
 from rulekit.runtime.errors import RuleFailure
 from rulekit.runtime.registry import register as _register
-from rulekit.runtime.sizes import TEXT_BUILT
+
+if TYPE_CHECKING:
+    from rulekit.runtime.memory import Memory
 
 # -------------------------------------------------------------------- text
 # For display panels and notes.  Values become text as in the action notation
@@ -41,9 +43,10 @@ def text_of(value: Any) -> str:
     "The values written as text, one after the other (any number of them); players as P1, P2.",
     variadic=True,
     example='concat("round ", 3) == "round 3"',
+    memory=True,
 )
-def _concat(*values: Any) -> str:
-    return bounded_text("".join(text_of(v) for v in values))
+def _concat(memory: Memory, *values: Any) -> str:
+    return bounded_text(memory, "".join(text_of(v) for v in values))
 
 
 @_register(
@@ -52,17 +55,18 @@ def _concat(*values: Any) -> str:
     STR,
     "The elements of a list written as text, with the separator between them.",
     example='join(["X", "O", "."], " | ") == "X | O | ."',
+    memory=True,
 )
-def _join(items: Sequence[Any], separator: str) -> str:
-    return bounded_text(separator.join(text_of(v) for v in items))
+def _join(memory: Memory, items: Sequence[Any], separator: str) -> str:
+    return bounded_text(memory, separator.join(text_of(v) for v in items))
 
 
-def bounded_text(text: str) -> str:
+def bounded_text(memory: Memory, text: str) -> str:
     """Text no longer than the limit (doubling a text in a loop would exhaust memory),
-    counted in :data:`~rulekit.runtime.sizes.TEXT_BUILT`."""
+    counted in the program's ``memory.text_built``."""
     if len(text) > LIMITS.max_text_chars:
         raise RuleFailure(f"a text grew beyond {LIMITS.max_text_chars} characters (the limit max_text_chars)")
-    TEXT_BUILT[0] += len(text)
+    memory.text_built += len(text)
     return text
 
 
@@ -79,9 +83,10 @@ def _width(width: int) -> int:
     STR,
     "The value as text, left-aligned: spaces added on the right up to width.",
     example='pad("ab", 4) == "ab  "',
+    memory=True,
 )
-def _pad(value: Any, width: int) -> str:
-    return bounded_text(text_of(value).ljust(_width(width)))
+def _pad(memory: Memory, value: Any, width: int) -> str:
+    return bounded_text(memory, text_of(value).ljust(_width(width)))
 
 
 @_register(
@@ -90,9 +95,10 @@ def _pad(value: Any, width: int) -> str:
     STR,
     "The value as text, right-aligned: spaces added on the left up to width.",
     example='pad_left(7, 3) == "  7"',
+    memory=True,
 )
-def _pad_left(value: Any, width: int) -> str:
-    return bounded_text(text_of(value).rjust(_width(width)))
+def _pad_left(memory: Memory, value: Any, width: int) -> str:
+    return bounded_text(memory, text_of(value).rjust(_width(width)))
 
 
 @_register(
@@ -101,9 +107,10 @@ def _pad_left(value: Any, width: int) -> str:
     STR,
     "The value as text, centred in width characters.",
     example='center("X", 3) == " X "',
+    memory=True,
 )
-def _center(value: Any, width: int) -> str:
-    return bounded_text(text_of(value).center(_width(width)))
+def _center(memory: Memory, value: Any, width: int) -> str:
+    return bounded_text(memory, text_of(value).center(_width(width)))
 
 
 @_register(

@@ -26,7 +26,8 @@ from typing import Any
 
 from attrs import define, field
 
-from rulekit.compiler.program import Program, compile_rules
+from rulekit.compiler.build import compile_rules
+from rulekit.compiler.program import Program
 from rulekit.errors import RulekitError
 from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.exclusions import EXCLUSIONS, Exclusion, load_exclusions
