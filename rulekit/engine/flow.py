@@ -284,7 +284,7 @@ def _make_step(node_id: int, node: FlowNode, enters: list[Enter], nodes: list[Fl
             for seat, name, args in chosen:
                 F[_DECISION] = (seat, actions)
                 R.reset_steps()
-                state._run(seat, name, args)
+                state.run_action(seat, name, args)
             return False if chosen else None
 
         return simultaneous

@@ -368,7 +368,7 @@ class State:
         if weight is None:
             return 1
         me = self.current_player()
-        return self._evaluate(
+        return self.evaluate(
             lambda: max(0, _whole(weight(self.fields, self.game.runtime, me, *action.args), "a weight")),
             f"the bot weight of {self.game.action_to_string(action)}",
             compiled.decl.span,
@@ -545,12 +545,12 @@ class State:
         runtime = self.game.runtime
         n = self.game.num_players
         if outcome.cooperative(self.game):  # one shared score, the same for every seat
-            return self._evaluate(
+            return self.evaluate(
                 lambda: [_whole(score(self.fields, runtime, -1, 0), "a score")] * n,
                 "computing the scores",
                 self.game.program.rules.scoring.span,
             )
-        return self._evaluate(
+        return self.evaluate(
             lambda: [_whole(score(self.fields, runtime, -1, p), "a score") for p in range(n)],
             "computing the scores",
             self.game.program.rules.scoring.span,
@@ -577,10 +577,10 @@ class State:
                 result.append((p, (score, *extra)))
             return result
 
-        found = self._evaluate(keys, "computing the standings", program.rules.scoring.span)
+        found = self.evaluate(keys, "computing the standings", program.rules.scoring.span)
         return sorted(found, key=lambda pk: pk[1], reverse=True)
 
-    def _evaluate(self, compute: Callable[[], _T], doing: str, span: Span | None) -> _T:
+    def evaluate(self, compute: Callable[[], _T], doing: str, span: Span | None) -> _T:
         """Run rules that only read the state (scores, weights) with a fresh step budget,
         turning anything they raise into a located :class:`RuleEvaluationError`."""
         self.game.runtime.reset_steps()
@@ -691,11 +691,11 @@ class State:
             F[_MOVES] += 1
             flow.chose(self, name, args)
             return
-        ends_turn = self._run(F[_DECISION][0], name, args)
+        ends_turn = self.run_action(F[_DECISION][0], name, args)
         F[_MOVES] += 1
         flow.advance(self, ends_turn)
 
-    def _run(self, me: int, name: str, args: tuple[Any, ...]) -> bool:
+    def run_action(self, me: int, name: str, args: tuple[Any, ...]) -> bool:
         """Run action ``name`` for player ``me``: its triggers, cost and effect (not the flow);
         return whether it ends the turn."""
         game = self.game

@@ -52,7 +52,7 @@ def teams(state: State) -> list[int]:
     if outcome != TEAMS or team is None:
         return list(range(n))
     runtime = game.runtime
-    return state._evaluate(
+    return state.evaluate(
         lambda: [_whole(team(state.fields, runtime, -1, p)) for p in range(n)],
         "computing the teams",
         game.program.rules.scoring.span,
