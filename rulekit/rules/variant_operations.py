@@ -9,6 +9,7 @@ from typing import Any
 import attrs
 
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
+from rulekit.rules.parameters import apply_setting
 from rulekit.rules.adjust import apply_adjust
 from rulekit.rules.compose import (
     NAMED_SECTIONS,
@@ -52,7 +53,9 @@ def apply_variant(data: LocDict, variant: VariantSource, bag: DiagnosticBag) -> 
     """Run one variant's operations, in the order written, collecting problems in ``bag``."""
     own = DiagnosticBag()
     for key, value in variant.data.items():
-        if key == "set":
+        if key == "parameter":  # a --param setting (rules/parameters.py), never in a file
+            apply_setting(data, value, own)
+        elif key == "set":
             apply_set(data, value, variant.data, own)
         elif key == "replace":
             _apply_replace(data, value, variant.data, own)
