@@ -82,7 +82,7 @@ def setting_value(ref: str | Path, data: Any, ruleset: str) -> tuple[str, Any]:
 
 def setting_variant_data(name: str, value: Any, ruleset: str, display: str) -> LocDict:
     """The located data of the one-line variant a setting stands for."""
-    data = LocDict({"variant": f"param {name}", "ruleset": ruleset, "parameter": {name: value}})
+    data = LocDict({"variant": f"--param {name}", "ruleset": ruleset, "parameter": {name: value}})
     data.span = Span(display, 1, 1)
     data.key_spans = {}
     return data
@@ -131,7 +131,9 @@ def _inconsistency(parameter: m.Parameter, node: Node) -> tuple[str, Span] | Non
         return "a choice parameter needs choices: [A, B, ...]", node.span
     if parameter.low is not None and parameter.high is not None and parameter.low > parameter.high:
         return f"min {parameter.low} is above max {parameter.high}", node.where("min")
-    if _parse(value_text(parameter.value), parameter) != parameter.value or isinstance(parameter.value, float):
+    if _parse(value_text(parameter.value), parameter) != parameter.value or isinstance(
+        parameter.value, float
+    ):
         return f"the default must be {parameter.allowed()}, not {parameter.value!r}", node.where("default")
     return None
 
@@ -179,7 +181,10 @@ def constant_of(parameter: m.Parameter) -> m.Constant:
     from rulekit.rules.values import parse_declared
 
     return m.Constant(
-        parameter.name, parameter.value, parameter.span, parse_declared(CONSTANT_TYPES[parameter.kind], frozenset())
+        parameter.name,
+        parameter.value,
+        parameter.span,
+        parse_declared(CONSTANT_TYPES[parameter.kind], frozenset()),
     )
 
 

@@ -176,7 +176,7 @@ def _setting(ref: str, source: RulesetSource | None) -> VariantSource:
     display = f"{PREFIX}{name}={value_text(value)}"
     data = setting_variant_data(name, value, source.name, display)
     return VariantSource(
-        name=f"param {name}",
+        name=f"--param {name}",
         path=Path(display),
         display=display,
         data=data,

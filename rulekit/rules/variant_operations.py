@@ -9,7 +9,6 @@ from typing import Any
 import attrs
 
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
-from rulekit.rules.parameters import apply_setting
 from rulekit.rules.adjust import apply_adjust
 from rulekit.rules.compose import (
     NAMED_SECTIONS,
@@ -17,6 +16,7 @@ from rulekit.rules.compose import (
     ModuleSource,
     RulesetSource,
 )
+from rulekit.rules.parameters import apply_setting
 from rulekit.rules.patch import add_entries, extend_entries, known_section, override_entries, remove_entry
 from rulekit.rules.paths import apply_set, resolve
 from rulekit.rules.variant_constraints import check_constraints, data_players

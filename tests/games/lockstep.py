@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 #: rulekit's action text (in its state) -> OpenSpiel's action string.
@@ -42,13 +41,3 @@ def lockstep(
         text = rng.choice(sorted(mine))
         a.apply_action(mine[text])
         b.apply_action(offered[text])
-
-
-def constants_variant(directory: Path, ruleset: str, **constants: Any) -> str:
-    """A variant file in ``directory`` setting the ruleset's constants (a board size)."""
-    name = "size_" + "_".join(f"{k}{v}" for k, v in constants.items())
-    lines = [f"variant: {name}", f"ruleset: {ruleset}", "set:"]
-    lines += [f"  constants.{key}: {value}" for key, value in constants.items()]
-    path = directory / f"{name}.yaml"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return str(path)
