@@ -16,6 +16,7 @@ declared type and range.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -188,7 +189,7 @@ def constant_of(parameter: m.Parameter) -> m.Constant:
     )
 
 
-def settings(values: dict[str, Any]) -> list[str]:
+def settings(values: Mapping[str, Any]) -> list[str]:
     """The variant references setting parameters to ``values`` (an OpenSpiel game's params,
     PettingZoo's keyword arguments): ``{"ROWS": 5}`` gives ``["param:ROWS=5"]``."""
     return [setting_ref(f"{name}={value_text(value)}") for name, value in values.items()]

@@ -135,8 +135,9 @@ def _cli_section(command: str) -> str:
     return section
 
 
-# --with and --variant are described once, in the table of options shared by the commands that load rules.
-_SHARED_OPTIONS = {"--with", "--variant", "-h", "--help"}
+# --with, --variant and --param are described once, in the table of options shared by the commands
+# that load rules.
+_SHARED_OPTIONS = {"--with", "--variant", "--param", "-h", "--help"}
 
 
 @pytest.mark.parametrize("command", sorted(_cli_commands()))
