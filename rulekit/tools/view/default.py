@@ -185,9 +185,9 @@ class _Sketch:
         points = []
         for kind in self.rules.kinds.values():
             for item in kind.items:
-                x, y = item.values.get("x"), item.values.get("y")
-                if _is_point((x, y)):
-                    points.append((x, y))
+                point = (item.values.get("x"), item.values.get("y"))
+                if _is_point(point):
+                    points.append((int(point[0]), int(point[1])))
         return points
 
     # -- the whole picture
