@@ -185,9 +185,10 @@ class _Sketch:
         points = []
         for kind in self.rules.kinds.values():
             for item in kind.items:
-                point = (item.values.get("x"), item.values.get("y"))
-                if _is_point(point):
-                    points.append((int(point[0]), int(point[1])))
+                x: Any = item.values.get("x")
+                y: Any = item.values.get("y")
+                if _is_point((x, y)):
+                    points.append((x, y))
         return points
 
     # -- the whole picture
