@@ -73,20 +73,20 @@ def test_bench_prints_the_time_per_playout_of_both_and_their_ratio(
 
 
 def test_the_against_table_lists_each_counterpart_of_each_row() -> None:
-    base = dict(
-        ruleset="g",
-        players=2,
-        modules=(),
-        playouts=1,
-        actions=1,
-        seconds=1.0,
-        playouts_per_s=1.0,
-        actions_per_s=1.0,
-        us_per_action=1.0,
-        legal_us=1.0,
-        clone_us=1.0,
-        state_fields=1,
-    )
+    base = {
+        "ruleset": "g",
+        "players": 2,
+        "modules": (),
+        "playouts": 1,
+        "actions": 1,
+        "seconds": 1.0,
+        "playouts_per_s": 1.0,
+        "actions_per_s": 1.0,
+        "us_per_action": 1.0,
+        "legal_us": 1.0,
+        "clone_us": 1.0,
+        "state_fields": 1,
+    }
     rows = [
         Row(key="g 2p", **base, against=(("cpp", "g()", 2.0, 0.5, 3.0, 4.0, 5.0),)),
         Row(key="h 3p", **base),
