@@ -51,7 +51,7 @@ def split_setting(ref: str | Path) -> tuple[str, str]:
     body = str(ref)[len(PREFIX) :]
     name, equals, value = body.partition("=")
     if not equals or not name.strip():
-        raise RulesetError(Diagnostic(f"--param takes NAME=VALUE, not {body!r}"))
+        raise RulesetError(Diagnostic(f"--param takes NAME=VALUE, not {_shown(body)}"))
     return name.strip(), value.strip()
 
 
@@ -71,14 +71,21 @@ def setting_value(ref: str | Path, data: Any, ruleset: str) -> tuple[str, Any]:
         if hint is None:
             listed = ", ".join(str(k) for k in declared)
             hint = f"{ruleset}'s parameters: {listed}" if listed else f"{ruleset} declares no parameters"
-        raise RulesetError(Diagnostic(f"{ruleset} has no parameter '{name}'", hint=hint))
+        raise RulesetError(Diagnostic(f"{ruleset} has no parameter {_shown(name)}", hint=hint))
     parameter = _declared(name, spec)
     value = _parse(text, parameter)
     if value is None:
         raise RulesetError(
-            Diagnostic(f"parameter {name} must be {parameter.allowed()}, not {text!r}", hint=parameter.doc)
+            Diagnostic(
+                f"parameter {name} must be {parameter.allowed()}, not {_shown(text)}", hint=parameter.doc
+            )
         )
     return name, value
+
+
+def _shown(text: str) -> str:
+    """Text from a command line or a log, quoted, escaped and cut short."""
+    return repr(text if len(text) <= 40 else text[:40] + "...")
 
 
 def setting_variant_data(name: str, value: Any, ruleset: str, display: str) -> LocDict:

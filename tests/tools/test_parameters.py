@@ -170,3 +170,26 @@ def test_every_command_that_starts_games_takes_param(command: str) -> None:
     words = {"replay": ["LOG"], "render": ["nim", "-o", "out.svg"], "bench": ["nim"]}.get(command, ["nim"])
     args = parser.parse_args([command, *words, "--param", "PILE_COUNT=2", "--param", "MISERE=false"])
     assert args.variants == ["param:PILE_COUNT=2", "param:MISERE=false"]
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        "param:PILE_COUNT=" + "9" * 5000,
+        "param:=3",
+        "param:__class__=1",
+        "param:PILE_COUNT=\u0661",
+        "param:MISERE=1",
+    ],
+)
+def test_a_hostile_setting_in_a_log_is_exit_1_without_a_traceback(
+    run: Run, tmp_path: Path, setting: str
+) -> None:
+    log = tmp_path / "game.jsonl"
+    run("play", "nim", "--quiet", "--seed", "1", "--param", "PILE_COUNT=1", "--log", str(log))
+    log.write_text(log.read_text().replace("param:PILE_COUNT=1", setting.replace("\\", "\\\\")))
+    status, _, err = run("replay", str(log))
+    assert status == 1, err
+    assert "\x1b" not in err
+    assert err.startswith("error: ") and "Traceback" not in err
+    assert len(err) < 2000
