@@ -4,7 +4,8 @@
 ``rulekit_my_game`` with :mod:`pyspiel` and returns it loaded; afterwards
 ``pyspiel.load_game("rulekit_my_game(players=3,modules=harbor+market)")`` works too.
 
-Game parameters: ``players``; ``modules`` and ``variants`` (names joined by ``+``);
+Game parameters: ``players``; ``modules`` and ``variants`` (names joined by ``+``); the
+ruleset's own ``parameters:`` under their names (``{"ROWS": 5}``, checked like ``--param``);
 ``seeds`` (how many RNG seeds the chance node draws from); ``bound`` (the box of open
 action parameters, see :mod:`rulekit.engine.spaces`); ``max_moves`` (the horizon,
 0 = :data:`DEFAULT_MAX_MOVES`); ``max_chance_nodes`` (0 = ``max_moves``);
@@ -77,7 +78,7 @@ import hashlib
 import json
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -98,6 +99,7 @@ from rulekit.engine.spaces import (
 from rulekit.errors import Diagnostic, RulekitError
 from rulekit.load import load_game, load_program
 from rulekit.rules.compose import find_ruleset
+from rulekit.rules.parameters import is_setting, settings, split_setting
 from rulekit.runtime.chance import ChanceControl, ChancePending
 
 PREFIX = "rulekit_"
@@ -123,8 +125,12 @@ def register(
     max_moves: int = 0,
     max_chance_nodes: int = 0,
     explicit_setup: bool = False,
+    params: Mapping[str, Any] | None = None,
 ) -> Any:
     """Register ``ruleset`` (a bundled name or a directory) with pyspiel; return the loaded game.
+
+    ``params`` sets the ruleset's own parameters (``parameters:``, e.g. ``{"ROWS": 5}``); they
+    are OpenSpiel game parameters too, so ``pyspiel.load_game("rulekit_x", {"ROWS": 5})`` works.
 
     Raises:
         RulesetError: the rules, modules or variants are wrong.
@@ -158,6 +164,7 @@ def register(
             "max_chance_nodes": 0,
             "explicit_setup": False,
         }
+        defaults |= {n: p.value for n, p in rules.parameters.items() if n not in defaults}
         game_class = type(f"RulekitGame_{program.name}", (RulekitGame,), {"registered_name": name})
         pyspiel.register_game(_game_type(name, program, players, defaults), game_class)
     params = {
@@ -169,6 +176,7 @@ def register(
         "max_moves": max_moves,
         "max_chance_nodes": max_chance_nodes,
         "explicit_setup": explicit_setup,
+        **(params or {}),
     }
     return pyspiel.load_game(name, params)
 
@@ -222,6 +230,25 @@ def _utility(program: Program, players: int) -> Any:
     return kind.ZERO_SUM if players == 2 and outcome == "competitive" else kind.GENERAL_SUM
 
 
+#: The adapter's own game parameters; any other is one of the ruleset's ``parameters:``.
+_ADAPTER_PARAMS = frozenset(
+    {"players", "modules", "variants", "seeds", "bound", "max_moves", "max_chance_nodes", "explicit_setup"}
+)
+
+
+def _ruleset_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in params.items() if k not in _ADAPTER_PARAMS}
+
+
+def _variants(text: str, chosen: Mapping[str, Any]) -> tuple[str, ...]:
+    """The variants named in ``text`` then the settings of the ruleset parameters ``chosen``
+    (which replace a setting of the same parameter among the variants)."""
+    mine = tuple(settings(chosen))
+    named = {split_setting(ref)[0] for ref in mine}
+    given = tuple(v for v in _names(text) if not (is_setting(v) and split_setting(v)[0] in named))
+    return given + mine
+
+
 def _names(text: str) -> tuple[str, ...]:
     return tuple(part for part in text.split("+") if part)
 
@@ -239,7 +266,7 @@ class RulekitGame(pyspiel.Game):
             str(ruleset),
             int(params["players"]),
             _names(str(params.get("modules", ""))),
-            _names(str(params.get("variants", ""))),
+            _variants(str(params.get("variants", "")), _ruleset_params(params)),
         )
         self.engine = _engine(self.spec)
         self.random = uses_randomness(self.engine.program)
@@ -281,7 +308,8 @@ class RulekitGame(pyspiel.Game):
         """Pickled as the registration that makes it (the class itself is made at run time):
         unpickling registers the ruleset again if needed and loads the same game."""
         ruleset, players, modules, variants = self.spec
-        return _unpickle_game, (ruleset, players, modules, variants, self.get_parameters())
+        given = tuple(v for v in variants if not is_setting(v))  # the settings are in the parameters
+        return _unpickle_game, (ruleset, players, modules, given, self.get_parameters())
 
     def max_chance_nodes_in_history(self) -> int:
         """At most ``max_chance_nodes`` (later draws come from the state's RNG)."""

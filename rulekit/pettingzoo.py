@@ -39,6 +39,7 @@ from rulekit.engine.game import Action, Game, State
 from rulekit.engine.spaces import ActionSpace, ObservationEncoder
 from rulekit.errors import Diagnostic, IllegalActionError
 from rulekit.load import load_game, load_program
+from rulekit.rules.parameters import settings
 from rulekit.tools.render import render_state
 
 RENDER_MODES = ("human", "ansi")
@@ -53,7 +54,9 @@ def env(
 ) -> AECEnv:
     """The environment of ``ruleset``, with PettingZoo's order-enforcing wrapper.
 
-    Keyword arguments go to :class:`RulekitEnv` (``render_mode``, ``max_cycles``, ``bound``).
+    Keyword arguments go to :class:`RulekitEnv` (``render_mode``, ``max_cycles``, ``bound``);
+    any other sets one of the ruleset's parameters (``env("hex", ROWS=5)``, checked like
+    ``--param``).
     """
     return wrappers.OrderEnforcingWrapper(raw_env(ruleset, players, modules, variants, **kwargs))
 
@@ -81,10 +84,17 @@ def raw_env(
     variants: Sequence[str] = (),
     **kwargs: Any,
 ) -> RulekitEnv:
-    """The environment without wrappers."""
+    """The environment without wrappers (keyword arguments as :func:`env`'s)."""
+    chosen = {k: v for k, v in kwargs.items() if k not in _ENV_OPTIONS}
+    variants = (*variants, *settings(chosen))
     if players is None:
         players = load_program(ruleset, modules, variants).rules.min_players
-    return RulekitEnv(load_game(ruleset, players, modules, variants), **kwargs)
+    options = {k: v for k, v in kwargs.items() if k in _ENV_OPTIONS}
+    return RulekitEnv(load_game(ruleset, players, modules, variants), **options)
+
+
+#: The keyword arguments of :class:`RulekitEnv` (the others are the ruleset's parameters).
+_ENV_OPTIONS = frozenset({"render_mode", "max_cycles", "bound"})
 
 
 class RulekitEnv(AECEnv):

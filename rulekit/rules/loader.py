@@ -21,6 +21,7 @@ from rulekit.rules import groups, records
 from rulekit.rules import model as m
 from rulekit.rules import schema as s
 from rulekit.rules.generate import expand_copies, generate_items
+from rulekit.rules.parameters import constant_of, read_parameters
 from rulekit.rules.relax import relaxed
 from rulekit.rules.structure import FAILED, RESERVED_NAMES, Entries, Node, Structurer
 from rulekit.rules.values import (
@@ -88,6 +89,7 @@ class _Builder:
         self.st = structurer
         self.bag = bag
         self.data = DataContext({}, 99)
+        self.parameters = read_parameters(_section(root, "parameters"), bag)
 
     def build(self, fingerprint: str, modules: tuple[str, ...]) -> m.RulesModel:
         root = self.root
@@ -112,6 +114,7 @@ class _Builder:
             min_players=low,
             max_players=high,
             constants=self.constants(),
+            parameters=self.parameters,
             kinds=kinds,
             fields=fields,
             functions=self.functions(),
@@ -211,7 +214,7 @@ class _Builder:
                 value["value"] if isinstance(value, LocDict) and set(value) == {"type", "value"} else value
             )
             for name, value in _section(self.root, "constants").items()
-        }
+        } | {name: p.value for name, p in self.parameters.items()}
         return generate_items(
             kind,
             loops,
@@ -246,10 +249,14 @@ class _Builder:
                         )
 
     def constants(self) -> dict[str, m.Constant]:
-        result = {}
+        """The constants, and the parameters (each read as a constant of its name)."""
+        result = {name: constant_of(p) for name, p in self.parameters.items()}
         section = _section(self.root, "constants")
         for name, value in section.items():
             span = section.spans[name]
+            if name in self.parameters:
+                self.bag.error(f"'{name}' is both a constant and a parameter", span)
+                continue
             if not (isinstance(value, LocDict) and set(value) == {"type", "value"}):
                 result[name] = m.Constant(name, plain(value), span)
                 continue

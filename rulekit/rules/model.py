@@ -29,6 +29,35 @@ class Constant:
 
 
 @frozen
+class Parameter:
+    """A game parameter (``parameters:``): read in the rules as the constant ``name`` whose value is
+    ``value`` (the default unless ``--param NAME=VALUE`` chose another)."""
+
+    name: str
+    kind: str  # int, bool or choice
+    value: Any
+    doc: str
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[str, ...] = ()
+    span: Span | None = None
+
+    def allowed(self) -> str:
+        """The values allowed, in words: ``a whole number from 2 to 26``, ``true or false``."""
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
+        if self.low is not None and self.high is not None:
+            return f"a whole number from {self.low} to {self.high}"
+        if self.low is not None:
+            return f"a whole number from {self.low}"
+        if self.high is not None:
+            return f"a whole number up to {self.high}"
+        return "a whole number"
+
+
+@frozen
 class Item:
     """One component instance: ``{id: a1, row: 0, col: 0}``."""
 
@@ -314,6 +343,8 @@ class RulesModel:
     origins: dict[str, dict[str, str]] = field(factory=dict)
     #: Named effect blocks (``procedures:``), called as statements.
     procedures: dict[str, ProcedureDecl] = field(factory=dict)
+    #: Game parameters (``parameters:``), by name, with the values chosen; each is also a constant.
+    parameters: dict[str, Parameter] = field(factory=dict)
     #: Declared record types (``records:``), by name.
     records: dict[str, Type] = field(factory=dict)
     #: Enumerations (``enums:``), by name.

@@ -93,6 +93,7 @@ from rulekit.rules.schema_entries import (
     FLOW_STEP,
     FUNCTION,
     INVARIANT,
+    PARAMETER,
     PLAYERS,
     PROCEDURE,
     PROPERTY,
@@ -108,6 +109,12 @@ from rulekit.rules.schema_entries import (
 #: The sections of a rules file, in the order the model is built.
 SECTIONS: tuple[Key, ...] = (
     Key("constants", MapOf(Data(), "constant"), "Named constants.", section="named"),
+    Key(
+        "parameters",
+        MapOf(PARAMETER, "parameter"),
+        "Game parameters (a board size): read as constants, chosen with --param NAME=VALUE.",
+        section="named",
+    ),
     Key("components", MapOf(COMPONENT_KIND, "component kind"), "Component kinds.", section="named"),
     Key(
         "state",

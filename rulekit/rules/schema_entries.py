@@ -31,6 +31,19 @@ _CITE = Key("cite", Text(), "The rule it comes from, e.g. §4.3.")
 _DOC = Key("doc", Text(), "A description.")
 _MESSAGE = Key("message", Text(), "What it means when it fails.")
 
+PARAMETER = Table(
+    "parameter",
+    (
+        Key("type", Enum(("int", "bool", "choice")), "int, bool or choice.", required=True),
+        Key("default", Data(), "The value when none is given (the shipped game).", required=True),
+        Key("min", Int(), "The smallest value allowed (int)."),
+        Key("max", Int(), "The largest value allowed (int)."),
+        Key("choices", Names(one_ok=False), "The values allowed (choice)."),
+        Key("doc", Text(), "One line: what it changes.", required=True),
+    ),
+    "A game parameter: read in the rules as a constant of the same name, set with --param NAME=VALUE.",
+)
+
 PLAYERS = Table(
     "players",
     (

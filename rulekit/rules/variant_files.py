@@ -20,6 +20,7 @@ from rulekit.rules.compose import (
     load_source,
     plain_data,
 )
+from rulekit.rules.parameters import PREFIX, is_setting, setting_value, setting_variant_data, value_text
 from rulekit.rules.yaml_source import LocDict, load_file, span_of
 
 VARIANT_KEYS = (
@@ -110,6 +111,8 @@ def load_variant(ref: str | Path, source: RulesetSource | None = None) -> Varian
     Raises:
         RulesetError: not a variant file, unknown keys, malformed constraints.
     """
+    if is_setting(ref):
+        return _setting(str(ref), source)
     path = find_variant(str(ref), source)
     display = display_path(path)
     data = load_file(path, display)
@@ -157,6 +160,32 @@ def load_variant(ref: str | Path, source: RulesetSource | None = None) -> Varian
         requires=requires,
         conflicts=conflicts,
         players=players,
+        fingerprint=variant_fingerprint(data),
+    )
+
+
+def _setting(ref: str, source: RulesetSource | None) -> VariantSource:
+    """A parameter setting (``param:NAME=VALUE``) as the one-line variant it stands for.
+
+    Raises:
+        RulesetError: no such parameter, or a value it does not allow.
+    """
+    if source is None:
+        raise RulesetError(Diagnostic(f"{ref}: a parameter setting needs its ruleset"))
+    name, value = setting_value(ref, source.data, source.name)
+    display = f"{PREFIX}{name}={value_text(value)}"
+    data = setting_variant_data(name, value, source.name, display)
+    return VariantSource(
+        name=f"--param {name}",
+        path=Path(display),
+        display=display,
+        data=data,
+        title=f"{name} = {value_text(value)}",
+        description="",
+        ruleset=source.name,
+        requires=(),
+        conflicts=(),
+        players=None,
         fingerprint=variant_fingerprint(data),
     )
 

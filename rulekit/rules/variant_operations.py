@@ -16,6 +16,7 @@ from rulekit.rules.compose import (
     ModuleSource,
     RulesetSource,
 )
+from rulekit.rules.parameters import apply_setting
 from rulekit.rules.patch import add_entries, extend_entries, known_section, override_entries, remove_entry
 from rulekit.rules.paths import apply_set, resolve
 from rulekit.rules.variant_constraints import check_constraints, data_players
@@ -52,7 +53,9 @@ def apply_variant(data: LocDict, variant: VariantSource, bag: DiagnosticBag) -> 
     """Run one variant's operations, in the order written, collecting problems in ``bag``."""
     own = DiagnosticBag()
     for key, value in variant.data.items():
-        if key == "set":
+        if key == "parameter":  # a --param setting (rules/parameters.py), never in a file
+            apply_setting(data, value, own)
+        elif key == "set":
             apply_set(data, value, variant.data, own)
         elif key == "replace":
             _apply_replace(data, value, variant.data, own)

@@ -33,6 +33,7 @@ from pathlib import Path
 from rulekit.rules.compose import (
     RulesetSource,
 )
+from rulekit.rules.parameters import is_setting
 from rulekit.rules.variant_constraints import check_constraints, data_players
 from rulekit.rules.variant_files import (
     OPERATIONS,
@@ -76,5 +77,6 @@ def variant_cache_key(
     key = [f"players={players}"]
     for ref in refs:
         variant = load_variant(ref, source)
-        key.append(f"{variant.path.resolve()}@{variant.fingerprint}")
+        where = variant.display if is_setting(ref) else variant.path.resolve()
+        key.append(f"{where}@{variant.fingerprint}")
     return tuple(key)

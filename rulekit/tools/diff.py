@@ -160,7 +160,7 @@ def _subjects(change: Change, old: LocDict, new: LocDict) -> list[str]:
     """The names a change touches, as rules read them: a constant, function, state field,
     event or action by its name; a component attribute by the attribute's name; a component
     by its id and its kind's collection."""
-    if change.section in ("constants", "functions", "state", "events", "actions"):
+    if change.section in ("constants", "parameters", "functions", "state", "events", "actions"):
         return [change.name.rpartition(".")[2]]
     if change.section != "components":
         return []
@@ -194,6 +194,7 @@ def diff_data(old: LocDict, new: LocDict) -> list[Change]:
         if plain_data(old.get(key)) != plain_data(new.get(key)):
             changes.append(_change("ruleset", key, old, new, key))
     changes += _constants(old, new)
+    changes += _parameters(old, new)
     changes += _components(old, new)
     for section in ENTRY_SECTIONS:
         old_section, new_section = _mapping(old.get(section)), _mapping(new.get(section))
@@ -228,6 +229,24 @@ def _constants(old: LocDict, new: LocDict) -> list[Change]:
             if change.kind == "changed" and not fits_inline(change.old, change.new):
                 change.diff = unified(dump(change.old), dump(change.new), change.old_at, change.new_at)
             result.append(change)
+    return result
+
+
+def _parameters(old: LocDict, new: LocDict) -> list[Change]:
+    """A parameter whose default changed shows the two defaults; any other change, the entries."""
+    result = []
+    old_p, new_p = _mapping(old.get("parameters")), _mapping(new.get("parameters"))
+    for name in _names(old_p, new_p):
+        a, b = plain_data(old_p.get(name)), plain_data(new_p.get(name))
+        if a == b:
+            continue
+        change = _change("parameters", str(name), old_p, new_p, name)
+        if isinstance(a, dict) and isinstance(b, dict) and {**a, "default": None} == {**b, "default": None}:
+            a, b = a.get("default"), b.get("default")
+        change.old, change.new = a, b
+        if change.kind == "changed" and not fits_inline(change.old, change.new):
+            change.diff = unified(dump(change.old), dump(change.new), change.old_at, change.new_at)
+        result.append(change)
     return result
 
 

@@ -7,13 +7,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rulekit.errors import Diagnostic, UsageError
+from rulekit.rules.parameters import setting_ref
 from rulekit.tools.bots import parse_bots
 
 
 def add_rules_options(parser: argparse.ArgumentParser, *, modules: bool = True) -> None:
-    """Add ``--with MOD,...`` (unless ``modules`` is false) and ``--variant FILE``, both repeatable.
+    """Add ``--with MOD,...`` (unless ``modules`` is false), ``--variant FILE`` and
+    ``--param NAME=VALUE``, all repeatable.
 
-    They land in ``args.modules`` (read it with :func:`module_names`) and ``args.variants``.
+    They land in ``args.modules`` (read it with :func:`module_names`) and ``args.variants`` (a
+    parameter setting as the reference ``param:NAME=VALUE``, see :mod:`rulekit.rules.parameters`).
     """
     if modules:
         parser.add_argument(
@@ -31,6 +34,14 @@ def add_rules_options(parser: argparse.ArgumentParser, *, modules: bool = True) 
         default=[],
         metavar="FILE",
         help="a variant file, or the name of a variant shipped with the ruleset (repeatable)",
+    )
+    parser.add_argument(
+        "--param",
+        dest="variants",
+        action="append",
+        type=setting_ref,
+        metavar="NAME=VALUE",
+        help="set one of the ruleset's parameters (rulekit rules lists them; repeatable)",
     )
 
 
@@ -73,7 +84,8 @@ def module_names(values: Sequence[str] | None) -> list[str]:
 
 
 def parse_against(command: str, words: Sequence[str], *, hint: str | None = None) -> argparse.Namespace:
-    """Read the words after ``--against``: ``[RULESET] [--with MOD,...] [--variant FILE]... [--json]``.
+    """Read the words after ``--against``: ``[RULESET] [--with MOD,...] [--variant FILE]...
+    [--param NAME=VALUE]... [--json]``.
 
     Commands that compare two configurations (``diff``, ``simulate``) take everything
     after ``--against`` as the other side.  The result has ``ruleset`` (None: the same),

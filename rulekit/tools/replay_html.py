@@ -89,7 +89,7 @@ def collect(
 
     Raises:
         ReplayError: an action cannot be replayed (the line is named).
-        RulesetError: the ruleset has no view or its view does not compile.
+        RulesetError: the ruleset's view does not compile (a ruleset without one gets the default view).
     """
     log = read_log(path)
     game = load_game_for(log, ruleset, variants)

@@ -162,6 +162,20 @@ def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence
             return f"{name}: {spec.get('type', '')} = {_one_line(_yaml_text(plain_data(spec['value'])))}"
         return f"{name} = {_one_line(_yaml_text(plain_data(spec)))}"
 
+    def parameter(name: str, spec: Any) -> str:
+        spec = spec if isinstance(spec, dict) else {}
+        kind = str(spec.get("type", ""))
+        default = _one_line(_yaml_text(plain_data(spec.get("default"))))
+        allowed = ""
+        if kind == "int" and ("min" in spec or "max" in spec):
+            allowed = f" ({spec.get('min', '')}..{spec.get('max', '')})"
+        elif kind == "choice":
+            allowed = f" ({', '.join(str(c) for c in spec.get('choices') or ())})"
+        text = f"{name}: {kind} = {default}{allowed}   --param {name}=VALUE"
+        if spec.get("doc"):
+            text += f"\n      {_one_line(spec['doc'])}"
+        return text
+
     def function(name: str, spec: Any) -> str:
         if isinstance(spec, dict):
             params = ", ".join(f"{k}: {v}" for k, v in (spec.get("params") or {}).items())
@@ -187,6 +201,7 @@ def describe_rules(ruleset: str, modules: Sequence[str] = (), variants: Sequence
 
     _describe_components(out, data, base, item_origin)
     _describe_state(out, data, base, origin)
+    simple("parameters", parameter)
     simple("constants", constant)
     simple("functions", function)
     simple("events", event)

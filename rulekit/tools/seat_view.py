@@ -42,7 +42,7 @@ def seat_view(state: State, seat: int | None) -> SeatView:
     """What ``seat`` (None: a spectator) is shown of ``state``.
 
     Raises:
-        RulesetError: the ruleset has no view or its view does not compile.
+        RulesetError: the ruleset's view does not compile (a ruleset without one gets the default view).
     """
     picture = draw(state, seat)
     terminal = state.is_terminal()

@@ -15,7 +15,6 @@ import math
 import random
 from collections import defaultdict
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 #: rulekit's action text (in its state) -> OpenSpiel's action string.
@@ -130,16 +129,6 @@ def lockstep_tree(
         for mine, theirs_action in actions.values():
             stack.append((a.child(mine), b.child(theirs_action)))
     return compared
-
-
-def constants_variant(directory: Path, ruleset: str, **constants: Any) -> str:
-    """A variant file in ``directory`` setting the ruleset's constants (a board size)."""
-    name = "size_" + "_".join(f"{k}{v}" for k, v in constants.items())
-    lines = [f"variant: {name}", f"ruleset: {ruleset}", "set:"]
-    lines += [f"  constants.{key}: {value}" for key, value in constants.items()]
-    path = directory / f"{name}.yaml"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return str(path)
 
 
 #: rulekit's chance outcome text (``event = value``) -> OpenSpiel's chance outcome string.

@@ -21,7 +21,7 @@ pyspiel = require("pyspiel", "openspiel")
 
 from rulekit import openspiel as rk  # noqa: E402
 from rulekit.tools.scenario import find_scenarios, run_scenario  # noqa: E402
-from tests.games.lockstep import constants_variant, lockstep  # noqa: E402
+from tests.games.lockstep import lockstep  # noqa: E402
 
 BREAKTHROUGH = Path(__file__).resolve().parents[2] / "rulesets" / "breakthrough"
 MOVE = re.compile(r"move\(c(\d+)_(\d+), c(\d+)_(\d+)\)")
@@ -67,16 +67,14 @@ _REGISTERED: dict[tuple[int, int], Any] = {}
 
 
 @pytest.fixture(scope="module")
-def sized(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """rulekit's breakthrough on a rows x columns board (a variant setting the constants),
-    registered once per size."""
+def sized() -> Any:
+    """rulekit's breakthrough on a rows x columns board (its parameters), loaded once per size."""
 
     def register(rows: int, columns: int) -> Any:
         if (rows, columns) not in _REGISTERED:
-            variant = constants_variant(
-                tmp_path_factory.mktemp("variants"), "breakthrough", ROWS=rows, COLUMNS=columns
+            _REGISTERED[rows, columns] = rk.register(
+                "breakthrough", params={"ROWS": rows, "COLUMNS": columns}
             )
-            _REGISTERED[rows, columns] = rk.register("breakthrough", variants=[variant])
         return _REGISTERED[rows, columns]
 
     return register

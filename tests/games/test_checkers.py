@@ -11,7 +11,6 @@ is the top row), from then to: ``step((0, 5), (1, 4))`` is ``a3b4``.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +20,7 @@ from tests.ecosystem.extras import require
 pyspiel = require("pyspiel", "openspiel")
 
 from rulekit import openspiel as rk  # noqa: E402
-from tests.games.lockstep import constants_variant, lockstep  # noqa: E402
+from tests.games.lockstep import lockstep  # noqa: E402
 
 
 def _theirs_text(ours_text: str, rows: int) -> str:
@@ -35,10 +34,6 @@ def _lockstep(ours: Any, theirs: Any, seed: int, rows: int = 8) -> int:
     return lockstep(ours, theirs, seed, lambda a, text: _theirs_text(text, rows))
 
 
-def _variant(tmp_path: Path, size: int) -> str:
-    return constants_variant(tmp_path, "checkers", ROWS=size, COLS=size)
-
-
 @pytest.fixture(scope="module")
 def games() -> tuple[Any, Any]:
     return rk.register("checkers"), pyspiel.load_game("checkers")
@@ -50,8 +45,8 @@ def test_a_random_game_matches_openspiel_checkers(games: tuple[Any, Any], seed: 
 
 
 @pytest.mark.parametrize("size", [10, 12])
-def test_other_board_sizes_match_openspiel_checkers(tmp_path: Path, size: int) -> None:
-    ours = rk.register("checkers", variants=[_variant(tmp_path, size)])
+def test_other_board_sizes_match_openspiel_checkers(size: int) -> None:
+    ours = rk.register("checkers", params={"ROWS": size, "COLS": size})
     theirs = pyspiel.load_game("checkers", {"rows": size, "columns": size})
     for seed in range(5):
         _lockstep(ours, theirs, seed, rows=size)

@@ -10,7 +10,6 @@ rulekit's ``horizontal((R, C))`` and ``vertical((R, C))`` are OpenSpiel's ``PN(h
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +19,7 @@ from tests.ecosystem.extras import require
 pyspiel = require("pyspiel", "openspiel")
 
 from rulekit import openspiel as rk  # noqa: E402
-from tests.games.lockstep import constants_variant, lockstep  # noqa: E402
+from tests.games.lockstep import lockstep  # noqa: E402
 
 
 def _theirs_text(ours_text: str, player: int) -> str:
@@ -31,10 +30,6 @@ def _theirs_text(ours_text: str, player: int) -> str:
 
 def _lockstep(ours: Any, theirs: Any, seed: int) -> int:
     return lockstep(ours, theirs, seed, lambda a, text: _theirs_text(text, a.current_player()))
-
-
-def _variant(tmp_path: Path, rows: int, cols: int) -> str:
-    return constants_variant(tmp_path, "dots_and_boxes", ROWS=rows, COLS=cols)
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +43,8 @@ def test_a_random_game_matches_openspiel_dots_and_boxes(games: tuple[Any, Any], 
 
 
 @pytest.mark.parametrize(("rows", "cols"), [(1, 1), (3, 2), (3, 3)])
-def test_other_grid_sizes_match_openspiel_dots_and_boxes(tmp_path: Path, rows: int, cols: int) -> None:
-    ours = rk.register("dots_and_boxes", variants=[_variant(tmp_path, rows, cols)])
+def test_other_grid_sizes_match_openspiel_dots_and_boxes(rows: int, cols: int) -> None:
+    ours = rk.register("dots_and_boxes", params={"ROWS": rows, "COLS": cols})
     theirs = pyspiel.load_game("dots_and_boxes", {"num_rows": rows, "num_cols": cols})
     for seed in range(10):
         _lockstep(ours, theirs, seed)

@@ -31,7 +31,6 @@ from rulekit import openspiel as rk  # noqa: E402
 from rulekit.engine.chance import chance_step  # noqa: E402
 from rulekit.load import load_game  # noqa: E402
 from rulekit.tools.scenario import find_scenarios, run_scenario  # noqa: E402
-from tests.games.lockstep import constants_variant  # noqa: E402
 
 GOOFSPIEL = Path(__file__).resolve().parents[2] / "rulesets" / "goofspiel"
 SIMULTANEOUS = int(pyspiel.PlayerId.SIMULTANEOUS)
@@ -122,15 +121,14 @@ _REGISTERED: dict[int, Any] = {}
 
 @pytest.fixture(scope="module")
 def sized(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """rulekit's goofspiel with ``cards`` cards (a variant setting CARDS), registered once."""
+    """rulekit's goofspiel with ``cards`` cards (its parameter CARDS), registered once."""
 
     def register(cards: int) -> Any:
         if cards not in _REGISTERED:
             if cards == 13:
                 _REGISTERED[cards] = rk.register("goofspiel")
             else:
-                variant = constants_variant(tmp_path_factory.mktemp("variants"), "goofspiel", CARDS=cards)
-                _REGISTERED[cards] = rk.register("goofspiel", variants=[variant])
+                _REGISTERED[cards] = rk.register("goofspiel", params={"CARDS": cards})
         return _REGISTERED[cards]
 
     return register

@@ -22,7 +22,7 @@ pyspiel = require("pyspiel", "openspiel")
 
 from rulekit import openspiel as rk  # noqa: E402
 from rulekit.tools.scenario import find_scenarios, run_scenario  # noqa: E402
-from tests.games.lockstep import constants_variant, lockstep  # noqa: E402
+from tests.games.lockstep import lockstep  # noqa: E402
 
 HEX = Path(__file__).resolve().parents[2] / "rulesets" / "hex"
 PLACE = re.compile(r"place\(c(\d+)_(\d+)\)")
@@ -53,16 +53,12 @@ _REGISTERED: dict[tuple[int, int], Any] = {}
 
 
 @pytest.fixture(scope="module")
-def sized(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """rulekit's hex on a board of rows x columns (a variant setting the constants),
-    registered once per size."""
+def sized() -> Any:
+    """rulekit's hex on a board of rows x columns (its parameters), loaded once per size."""
 
     def register(rows: int, columns: int) -> Any:
         if (rows, columns) not in _REGISTERED:
-            variant = constants_variant(
-                tmp_path_factory.mktemp("variants"), "hex", ROWS=rows, COLUMNS=columns
-            )
-            _REGISTERED[rows, columns] = rk.register("hex", variants=[variant])
+            _REGISTERED[rows, columns] = rk.register("hex", params={"ROWS": rows, "COLUMNS": columns})
         return _REGISTERED[rows, columns]
 
     return register

@@ -21,7 +21,7 @@ pyspiel = require("pyspiel", "openspiel")
 
 from rulekit import openspiel as rk  # noqa: E402
 from rulekit.load import load_game  # noqa: E402
-from tests.games.lockstep import constants_variant, lockstep  # noqa: E402
+from tests.games.lockstep import lockstep  # noqa: E402
 
 NIM = Path(__file__).resolve().parents[2] / "rulesets" / "nim"
 
@@ -36,22 +36,16 @@ def _lockstep(ours: Any, theirs: Any, seed: int) -> int:
     return lockstep(ours, theirs, seed, lambda a, text: _theirs_text(text))
 
 
-def _variant(tmp_path: Path, piles: list[int], misere: bool) -> str:
-    return constants_variant(tmp_path, "nim", PILES=piles, MISERE=str(misere).lower())
-
-
 @pytest.mark.parametrize("seed", range(50))
 def test_a_random_game_matches_openspiel_nim(seed: int) -> None:
     ours, theirs = rk.register("nim"), pyspiel.load_game("nim")
     assert _lockstep(ours, theirs, seed) > 1
 
 
-@pytest.mark.parametrize(("piles", "misere"), [([2, 3], False), ([4, 1, 6], True), ([9], False)])
-def test_other_piles_and_normal_play_match_openspiel_nim(
-    tmp_path: Path, piles: list[int], misere: bool
-) -> None:
-    ours = rk.register("nim", variants=[_variant(tmp_path, piles, misere)])
-    sizes = ";".join(str(n) for n in piles)
+@pytest.mark.parametrize(("count", "misere"), [(2, False), (3, True), (1, False), (6, True)])
+def test_other_pile_counts_and_normal_play_match_openspiel_nim(count: int, misere: bool) -> None:
+    ours = rk.register("nim", params={"PILE_COUNT": count, "MISERE": misere})
+    sizes = ";".join(str(2 * i + 1) for i in range(count))
     theirs = pyspiel.load_game("nim", {"pile_sizes": sizes, "is_misere": misere})
     for seed in range(20):
         _lockstep(ours, theirs, seed)

@@ -10,7 +10,6 @@ letter for player 1.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +19,7 @@ from tests.ecosystem.extras import require
 pyspiel = require("pyspiel", "openspiel")
 
 from rulekit import openspiel as rk  # noqa: E402
-from tests.games.lockstep import constants_variant, lockstep  # noqa: E402
+from tests.games.lockstep import lockstep  # noqa: E402
 
 
 def _theirs_text(ours_text: str, player: int) -> str:
@@ -31,10 +30,6 @@ def _theirs_text(ours_text: str, player: int) -> str:
 
 def _lockstep(ours: Any, theirs: Any, seed: int) -> int:
     return lockstep(ours, theirs, seed, lambda a, text: _theirs_text(text, a.current_player()))
-
-
-def _variant(tmp_path: Path, houses: int, seeds: int) -> str:
-    return constants_variant(tmp_path, "oware", HOUSES=houses, SEEDS=seeds)
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +43,8 @@ def test_a_random_game_matches_openspiel_oware(games: tuple[Any, Any], seed: int
 
 
 @pytest.mark.parametrize(("houses", "seeds"), [(3, 2), (4, 3), (2, 1)])
-def test_other_board_sizes_match_openspiel_oware(tmp_path: Path, houses: int, seeds: int) -> None:
-    ours = rk.register("oware", variants=[_variant(tmp_path, houses, seeds)])
+def test_other_board_sizes_match_openspiel_oware(houses: int, seeds: int) -> None:
+    ours = rk.register("oware", params={"HOUSES": houses, "SEEDS": seeds})
     theirs = pyspiel.load_game("oware", {"num_houses_per_player": houses, "num_seeds_per_house": seeds})
     for seed in range(20):
         _lockstep(ours, theirs, seed)

@@ -30,6 +30,8 @@ from rulekit.load import load_game
 from rulekit.tools import seat_view as seat_view_module
 from rulekit.tools.log import seat as seat_log_module
 from rulekit.tools.render import render_state
+from rulekit.tools.svg import to_svg
+from rulekit.tools.view import default as default_view
 from rulekit.tools.view import drawing
 
 PEEK = str(Path(__file__).resolve().parents[1] / "data" / "peek")
@@ -68,9 +70,14 @@ def _seat_view(state: State, seat: int) -> str:
     """The picture, panels, scores and decision of serve, replay --html --seat and render --seat."""
     try:
         return json.dumps(seat_view_module.seat_view(state, seat).payload(), sort_keys=True)
-    except RulesetError:  # no view: the panels and scores alone
+    except RulesetError:  # a view that does not compile: the panels and scores alone
         panels = seat_view_module.seat_panels(state, seat)
         return json.dumps([panels, information.known_scores(state, seat)])
+
+
+def _default_view(state: State, seat: int) -> str:
+    """The default view (drawn for rulesets without a view), for every game with or without one."""
+    return to_svg(default_view.default_picture(state, seat))
 
 
 def _observation(state: State, seat: int) -> str:
@@ -175,6 +182,7 @@ CHANNELS: dict[str, Channel] = {
     "view": _view,
     "text": _text,
     "seat_view": _seat_view,
+    "default_view": _default_view,
     "observation": _observation,
     "openspiel": _openspiel,
     "pettingzoo": _pettingzoo,
@@ -302,6 +310,7 @@ MUTATIONS: dict[str, list[tuple[Any, str, Any]]] = {
         (drawing, "masked_fields", _leaky_fields),
         ("rulekit.tools.render", "masked_fields", _leaky_fields),
     ],
+    "default_view": [(default_view, "masked_fields", _leaky_fields)],
     "observation": [(ObservationEncoder, "encode", lambda self, state, seat: [hash(repr(state.fields))])],
     "openspiel": [("rulekit.openspiel", "observation_text", lambda state, seat: repr(state.fields))],
     "pettingzoo": [

@@ -135,8 +135,9 @@ def _cli_section(command: str) -> str:
     return section
 
 
-# --with and --variant are described once, in the table of options shared by the commands that load rules.
-_SHARED_OPTIONS = {"--with", "--variant", "-h", "--help"}
+# --with, --variant and --param are described once, in the table of options shared by the commands
+# that load rules.
+_SHARED_OPTIONS = {"--with", "--variant", "--param", "-h", "--help"}
 
 
 @pytest.mark.parametrize("command", sorted(_cli_commands()))
@@ -170,3 +171,17 @@ def test_every_scenario_key_is_documented() -> None:
         if f"{k}:" not in text and f"`{k}`" not in text
     ]
     assert missing == []
+
+
+def test_games_md_lists_every_shipped_ruleset_and_each_openspiel_counterpart() -> None:
+    """docs/games.md has a row per shipped ruleset, and names the game of each openspiel.json."""
+    import json
+
+    text = (DOCS / "games.md").read_text(encoding="utf-8")
+    rulesets = DOCS.parent / "rulesets"
+    for directory in sorted(p.parent for p in rulesets.glob("*/ruleset.yaml")):
+        assert f"| `{directory.name}` |" in text, f"add {directory.name} to docs/games.md"
+        mapping = directory / "openspiel.json"
+        if mapping.is_file():
+            game = json.loads(mapping.read_text(encoding="utf-8"))["cpp"]
+            assert re.search(rf"^\| `{directory.name}` \| `{game}`", text, re.MULTILINE), directory.name

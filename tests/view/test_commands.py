@@ -100,16 +100,17 @@ def test_render_for_a_seat_names_the_seat(run: Run, tmp_path: Path) -> None:
     assert status == 2 and "--seat takes a seat from 1 to 2" in err
 
 
-def test_render_of_a_ruleset_without_a_view_says_so(
+def test_render_of_a_ruleset_without_a_view_draws_the_default_view(
     run: Run, tmp_path: Path, write_ruleset: Callable[..., Path]
 ) -> None:
     path = write_ruleset(
-        "ruleset: plain\nplayers: {min: 1, max: 1}\nactions:\n  go: {ends_turn: true}\n"
-        "flow:\n  - turn: player_at(1)\n"
+        "ruleset: plain\nplayers: {min: 1, max: 1}\nstate:\n  game:\n    count: {type: int, initial: 7}\n"
+        "actions:\n  go: {ends_turn: true}\nflow:\n  - turn: player_at(1)\n"
     )
     status, _, err = run("render", str(path), "-o", str(tmp_path / "x.svg"))
-    assert status == 1
-    assert "has no 'view' section" in err
+    assert (status, err) == (0, "")
+    texts = [t.text for t in ET.parse(tmp_path / "x.svg").getroot().iter(f"{SVG}text")]
+    assert "count: " in texts and "7" in texts
 
 
 def test_render_to_stdout(run: Run) -> None:

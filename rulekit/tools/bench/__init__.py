@@ -8,11 +8,16 @@ are still noisy, which is why OpenSpiel's games run in the same process, in roun
 alternate with ours, and every ratio is given as min/median/max over the rounds.
 
 A ruleset with an OpenSpiel counterpart names it in an ``openspiel.json`` next to its
-``ruleset.yaml``::
+``ruleset.yaml`` (ruleset metadata: the engine names no game)::
 
     {"python": "python_tic_tac_toe", "cpp": "tic_tac_toe"}
 
-Rulesets without one print no ratio.
+with, where the two games need choosing, OpenSpiel's game ``params``, and the rulekit
+``players`` and ``variants`` (variant names, or ``param:NAME=VALUE`` settings) that play the
+same game; ``conformance`` names the test that plays both in lockstep.  ``rulekit bench
+--all`` measures that configuration against each counterpart in interleaved rounds and
+prints both games' CPU time per random playout and their ratio.  Rulesets without one print
+no ratio.
 """
 
 from rulekit.tools.bench.command import add_arguments, check_arguments, run_command
@@ -28,9 +33,11 @@ from rulekit.tools.bench.measure import (
 )
 from rulekit.tools.bench.playouts import (
     BenchResult,
+    Counterpart,
     bench_openspiel,
     bench_rulekit,
     load_openspiel,
+    openspiel_counterpart,
     openspiel_counterparts,
     openspiel_installed,
     openspiel_note,
@@ -43,6 +50,7 @@ __all__ = [
     "SMALLER_IS_BETTER",
     "BenchResult",
     "Case",
+    "Counterpart",
     "Row",
     "add_arguments",
     "all_cases",
@@ -54,6 +62,7 @@ __all__ = [
     "load_openspiel",
     "measure",
     "measure_game",
+    "openspiel_counterpart",
     "openspiel_counterparts",
     "openspiel_installed",
     "openspiel_note",

@@ -15,9 +15,10 @@ from attrs import frozen
 from rulekit.engine.game import Game, State
 from rulekit.tools.bench.playouts import (
     BenchResult,
+    Counterpart,
     bench_openspiel,
     load_openspiel,
-    openspiel_counterparts,
+    openspiel_counterpart,
     random_playouts,
 )
 
@@ -29,11 +30,13 @@ class Case:
     ruleset: str
     players: int
     modules: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
         mods = f" +{','.join(self.modules)}" if self.modules else ""
-        return f"{self.ruleset} {self.players}p{mods}"
+        variants = f" ~{','.join(self.variants)}" if self.variants else ""
+        return f"{self.ruleset} {self.players}p{mods}{variants}"
 
 
 @frozen
@@ -56,6 +59,10 @@ class Row:
     workers: int = 1
     openspiel_python: tuple[float, float, float] | None = None
     openspiel_cpp: tuple[float, float, float] | None = None
+    #: Against each OpenSpiel counterpart: (kind, its game, rulekit's and its CPU ms per
+    #: random playout over all rounds, then the time ratio rulekit / OpenSpiel per round as
+    #: min, median, max).
+    against: tuple[tuple[str, str, float, float, float, float, float], ...] = ()
 
 
 def _seeded(game: Game, seed: int) -> Callable[[int], State]:
@@ -127,7 +134,18 @@ def measure(
     clone_us = _per_call_us(sample, State.clone, min(0.2, seconds / 10))
     fields = round(statistics.mean(len(s.fields) for s in sample)) if sample else 0
     ratios: dict[str, tuple[float, float, float]] = {}
+    against = []
     for kind, results in theirs.items():
+        slower = sorted(
+            o.seconds / o.playouts / (t.seconds / t.playouts)
+            for o, t in zip(ours, results, strict=True)
+            if o.playouts and t.playouts and t.seconds
+        )
+        their_playouts, their_cpu = sum(t.playouts for t in results), sum(t.seconds for t in results)
+        if slower and playouts and their_playouts:
+            ms, their_ms = cpu / playouts * 1e3, their_cpu / their_playouts * 1e3
+            mid = statistics.median(slower)
+            against.append((kind, str(counterparts[kind]), ms, their_ms, slower[0], mid, slower[-1]))
         per = sorted(
             o.playouts_per_second / t.playouts_per_second
             for o, t in zip(ours, results, strict=True)
@@ -151,12 +169,14 @@ def measure(
         state_fields=fields,
         openspiel_python=ratios.get("python"),
         openspiel_cpp=ratios.get("cpp"),
+        against=tuple(against),
     )
 
 
 def all_cases() -> list[Case]:
     """Every bundled ruleset at every player count; with modules, also all modules together
-    (at the player counts the modules allow)."""
+    (at the player counts the modules allow); and the configuration its OpenSpiel counterpart
+    plays when that is none of these (variants chosen in ``openspiel.json``)."""
     from rulekit.errors import RulekitError
     from rulekit.rules.compose import available_rulesets, load_source, module_order
 
@@ -174,6 +194,9 @@ def all_cases() -> list[Case]:
                 except RulekitError:
                     continue
                 cases.append(Case(name, players, tuple(m.name for m in ordered)))
+        counterpart = openspiel_counterpart(source.directory)
+        if counterpart is not None and counterpart.variants:
+            cases.append(Case(name, counterpart.players or max(2, low), (), counterpart.variants))
     return cases
 
 
@@ -190,13 +213,23 @@ def run_case(case: Case, seconds: float, seed: int, rounds: int) -> Row:
     from rulekit.load import load_game
     from rulekit.rules.compose import find_ruleset
 
-    game = load_game(case.ruleset, case.players, case.modules)
+    game = load_game(case.ruleset, case.players, case.modules, case.variants)
+    low = game.program.rules.min_players
+    counterpart = openspiel_counterpart(find_ruleset(case.ruleset))
     counterparts = {}
-    for kind, name in openspiel_counterparts(find_ruleset(case.ruleset)).items():
-        spiel = load_openspiel(name)
-        if spiel is not None:
-            counterparts[kind] = spiel
+    if counterpart is not None and counterpart.matches(case.players, case.modules, case.variants, low):
+        counterparts = _loaded(counterpart)
     return measure(game, case, seconds, seed, rounds, counterparts)
+
+
+def _loaded(counterpart: Counterpart) -> dict[str, Any]:
+    """The counterpart's OpenSpiel games that load (none without OpenSpiel)."""
+    found = {}
+    for kind, name in counterpart.games.items():
+        spiel = load_openspiel(name, counterpart.params)
+        if spiel is not None:
+            found[kind] = spiel
+    return found
 
 
 def _run_case_args(args: tuple[Case, float, int, int]) -> Row:
@@ -225,11 +258,18 @@ def _with_workers(row: Row, workers: int) -> Row:
 
 def measure_game(game: Game, ruleset_dir: Path | None, seconds: float, seed: int = 0, rounds: int = 5) -> Row:
     """Measure one loaded game (with OpenSpiel alongside when its directory names a counterpart)."""
-    case = Case(game.program.name, game.num_players, tuple(game.program.rules.modules))
+    rules = game.program.rules
+    variants = _names([path for path, _ in rules.variants])
+    case = Case(game.program.name, game.num_players, tuple(rules.modules), variants)
+    counterpart = openspiel_counterpart(ruleset_dir) if ruleset_dir is not None else None
     counterparts = {}
-    names = openspiel_counterparts(ruleset_dir) if ruleset_dir is not None else {}
-    for kind, name in names.items():
-        spiel = load_openspiel(name)
-        if spiel is not None:
-            counterparts[kind] = spiel
+    if counterpart is not None and counterpart.matches(
+        game.num_players, rules.modules, variants, rules.min_players
+    ):
+        counterparts = _loaded(counterpart)
     return measure(game, case, seconds, seed, rounds, counterparts)
+
+
+def _names(variants: Sequence[str]) -> tuple[str, ...]:
+    """Variant paths as ``openspiel.json`` names them: a shipped variant by its name."""
+    return tuple(v if v.startswith("param:") else Path(v).stem for v in variants)

@@ -82,9 +82,9 @@ def openspiel_installed() -> bool:
     return importlib.util.find_spec("pyspiel") is not None
 
 
-def load_openspiel(name: str) -> Any | None:
-    """An OpenSpiel game by name (its Python games registered), or None when OpenSpiel is
-    not installed or has no such game."""
+def load_openspiel(name: str, params: dict[str, Any] | None = None) -> Any | None:
+    """An OpenSpiel game by name and parameters (its Python games registered), or None when
+    OpenSpiel is not installed or has no such game."""
     import importlib
 
     try:
@@ -93,21 +93,63 @@ def load_openspiel(name: str) -> Any | None:
     except ImportError:
         return None
     try:
-        return pyspiel.load_game(name)
+        return pyspiel.load_game(name, params) if params else pyspiel.load_game(name)
     except Exception:  # pyspiel raises its own error type for unknown names
         return None
 
 
-def openspiel_counterparts(ruleset_dir: Path) -> dict[str, str]:
-    """The OpenSpiel games named in ``openspiel.json`` of a ruleset directory (``python``, ``cpp``)."""
+@frozen
+class Counterpart:
+    """A ruleset's OpenSpiel counterpart, as its ``openspiel.json`` names it: the OpenSpiel
+    games (``python``, ``cpp``) with their parameters, and the rulekit configuration that
+    plays the same game (its player count, variants and parameters)."""
+
+    games: dict[str, str]
+    params: dict[str, Any]
+    players: int | None
+    variants: tuple[str, ...]
+    conformance: str
+
+    def matches(self, players: int, modules: Sequence[str], variants: Sequence[str], low: int) -> bool:
+        """Whether a rulekit configuration is the game compared (``low``: the fewest players)."""
+        wanted = self.players if self.players is not None else low
+        return players == wanted and not modules and tuple(variants) == self.variants
+
+
+def openspiel_counterpart(ruleset_dir: Path) -> Counterpart | None:
+    """The counterpart named in ``openspiel.json`` of a ruleset directory, or None::
+
+        {"cpp": "pig", "params": {"winscore": 100}, "players": 2, "variants": ["openspiel"],
+         "conformance": "tests/games/test_pig_openspiel.py"}
+
+    ``params`` are OpenSpiel's game parameters; ``players`` (default: the fewest) and
+    ``variants`` (variant names or ``param:NAME=VALUE`` settings) choose the rulekit game.
+    """
     path = ruleset_dir / "openspiel.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}
+        return None
     if not isinstance(data, dict):
-        return {}
-    return {k: str(v) for k, v in data.items() if k in ("python", "cpp")}
+        return None
+    games = {k: str(v) for k, v in data.items() if k in ("python", "cpp")}
+    if not games:
+        return None
+    params, players = data.get("params"), data.get("players")
+    variants = data.get("variants")
+    return Counterpart(
+        games,
+        dict(params) if isinstance(params, dict) else {},
+        players if isinstance(players, int) and not isinstance(players, bool) else None,
+        tuple(str(v) for v in variants) if isinstance(variants, list) else (),
+        str(data.get("conformance") or ""),
+    )
+
+
+def openspiel_counterparts(ruleset_dir: Path) -> dict[str, str]:
+    """The OpenSpiel games named in ``openspiel.json`` of a ruleset directory (``python``, ``cpp``)."""
+    found = openspiel_counterpart(ruleset_dir)
+    return dict(found.games) if found is not None else {}
 
 
 def openspiel_note(ruleset_dirs: Sequence[Path]) -> str | None:

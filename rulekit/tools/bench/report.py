@@ -34,6 +34,7 @@ def format_table(rows: Sequence[Row]) -> Iterator[str]:
         yield f"{row.key:<{width}}" + "".join(
             f"  {fmt.format(getattr(row, name)):>11}" for name, _, fmt in FIGURES
         )
+    yield from against_openspiel(rows)
     for row in rows:
         for kind, ratio in (("Python", row.openspiel_python), ("C++", row.openspiel_cpp)):
             if ratio is not None:
@@ -42,6 +43,30 @@ def format_table(rows: Sequence[Row]) -> Iterator[str]:
                     f"{row.key}: rulekit / OpenSpiel {kind} playouts per CPU second "
                     f"{mid:.2f}x (min {low:.2f}x, max {high:.2f}x)"
                 )
+
+
+def against_openspiel(rows: Sequence[Row]) -> Iterator[str]:
+    """Each configuration measured against an OpenSpiel counterpart: CPU milliseconds per random
+    playout of both (rounds interleaved) and how many times rulekit's time OpenSpiel's is."""
+    lines = [(row.key, entry) for row in rows for entry in row.against]
+    if not lines:
+        return
+    width = max(len("configuration"), *(len(key) for key, _ in lines))
+    games = max(len("OpenSpiel game"), *(len(f"{e[1]} ({_KINDS.get(e[0], e[0])})") for _, e in lines))
+    yield ""
+    yield "against OpenSpiel (CPU ms per random playout; ratio rulekit / OpenSpiel, median of the rounds)"
+    head = f"{'configuration':<{width}}  {'OpenSpiel game':<{games}}  {'rulekit':>9}  {'OpenSpiel':>9}  ratio"
+    yield head
+    yield "-" * (len(head) + 20)
+    for key, (kind, game, ours, theirs, low, mid, high) in lines:
+        name = f"{game} ({_KINDS.get(kind, kind)})"
+        yield (
+            f"{key:<{width}}  {name:<{games}}  {ours:>9.3f}  {theirs:>9.3f}  "
+            f"{mid:.1f}x (min {low:.1f}x, max {high:.1f}x)"
+        )
+
+
+_KINDS = {"cpp": "C++", "python": "Python"}
 
 
 def to_json(rows: Sequence[Row], meta: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from rulekit.engine.game import Game, State
 from rulekit.errors import Diagnostic, IllegalActionError, ReplayError, RuleEvaluationError, Span, printable
 from rulekit.load import load_program
 from rulekit.rules.compose import available_rulesets, bundled_ruleset_dirs, load_source
+from rulekit.rules.parameters import is_setting
 from rulekit.rules.variants import shipped_variants
 from rulekit.tools.log.reading import GameLog, read_log
 from rulekit.tools.log.writing import player_text, state_digest
@@ -106,13 +107,17 @@ def _bundled(header: dict[str, Any], head: Span) -> str:
 
 
 def _shipped_variants(header: dict[str, Any], ruleset: str, head: Span) -> list[str]:
-    """The header's variants, each of which must be shipped with the ruleset (else: --variant)."""
+    """The header's variants, each of which must be shipped with the ruleset (else: --variant), and
+    its parameter settings (checked like ``--param``'s)."""
     refs = [str(v["path"]) for v in header.get("variants") or ()]
     if not refs:
         return []
     shipped = shipped_variants(load_source(ruleset))
     result = []
     for ref in refs:
+        if is_setting(ref):
+            result.append(ref)
+            continue
         path = Path(ref)
         stem = path.stem if path.suffix in (".yaml", ".yml") else path.name
         if stem not in shipped or not ("/" not in ref or path.parent.name == "variants"):

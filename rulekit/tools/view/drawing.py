@@ -8,9 +8,9 @@ from typing import Any
 from rulekit.engine.game import State
 from rulekit.engine.information import masked_fields
 from rulekit.engine.values import format_value
-from rulekit.errors import Diagnostic, RulesetError
 from rulekit.rules import view as v
 from rulekit.tools.view.compilation import compile_view
+from rulekit.tools.view.default import default_picture
 from rulekit.tools.view.model import CompiledAttr, CompiledLayer, CompiledView, Picture, Shape
 
 MAX_SHAPES = 20_000
@@ -351,18 +351,13 @@ def caption(state: State, seat: int | None = None) -> str:
 
 
 def draw(state: State, seat: int | None = None) -> Picture:
-    """The picture of ``state`` as ``seat`` may see it (``None``: a spectator).
+    """The picture of ``state`` as ``seat`` may see it (``None``: a spectator): the ruleset's
+    view, or the default view (:mod:`rulekit.tools.view.default`) when it has none.
 
     Raises:
-        RulesetError: the ruleset has no view, or its view does not compile.
+        RulesetError: the ruleset's view does not compile.
     """
-    program = state.game.program
-    view = compile_view(program)
+    view = compile_view(state.game.program)
     if view is None:
-        raise RulesetError(
-            Diagnostic(
-                f"the ruleset '{program.name}' has no 'view' section, so it cannot be drawn",
-                hint="add one (see docs/rules-format.md, 'view')",
-            )
-        )
+        return default_picture(state, seat)
     return _Drawer(state, view, seat).draw()
