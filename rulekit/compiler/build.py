@@ -396,6 +396,23 @@ class _Compiler(FlowBuilder):
                     expected=t.BOOL,
                     what=f"the visibility condition of {scope}.{name}",
                 )
+        sample_parts = {}
+        for scope, fields in rules.fields.items():
+            for name, field_decl in fields.items():
+                if field_decl.sample is None:
+                    continue
+                owner_type = (
+                    t.PLAYER if scope == "player" else t.entity(scope) if scope in rules.kinds else t.ANY
+                )
+                item_type = field_decl.declared.type.element or t.ANY
+                sample_parts[(scope, name)] = self.define_expr(
+                    f"sample_{scope}_{name}",
+                    field_decl.sample,
+                    [("owner", owner_type), ("index", t.INT), ("item", item_type)],
+                    me=False,
+                    expected=t.BOOL,
+                    what=f"the sample condition of {scope}.{name}",
+                )
         for span, message in visibility_problems(rules):
             self.bag.error(message, span)
         setup = self.define_block("setup", rules.setup, [], me=False) if rules.setup else None
@@ -500,6 +517,7 @@ class _Compiler(FlowBuilder):
             code=code,
             evaluate=fn(evaluate),
             visible_to={key: namespace[f] for key, f in visibility_parts.items()},
+            sample={key: namespace[f] for key, f in sample_parts.items()},
         )
 
     def attributes(self) -> dict[tuple[str, str], Any]:

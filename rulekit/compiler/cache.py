@@ -238,4 +238,5 @@ def _resolve(program: Program, fn: Callable[[_Placeholder], Any]) -> None:
     program.evaluate = fix(program.evaluate)
     program.team = fix(program.team)
     program.visible_to = {key: fix(f) for key, f in program.visible_to.items()}
+    program.sample = {key: fix(f) for key, f in program.sample.items()}
     program.decisions = {names: fix(f) for names, f in program.decisions.items()}

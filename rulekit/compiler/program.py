@@ -122,6 +122,8 @@ class Program:
     team: Fn | None = None
     #: Per (scope, field) with a ``visibility: {to: ...}`` condition: ``fn(F, R, None, viewer, owner)``.
     visible_to: dict[tuple[str, str], Fn] = field(factory=dict, repr=False)
+    #: Per (scope, field) with a ``sample:`` condition: ``fn(F, R, None, owner, index, item)``.
+    sample: dict[tuple[str, str], Fn] = field(factory=dict, repr=False)
     #: Per turn's tuple of action names: the fused listing ``fn(F, R, me, mk, out)`` of its
     #: enumerators (:mod:`rulekit.compiler.planner_decisions`), where there is one.
     decisions: dict[tuple[str, ...], Fn] = field(factory=dict, repr=False)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from attrs import frozen
@@ -202,23 +202,89 @@ def determinize(state: State, player: int | None, rng: random.Random, *, reseed:
     hidden = hidden_places(state, player)
     if not hidden.empty:
         copy.listed = None
+    fits = _sample_checks(state, player)
     for places in hidden.pools:
         values = [fields[place] for place in places]
         pool = [item for value in values if isinstance(value, tuple) for item in value]
         # in a fixed order first, so the deal depends on which items are unseen, never on where they are
         pool.sort(key=_order)
         rng.shuffle(pool)
+        slots = [
+            (place, i)
+            for place, value in zip(places, values, strict=True)
+            if isinstance(value, tuple)
+            for i in range(len(value))
+        ]
+        dealt = _constrained_deal(slots, pool, fits, rng) if fits else None
         start = 0
         for place, value in zip(places, values, strict=True):
             if not isinstance(value, tuple):
                 continue
-            fields[place] = tuple(pool[start : start + len(value)])
+            if dealt is not None:
+                fields[place] = tuple(dealt[(place, i)] for i in range(len(value)))
+            else:
+                fields[place] = tuple(pool[start : start + len(value)])
             start += len(value)
     if any(entry[0] != player for entry in fields.get(CHOSEN, ())):
         _guess_choices(copy, player, rng)
     if reseed:
         fields[(_ENGINE, "rng")] = rng.getrandbits(64)
     return copy
+
+
+#: Whether an item may be dealt to a slot ``(place, index)`` in a resample (``sample:``).
+SampleCheck = Callable[[Place, int, Any], bool]
+
+#: How many times a constrained deal starts again before it settles for an unconstrained one.
+SAMPLE_TRIES = 64
+
+
+def _sample_checks(state: State, player: int | None) -> SampleCheck | None:
+    """The fields' ``sample:`` conditions as one check, evaluated on what ``player`` may see
+    (:func:`masked_fields`: a condition cannot read the cards it constrains); None without any."""
+    game = state.game
+    conditions = game.program.sample
+    if not conditions:
+        return None
+    scopes = {name: scope for scope, decls in game.program.rules.fields.items() for name in decls}
+    F, R = masked_fields(state, player), game.runtime
+
+    def check(place: Place, index: int, item: Any) -> bool:
+        owner, name = place
+        fn = conditions.get((scopes.get(name, ""), name))
+        if fn is None:
+            return True
+        R.reset_steps()
+        try:
+            return fn(F, R, None, owner, index, item) is True
+        except Exception:  # a condition that fails admits nothing
+            return False
+
+    return check
+
+
+def _constrained_deal(
+    slots: list[tuple[Place, int]], pool: list[Any], fits: SampleCheck, rng: random.Random
+) -> dict[tuple[Place, int], Any] | None:
+    """Deal ``pool`` (shuffled) to ``slots`` so that every item meets its slot's ``sample:``
+    condition: the most constrained slots first, each an item drawn among those that fit,
+    started again up to :data:`SAMPLE_TRIES` times; None if no such deal was found (the
+    plain deal is used: consistent with what the seat sees, if not with every hint)."""
+    options = {slot: [k for k, item in enumerate(pool) if fits(slot[0], slot[1], item)] for slot in slots}
+    order = sorted(slots, key=lambda slot: len(options[slot]))
+    for _ in range(SAMPLE_TRIES):
+        free = set(range(len(pool)))
+        dealt: dict[tuple[Place, int], Any] = {}
+        for slot in order:
+            choices = [k for k in options[slot] if k in free]
+            if not choices:
+                break
+            k = rng.choice(choices)
+            free.remove(k)
+            dealt[slot] = pool[k]
+        else:
+            return dealt
+    return None
 
 
 def _guess_choices(world: State, player: int | None, rng: random.Random) -> None:

@@ -304,7 +304,7 @@ class _Builder:
                 if initial is FAILED:
                     continue
                 result[scope][name] = m.FieldDecl(
-                    scope, name, declared, initial, visibility, span, visible_to
+                    scope, name, declared, initial, visibility, span, visible_to, spec.get("sample")
                 )
         return result
 

@@ -96,6 +96,10 @@ class FieldDecl:
     visibility: str
     span: Span | None
     visible_to: ast.Expr | None = None
+    #: ``sample:``: a condition an item must meet to be dealt, in a resample of what a seat
+    #: cannot see (``determinize``), to position ``index`` of this field (``owner`` and ``item``
+    #: bound): what public information (a hint) says about a hidden place.
+    sample: ast.Expr | None = None
 
 
 @frozen

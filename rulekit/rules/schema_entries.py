@@ -131,6 +131,13 @@ FIELD = Table(
             "also every seat for which the condition holds (viewer and owner bound).",
             default="public",
         ),
+        Key(
+            "sample",
+            Expr(),
+            "List fields that some seat cannot see: a condition (owner, index and item bound) an "
+            "item must meet to be dealt to position index in a resample of what a seat cannot see "
+            "(the bots' determinize): what public information, such as a hint, says of the place.",
+        ),
         Key("doc", Text(), "What this field holds."),
     ),
     "A state field: a type (int, player?, list[card]...) or {type, initial}.",

@@ -126,6 +126,44 @@ def test_the_resample_of_a_seat_keeps_the_cards_it_knows_and_the_marks() -> None
         assert sample.value(1, "colour_marks") == state.value(1, "colour_marks")
 
 
+def _hinted(tmp_path: Path | None) -> tuple[State, tuple[int, ...]]:
+    """P1 tells P2 a colour; the state, and P2's colour marks."""
+    ruleset = RULESET
+    if tmp_path is not None:  # the same rules without the hand's sample: condition
+        text = (Path(RULESET if "/" in RULESET else f"rulesets/{RULESET}") / "ruleset.yaml").read_text()
+        start = text.index("      # what the hints told her")
+        end = text.index("      doc:", start)
+        (tmp_path / "ruleset.yaml").write_text(text[:start] + text[end:], encoding="utf-8")
+        ruleset = str(tmp_path)
+    game = load_game(ruleset, 2)
+    state = game.new_initial_state(4)
+    colour = state.value(1, "hand")[-1].split("_")[0]
+    state.apply_action(game.parse_action(f"hint_colour(P2, {colour})"))
+    return state, state.value(1, "colour_marks")
+
+
+def _broken_hints(state: State, marks: tuple[int, ...], samples: int = 60) -> int:
+    """How many of P2's resamples of her own hand put a card of another colour where a hint
+    told her the colour."""
+    colours = ["red", "yellow", "green", "blue", "white"]
+    told = {i: colours[m - 1] for i, m in enumerate(marks) if m}
+    assert told
+    broken = 0
+    for n in range(samples):
+        hand = information.determinize(state, 1, random.Random(n)).value(1, "hand")
+        broken += any(hand[i].split("_")[0] != colour for i, colour in told.items())
+    return broken
+
+
+def test_a_resample_of_a_hand_keeps_what_the_hints_told_of_each_card(tmp_path: Path) -> None:
+    """The hand's ``sample:`` condition: every determinization of P2's own hand has the hinted
+    colour where the hint put its mark; without the condition most do not."""
+    state, marks = _hinted(None)
+    assert _broken_hints(state, marks) == 0
+    state, marks = _hinted(tmp_path)
+    assert _broken_hints(state, marks) > 20
+
+
 # ------------------------------------------------------------------ the adapters
 
 
