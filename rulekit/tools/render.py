@@ -66,7 +66,9 @@ def compile_display(program: Program) -> tuple[Panel, ...]:
     for key in display:
         if key != "panels":
             bag.error(
-                f"unknown display key '{key}'", span_of(display[key]), hint=did_you_mean(str(key), ["panels"])
+                f"unknown display key '{key}'",
+                getattr(display, "key_spans", {}).get(key) or span_of(display[key], span_of(display)),
+                hint=did_you_mean(str(key), ["panels"]),
             )
     entries = display.get("panels") or []
     if not isinstance(entries, list):

@@ -301,7 +301,7 @@ def test_a_lone_surrogate_in_a_log_header_is_a_located_error(run: Run, tmp_path:
     assert "not valid Unicode" in err
 
 
-@pytest.mark.parametrize("panels", ["[7, null]", "5"])
+@pytest.mark.parametrize("panels", ["[7, null]", "5", "[]\n  winner_has_a_line: 3"])
 def test_a_display_panel_that_is_not_a_mapping_is_a_located_error(
     run: Run, ruleset: Callable[[str], Path], panels: str
 ) -> None:

@@ -99,7 +99,8 @@ def component_ids(ruleset: Path) -> dict[str, list[str]]:
         data = _load(path)
         for kind, component in ((data or {}).get("components") or {}).items():
             for item in (component or {}).get("items") or ():
-                if isinstance(item, dict) and "id" in item:
+                # an entry with copies stands for several ids (``guard_{copy_number}``): not one
+                if isinstance(item, dict) and "id" in item and "copies" not in item:
                     ids.setdefault(str(kind), []).append(str(item["id"]))
     return ids
 

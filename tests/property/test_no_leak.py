@@ -324,7 +324,12 @@ MUTATIONS: dict[str, list[tuple[Any, str, Any]]] = {
     "information_key": [
         (State, "view", lambda self, seat: {repr(k): repr(v) for k, v in self.fields.items()})
     ],
-    "seat_log": [(seat_log_module, "known_scores", lambda state, seat: list(state.scores()))],
+    # the seat's log writes its view and the scores it may know: each read from the true state
+    # (Royal Letter's scores tell its hands; Fireworks' shared score is public, its view is not)
+    "seat_log": [
+        (seat_log_module, "known_scores", lambda state, seat: list(state.scores())),
+        (State, "view", lambda self, seat: {repr(k): repr(v) for k, v in self.fields.items()}),
+    ],
 }
 
 #: A rules author's mistake for the explanations: an action whose values are the player's own

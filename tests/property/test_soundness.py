@@ -27,6 +27,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
@@ -124,16 +125,33 @@ def test_numbers_changed_within_their_type_check_and_play_or_are_refused_with_a_
     _check_and_play(ruleset, file, changes, data)
 
 
+def _int_parameters(ruleset: Path) -> list[tuple[tuple[Any, ...], Any]]:
+    """A change of each int parameter's default by one, kept within its min and max."""
+    data = yaml.safe_load((ruleset / "ruleset.yaml").read_text(encoding="utf-8")) or {}
+    changes: list[tuple[tuple[Any, ...], Any]] = []
+    for name, spec in (data.get("parameters") or {}).items():
+        if isinstance(spec, dict) and spec.get("type") == "int" and isinstance(spec.get("default"), int):
+            value = spec["default"] + 1
+            if "max" in spec and value > spec["max"]:
+                value = spec["default"] - 1
+            changes.append((("parameters", name, "default"), value))
+    return changes
+
+
 @pytest.mark.parametrize("ruleset", RULESETS, ids=lambda p: p.name)
 def test_a_changed_number_checks_and_plays(ruleset: Path) -> None:
     """One fixed type-correct mutation per ruleset in the default run: each int constant + 1."""
     numbers = [s for s in SITES[ruleset] if s.declared == "int" and s.path[0] == "constants"]
     if not numbers:
         numbers = [s for s in SITES[ruleset] if s.declared == "int"]
-    if numbers:
+    parameters = _int_parameters(ruleset)
+    if parameters and not [s for s in numbers if s.path[0] == "constants"]:
+        # sizes are parameters (hex, nim...): each int parameter's default moved by one, in range
+        file, changes = "ruleset.yaml", parameters
+    elif numbers:
         file = numbers[0].file
         changes = [(s.path, s.value + 1) for s in numbers if s.file == file]
-    else:  # no int anywhere (nim): each whole number of its int-list constants + 1
+    else:  # no int anywhere: each whole number of its int-list constants + 1
         lists = [s for s in SITES[ruleset] if s.declared == "list[int]" and isinstance(s.value, list)]
         assert lists, f"{ruleset.name} declares no int and no list of ints to change"
         file = lists[0].file
@@ -151,6 +169,9 @@ def _typed_constants(ruleset: Path) -> list[tuple[str, Any, Any]]:
         ("player", "P1", 0),
         ("list[player]", ["P1", "P2"], (0, 1)),
     ]
+    data = yaml.safe_load((ruleset / "ruleset.yaml").read_text(encoding="utf-8")) or {}
+    if (data.get("players") or {}).get("max") == 1:  # a one-player game has no P2
+        found[-1] = ("list[player]", ["P1"], (0,))
     for kind, ids in sorted(IDS[ruleset].items()):
         found += [(kind, ids[0], ids[0]), (f"list[{kind}]", ids[:2], tuple(ids[:2]))]
     return found

@@ -13,6 +13,8 @@ from rulekit.cli import main
 from rulekit.engine.chance import apply_with_chance
 from rulekit.engine.information import hidden_triggers, known_fired
 from rulekit.load import load_game
+from rulekit.tools.bots import make_bots
+from rulekit.tools.human import play_human
 from rulekit.tools.log import GameRecorder, read_log
 from rulekit.tools.log.seat import seat_log_lines
 from rulekit.tools.replay_html import collect
@@ -86,16 +88,26 @@ def test_the_referees_log_says_it_is_the_referees_and_a_seats_log_cannot_be_repl
     assert "p2.jsonl:1:1" in err and "the log of what P2 saw" in err and "cannot be replayed" in err
 
 
-def test_play_writes_the_human_seats_log_beside_the_referees(tmp_path: Path, monkeypatch: Any) -> None:
+def test_play_writes_the_human_seats_log_beside_the_referees(tmp_path: Path) -> None:
+    game = load_game("royal_letter", 2)
     answers = iter(["1"] * 200)
-    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers, "quit"))
-    mine = tmp_path / "mine.jsonl"
-    referee = str(tmp_path / "ref.jsonl")
-    code = main(["play", "royal_letter", "--human", "2", "--log", referee, "--seat-log", str(mine)])
+    mine, referee = tmp_path / "mine.jsonl", str(tmp_path / "ref.jsonl")
+    code = play_human(
+        game,
+        1,
+        make_bots(game, "random", 3),
+        seed=3,
+        max_actions=400,
+        log=referee,
+        seat_log=str(mine),
+        read=lambda prompt="": next(answers, "quit"),
+        write=lambda text: None,
+    )
     assert code == 0
     lines = [json.loads(x) for x in mine.read_text().splitlines()]
     assert lines[0]["seat"] == "P2" and "seed" not in lines[0]
-    assert read_log(tmp_path / "ref.jsonl").header["referee"] is True
+    assert any(line.get("player") == "P2" and "saw" in line for line in lines[1:])
+    assert read_log(referee).header["referee"] is True
 
 
 def test_seat_log_without_a_human_seat_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

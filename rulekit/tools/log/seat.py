@@ -5,8 +5,8 @@ and chance outcomes deal every hidden card again, and each line's digest hashes 
 (with few hidden cards a player could try every deal against it).  A seat's log is computed from
 the engine's information model instead::
 
-    {"rulekit_seat_log": 1, "seat": "P2", "ruleset": "royal_letter", ..., "players": 2}
-    {"player": "P1", "action": "play(guard, P2, priest)"}
+    {"rulekit_seat_log": 1, "seat": "P2", "ruleset": "my_game", ..., "players": 2}
+    {"player": "P1", "action": "play(c3, P2)"}
     {"player": "P2", "action": "play(baron, P1)", "saw": {...}, "scores": [null, 3]}
     {"end": true, "saw": {...}, "scores": [4, 1]}
 
