@@ -53,3 +53,13 @@ def test_verify_finds_no_failure(name: str) -> None:
     result = verify(VerifyOptions(str(RULESETS / name), examples=30, out=None))
     assert result.ok, result.counterexample
     assert result.stats.invariant_checks > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "variants"), [("goofspiel", ()), ("pig", ("openspiel",)), ("fireworks", ())], ids=str
+)
+def test_verify_finds_no_failure_in_the_other_new_kinds_of_game(name: str, variants: tuple[str, ...]) -> None:
+    """Simultaneous moves, OpenSpiel's pig (a variant) and the cooperative game."""
+    result = verify(VerifyOptions(str(RULESETS / name), variants=variants, examples=30, out=None))
+    assert result.ok, result.counterexample
