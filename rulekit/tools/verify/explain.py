@@ -145,29 +145,9 @@ def _parts(expr: ast.Expr) -> list[ast.Expr]:
         for item in value if isinstance(value, tuple) else (value,):
             if isinstance(item, ast.Keyword):
                 item = item.value
-            if isinstance(item, _EXPRESSIONS):
+            if isinstance(item, ast.Expr):
                 parts.append(item)
     return parts
-
-
-_EXPRESSIONS = (
-    ast.Literal,
-    ast.Name,
-    ast.Attribute,
-    ast.Index,
-    ast.Call,
-    ast.Aggregate,
-    ast.ListExpr,
-    ast.ListComprehension,
-    ast.TupleExpr,
-    ast.Unary,
-    ast.Binary,
-    ast.Conditional,
-    ast.Where,
-    ast.LetIn,
-    ast.Record,
-    ast.With,
-)
 
 
 Binding = tuple[str, Type, Any]

@@ -318,28 +318,8 @@ def _change_for(mutation: Mutation) -> Callable[[Any], Any]:
     return change
 
 
-_EXPRESSIONS = (
-    ast.Literal,
-    ast.Name,
-    ast.Attribute,
-    ast.Index,
-    ast.Call,
-    ast.Aggregate,
-    ast.ListExpr,
-    ast.ListComprehension,
-    ast.TupleExpr,
-    ast.Unary,
-    ast.Binary,
-    ast.Conditional,
-    ast.Where,
-    ast.LetIn,
-    ast.Record,
-    ast.With,
-)
-
-
 def _is_expression(node: Any) -> bool:
-    return isinstance(node, _EXPRESSIONS)
+    return isinstance(node, ast.Expr)  # the union of expression nodes
 
 
 def mutate(rules: m.RulesModel, mutation: Mutation) -> m.RulesModel:
