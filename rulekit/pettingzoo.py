@@ -39,6 +39,7 @@ from rulekit.engine.game import Action, Game, State
 from rulekit.engine.spaces import ActionSpace, ObservationEncoder
 from rulekit.errors import Diagnostic, IllegalActionError
 from rulekit.load import load_game, load_program
+from rulekit.pettingzoo_parallel import agent_spaces
 from rulekit.rules.parameters import settings
 from rulekit.tools.render import render_state
 
@@ -125,18 +126,9 @@ class RulekitEnv(AECEnv):
         self.encoder = ObservationEncoder.of(game)
         self.possible_agents = [f"player_{p}" for p in range(game.num_players)]
         self._index = {agent: p for p, agent in enumerate(self.possible_agents)}
-        self.observation_spaces = {
-            agent: gymnasium.spaces.Dict(
-                {
-                    "observation": gymnasium.spaces.Box(-np.inf, np.inf, (self.encoder.size,), np.float32),
-                    "action_mask": gymnasium.spaces.Box(0, 1, (self.space.size,), np.int8),
-                }
-            )
-            for agent in self.possible_agents
-        }
-        self.action_spaces = {
-            agent: gymnasium.spaces.Discrete(self.space.size) for agent in self.possible_agents
-        }
+        self.observation_spaces, self.action_spaces = agent_spaces(
+            self.possible_agents, self.encoder.size, self.space.size
+        )
         self.np_random, _ = seeding.np_random(None)
         #: The rulekit state of the game in progress (``None`` before ``reset``).
         self.game_state: State | None = None

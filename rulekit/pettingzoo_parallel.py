@@ -32,6 +32,26 @@ from rulekit.tools.render import render_state
 RENDER_MODES = ("human", "ansi")
 
 
+def agent_spaces(
+    agents: list[str], observation_size: int, action_size: int
+) -> tuple[dict[str, gymnasium.spaces.Space[Any]], dict[str, gymnasium.spaces.Space[Any]]]:
+    """Each agent's observation space (the encoded observation and the legal-action mask) and
+    action space, as the AEC and the parallel environments declare them."""
+
+    def observation() -> gymnasium.spaces.Space[Any]:  # one per agent, each seeded on its own
+        return gymnasium.spaces.Dict(
+            {
+                "observation": gymnasium.spaces.Box(-np.inf, np.inf, (observation_size,), np.float32),
+                "action_mask": gymnasium.spaces.Box(0, 1, (action_size,), np.int8),
+            }
+        )
+
+    return (
+        {agent: observation() for agent in agents},
+        {agent: gymnasium.spaces.Discrete(action_size) for agent in agents},
+    )
+
+
 class RulekitParallelEnv(ParallelEnv):
     """A rulekit game as a PettingZoo parallel environment."""
 
@@ -56,18 +76,9 @@ class RulekitParallelEnv(ParallelEnv):
         self.possible_agents = [f"player_{p}" for p in range(game.num_players)]
         self.agents: list[str] = []
         self._index = {agent: p for p, agent in enumerate(self.possible_agents)}
-        self.observation_spaces = {
-            agent: gymnasium.spaces.Dict(
-                {
-                    "observation": gymnasium.spaces.Box(-np.inf, np.inf, (self.encoder.size,), np.float32),
-                    "action_mask": gymnasium.spaces.Box(0, 1, (self.space.size,), np.int8),
-                }
-            )
-            for agent in self.possible_agents
-        }
-        self.action_spaces = {
-            agent: gymnasium.spaces.Discrete(self.space.size) for agent in self.possible_agents
-        }
+        self.observation_spaces, self.action_spaces = agent_spaces(
+            self.possible_agents, self.encoder.size, self.space.size
+        )
         self.np_random, _ = seeding.np_random(None)
         #: The rulekit state of the game in progress (``None`` before ``reset``).
         self.game_state: State | None = None
