@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rulekit.engine.game import Action, Game, State
-from rulekit.engine.information import known_fired, seat_explanation, seat_history
+from rulekit.engine.information import HIDDEN_CHOICE, known_fired, seat_explanation, seat_history
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, UsageError
 from rulekit.limits import LIMITS, json_too_deep
@@ -42,6 +42,7 @@ from rulekit.tools.html import new_nonce, policy, render
 from rulekit.tools.log import GameRecorder
 from rulekit.tools.log.seat import seat_log_lines, seat_name
 from rulekit.tools.options import game_seed, module_names, parse_seat
+from rulekit.tools.replay_html import rule_table
 from rulekit.tools.seat_view import seat_view
 from rulekit.tools.view import compile_view
 
@@ -52,6 +53,7 @@ ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 TOKEN_HEADER = "X-Rulekit-Token"
 DEFAULT_LOG = "game.jsonl"
 SPECTATOR = -1  # who a session token is: it watches, it never acts
+HOTSEAT = -2  # who the hotseat token is: every human seat, one at a time, on one device
 
 
 class Session:
@@ -65,13 +67,21 @@ class Session:
         bots: list[Bot],
         log_path: str,
         source: str | None = None,
+        *,
+        rated: bool = False,
+        hotseat: bool = False,
     ) -> None:
         if not humans:
             raise UsageError(Diagnostic("serve needs at least one seat played by a person (--human)"))
+        self.seed = seed
+        self.source = source
         self.recorder = GameRecorder(game.new_initial_state(seed), seed, source)
         self.humans = humans
+        self.rated = rated  # rated play: no undo
         self.session_token = secrets.token_urlsafe(32)
-        self.seat_tokens = {seat: secrets.token_urlsafe(32) for seat in sorted(humans)}
+        # hotseat: one token for every human seat on one device; otherwise one token per seat
+        self.hotseat_token = secrets.token_urlsafe(32) if hotseat else None
+        self.seat_tokens = {} if hotseat else {seat: secrets.token_urlsafe(32) for seat in sorted(humans)}
         self.bots = bots
         self.log_path = log_path
         self.lock = threading.Lock()
@@ -95,12 +105,17 @@ class Session:
         for seat, expected in self.seat_tokens.items():
             if secrets.compare_digest(given, expected.encode()):
                 found = seat
+        if self.hotseat_token is not None and secrets.compare_digest(given, self.hotseat_token.encode()):
+            found = HOTSEAT
         return found
 
     def urls(self, port: int) -> list[tuple[str, str]]:
-        """What to open: one address per seat played by a person, then the spectator's."""
+        """What to open: one address per seat played by a person (or the hotseat's one for all
+        of them), then the spectator's."""
         base = f"http://127.0.0.1:{port}/?token="
         found = [(f"P{seat + 1}", base + token) for seat, token in self.seat_tokens.items()]
+        if self.hotseat_token is not None:
+            found.append(("hotseat", base + self.hotseat_token))
         return [*found, ("watch", base + self.session_token)]
 
     @property
@@ -181,6 +196,53 @@ class Session:
                 }
             return {"ok": False, "error": f"no action can be taken with {ref} now"}
 
+    # -------------------------------------------------------------- undo
+    def undoable(self, seat: int | None) -> int | None:
+        """How many actions an undo by ``seat`` takes back (its last action and the bots'
+        replies after it), None when it cannot undo: rated play, no action of its own yet, or
+        another person played after it."""
+        if self.rated or seat is None or seat not in self.humans:
+            return None
+        actions = self.recorder.actions
+        for index in range(len(actions) - 1, -1, -1):
+            player = actions[index][0]
+            if player == seat:
+                return len(actions) - index
+            if player in self.humans:
+                return None
+        return None
+
+    def undo(self, seat: int) -> dict[str, Any]:
+        """Take back ``seat``'s last action: a new game with the same seed from the log without
+        that action and the bots' replies after it (so the state is the one the seat acted in).
+
+        Raises:
+            BadRequest: 403 in rated play, 409 when there is nothing of the seat's to take back.
+        """
+        with self.lock:
+            if self.rated:
+                raise BadRequest(403, "this game is rated: no undo")
+            count = self.undoable(seat)
+            if count is None:
+                raise BadRequest(409, f"P{seat + 1} has no action of its own to take back (after the bots')")
+            kept = self.recorder.actions[:-count]
+            game = self.game
+            self.recorder = GameRecorder(game.new_initial_state(self.seed), self.seed, self.source)
+            self.fired = {}
+            for _player, text in kept:  # the same seed: every chance step falls as before
+                self._apply(game.parse_action(text))
+            self._save()
+            return {"ok": True, "undone": count}
+
+    # -------------------------------------------------------------- hotseat
+    def hotseat_seat(self) -> int | None:
+        """The seat the hotseat device shows: the person on turn (None: nobody, as a spectator)."""
+        state = self.state
+        if state.is_terminal():
+            return None
+        player = state.current_player()
+        return player if player in self.humans else None
+
     # -------------------------------------------------------------- show
     def snapshot(self, seat: int | None) -> dict[str, Any]:
         """What the page shows ``seat`` (None: a spectator): its view (:func:`seat_view`), the
@@ -200,7 +262,7 @@ class Session:
                     "n": n,
                     "player": f"P{p + 1}",
                     "text": text,
-                    "fired": known_fired(state, self.fired.get(n, []), seat),
+                    "fired": _heard(state, self.fired.get(n, []), seat, text),
                 }
                 for n, ((p, _), text) in enumerate(zip(actions, texts, strict=True), start=1)
             ][-200:]
@@ -210,7 +272,11 @@ class Session:
                 "legal": legal,
                 "your_turn": bool(legal),
                 "log": log,
+                "rules": _rules_heard(self.game, log),
                 "log_file": self.log_path,
+                "undo": self.undoable(seat) is not None,
+                "rated": self.rated,
+                "hotseat": self.hotseat_token is not None,
             }
 
     def seat_log(self, seat: int | None) -> str:
@@ -224,6 +290,21 @@ class Session:
     def _refs(self, action: Action) -> list[str]:
         types = self.game.program.actions[action.name].param_types
         return [format_value(arg, ty) for arg, ty in zip(action.args, types, strict=False)]
+
+
+def _heard(state: State, fired: list[str], seat: int | None, text: str) -> list[str]:
+    """The rules an action set off as ``seat`` may know them (``known_fired``); for another
+    seat's face-down choice, not even which action it was."""
+    heard = known_fired(state, fired, seat)
+    return [key for key in heard if key.startswith("trigger:")] if text == HIDDEN_CHOICE else heard
+
+
+def _rules_heard(game: Game, log: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """The rule table (kind, name, citation, description; as the replay page's) of the rules
+    in the seat's log: the log lists only what the seat may know (``known_fired``)."""
+    keys = {key for entry in log for key in entry["fired"]}
+    table = rule_table(game)
+    return {key: table[key] for key in sorted(keys) if key in table}
 
 
 def _message(error: RulekitError) -> str:
@@ -358,6 +439,12 @@ def make_app(session: Session) -> Any:
     def asked_seat(value: Any, who: int) -> int | None:
         """The seat a request is for: its token's, and no other (None: a spectator)."""
         asked = _seat_param(value, players)
+        if who == HOTSEAT:  # one device for every person: only the seat on turn is shown
+            on_turn = session.hotseat_seat()
+            if asked is not None and asked != on_turn:
+                shown = "nobody's" if on_turn is None else f"P{on_turn + 1}'s"
+                raise BadRequest(403, f"the hotseat shows only the seat on turn ({shown}), not P{asked + 1}")
+            return asked
         if who == SPECTATOR:
             if asked is not None:
                 raise BadRequest(403, "the session's token watches as a spectator: it shows no seat")
@@ -384,6 +471,10 @@ def make_app(session: Session) -> Any:
     async def state(request: Request) -> Response:
         who = authenticate(request.headers.get(TOKEN_HEADER))
         seat = asked_seat(request.query_params.get("seat"), who)
+        if who == HOTSEAT and seat is None and session.hotseat_seat() is not None:
+            # the "pass the device" screen: no view until the next person says she holds it
+            on_turn = session.hotseat_seat()
+            return JSONResponse({"hotseat": True, "pass_to": f"P{on_turn + 1}"}, headers=no_store)
         return JSONResponse(session.snapshot(seat), headers=no_store)
 
     async def seat_log(request: Request) -> Response:
@@ -395,16 +486,20 @@ def make_app(session: Session) -> Any:
             headers={**no_store, "Content-Disposition": f'attachment; filename="{seat_name(seat)}.jsonl"'},
         )
 
-    async def act(request: Request) -> Response:
-        who = authenticate(request.headers.get(TOKEN_HEADER))
-        # Another site's page can post to 127.0.0.1 too: only JSON (which browsers send across
-        # sites only after a CORS preflight this server never allows) from no or a local origin.
+    async def posted(request: Request) -> Any:
+        """A POST's JSON body. Another site's page can post to 127.0.0.1 too: only JSON (which
+        browsers send across sites only after a CORS preflight this server never allows) from
+        no or a local origin."""
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             raise BadRequest(415, "send JSON (Content-Type: application/json)")
         origin = urlsplit(request.headers.get("origin", "")).hostname
         if origin is not None and origin not in ALLOWED_HOSTS:
             raise BadRequest(403, "requests from other sites are refused")
-        body = parse_body(await read_body(request))
+        return parse_body(await read_body(request))
+
+    async def act(request: Request) -> Response:
+        who = authenticate(request.headers.get(TOKEN_HEADER))
+        body = await posted(request)
         if not isinstance(body, dict):
             raise BadRequest(400, "send {action: TEXT} or {ref: TEXT}")
         seat = asked_seat(body.get("seat"), who)
@@ -417,12 +512,22 @@ def make_app(session: Session) -> Any:
             return JSONResponse(session.explain_ref(seat, ref))
         raise BadRequest(400, "send {action: TEXT} or {ref: TEXT}")
 
+    async def undo(request: Request) -> Response:
+        """Take back the seat's last action (403 in rated play, 409 with nothing to take back)."""
+        who = authenticate(request.headers.get(TOKEN_HEADER))
+        body = await posted(request)
+        seat = asked_seat(body.get("seat") if isinstance(body, dict) else None, who)
+        if seat is None:
+            raise BadRequest(403, "the session's token watches as a spectator: it cannot undo")
+        return JSONResponse(session.undo(seat))
+
     return Starlette(
         routes=[
             Route("/", guarded(index)),
             Route("/api/state", guarded(state)),
             Route("/api/log", guarded(seat_log)),
             Route("/api/act", guarded(act), methods=["POST"]),
+            Route("/api/undo", guarded(undo), methods=["POST"]),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=ALLOWED_HOSTS)],
     )
@@ -475,7 +580,8 @@ def session_from_args(args: argparse.Namespace) -> Session:
     compile_view(program)
     count = args.players if args.players is not None else program.rules.min_players
     game = Game(program, count)
-    humans = {parse_seat(s.strip(), count, "--human") for s in str(args.human).split(",") if s.strip()}
+    given = args.human or ["1"]  # --human 1 --human 2, or --human 1,2
+    humans = {parse_seat(s.strip(), count, "--human") for g in given for s in str(g).split(",") if s.strip()}
     seed = args.seed = game_seed(args.seed)
     bots = make_bots(game, args.bot, seed)
     source = None
@@ -483,7 +589,8 @@ def session_from_args(args: argparse.Namespace) -> Session:
         from rulekit.rules.compose import find_ruleset
 
         source = str(find_ruleset(args.ruleset).resolve())
-    return Session(game, seed, humans, bots, claim_log(args.log), source)
+    rated, hotseat = getattr(args, "rated", False), getattr(args, "hotseat", False)
+    return Session(game, seed, humans, bots, claim_log(args.log), source, rated=rated, hotseat=hotseat)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -505,7 +612,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     title = session.game.program.rules.title
     print(f"{title} (log: {session.log_path}; Ctrl-C stops). Open, each in its own browser:")
     for who, url in session.urls(port):
-        print(f"  {who}: {url}" if who != "watch" else f"  to watch (no seat, cannot act): {url}")
+        if who == "watch":
+            print(f"  to watch (no seat, cannot act): {url}")
+        elif who == "hotseat":
+            print(f"  every person on one device, in turn (hotseat): {url}")
+        else:
+            print(f"  {who}: {url}")
+    if session.rated:
+        print("rated play: no undo")
     server = make_server(make_app(session))
     try:
         server.run(sockets=[sock])

@@ -55,10 +55,18 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument(
         "--human",
-        default="1",
+        action="append",
         metavar="SEATS",
-        help="the seats people play, comma-separated (default 1; the others are bots)",
+        help="the seats people play, comma-separated or repeated (default 1; the others are bots); "
+        "each gets its own address",
     )
+    p.add_argument(
+        "--hotseat",
+        action="store_true",
+        help="one address for every --human seat: they play in turn on one device, with a "
+        "'pass the device' screen between them",
+    )
+    p.add_argument("--rated", action="store_true", help="rated play: no undo (the page has no undo button)")
     add_bot_option(p)
     p.add_argument(
         "--port", type=int, default=8000, metavar="PORT", help="port on 127.0.0.1 (0: any free port)"
