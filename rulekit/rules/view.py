@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
 from rulekit.rules.compose import check_keys
@@ -99,13 +99,28 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 CHOICES: dict[str, tuple[str, ...]] = {
     "anchor": ("start", "middle", "end"),
     "path": ("row", "column", "grid", "u", "stack"),
-    "shape": ("rect", "circle"),
+    "shape": ("rect", "circle", "card"),
 }
+#: A card template's attributes (``cards: {KIND: {...}}``): each sees the card (named by ``as``,
+#: default ``card``); a track or stack with ``shape: card`` draws its items with it.
+CARD: dict[str, str] = {
+    "w": NUM,
+    "h": NUM,
+    "title": TEXT,
+    "value": TEXT,
+    "lines": LIST,
+    "fill": COLOUR,
+    "stroke": COLOUR,
+    "ink": COLOUR,
+    "back": COLOUR,
+}
+#: A legend entry's keys: a swatch (its colour and shape) and a text, all literals.
+LEGEND_SHAPES = ("square", "circle", "card", "line")
 #: Attributes of a track or stack evaluated once per item (they see the item and ``index``).
 PER_ITEM = frozenset({"fill", "stroke", "title", "faded", "ref", "label", "label_fill"})
 
 _LAYER_KEYS = ("name", "each", "as", "when", "seat", "doc", *SHAPES)
-_VIEW_KEYS = ("width", "height", "background", "players", "palette", "layers", "doc")
+_VIEW_KEYS = ("width", "height", "background", "players", "palette", "cards", "legend", "layers", "doc")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: A literal colour: #rgb, #rrggbb (or with alpha), or a CSS colour name.
 COLOUR_TEXT = re.compile(r"^(#[0-9a-fA-F]{3,8}|[a-z]{3,20})$")
@@ -153,6 +168,25 @@ class LayerDecl:
 
 
 @frozen
+class CardDecl:
+    """How a component of ``kind`` is drawn as a card; ``var`` names the card in its attributes."""
+
+    kind: str
+    var: str
+    attrs: dict[str, Attr]
+    span: Span | None
+
+
+@frozen
+class LegendEntry:
+    """One line of the legend: a swatch (``colour``, ``shape``) and its ``text``."""
+
+    colour: str
+    shape: str
+    text: str
+
+
+@frozen
 class ViewDecl:
     """A whole ``view`` section."""
 
@@ -163,6 +197,8 @@ class ViewDecl:
     palette: dict[str, str]
     layers: tuple[LayerDecl, ...]
     span: Span | None
+    cards: dict[str, CardDecl] = field(factory=dict)
+    legend: tuple[LegendEntry, ...] = ()
 
 
 def _where(value: Any, parent: LocDict, key: str) -> Span | None:
@@ -289,6 +325,75 @@ def _layer(
     return LayerDecl(name, each, str(var), when, seat, shape, span)
 
 
+def _cards(raw: Any, parent: LocDict, palette: dict[str, str], bag: DiagnosticBag) -> dict[str, CardDecl]:
+    """``cards: {KIND: {w, h, title, value, lines, fill, stroke, ink, back, as}}``."""
+    if not isinstance(raw, LocDict):
+        bag.error(
+            "cards maps a component kind to its card: {card: {title: ..., value: ...}}",
+            _where(raw, parent, "cards"),
+        )
+        return {}
+    found: dict[str, CardDecl] = {}
+    for kind, template in raw.items():
+        where = _where(template, raw, kind)
+        if not isinstance(kind, str) or not _IDENT.match(kind) or not isinstance(template, LocDict):
+            bag.error(f"a card is KIND: {{title: ..., value: ...}}, not {kind!r}", where)
+            continue
+        check_keys(template, (*CARD, "as", "doc"), "card", bag)
+        var = template.get("as", "card")
+        if not isinstance(var, str) or not _IDENT.match(var):
+            bag.error(
+                f"'as' must name the card (letters, digits, _), not {var!r}", _where(var, template, "as")
+            )
+            var = "card"
+        attrs = {}
+        for size in ("w", "h"):
+            if size in template and (
+                isinstance(template[size], bool) or not isinstance(template[size], int | float)
+            ):
+                bag.error(f"a card's '{size}' is a number of pixels", _where(template[size], template, size))
+        for name, value in template.items():
+            if name in ("w", "h") and not isinstance(value, int | float):
+                continue
+            if name in CARD:
+                attr = _attr(str(name), CARD[name], value, template, palette, bag)
+                if attr is not None:
+                    attrs[str(name)] = attr
+        found[kind] = CardDecl(kind, str(var), attrs, where)
+    return found
+
+
+def _legend(
+    raw: Any, parent: LocDict, palette: dict[str, str], bag: DiagnosticBag
+) -> tuple[LegendEntry, ...]:
+    """``legend: [{colour: P1, shape: circle, text: "P1's warehouses"}, ...]`` (literals only)."""
+    if not isinstance(raw, list):
+        bag.error("legend is a list of {colour, shape, text}", _where(raw, parent, "legend"))
+        return ()
+    entries = []
+    for item in raw:
+        where = span_of(item) or _where(raw, parent, "legend")
+        if not isinstance(item, LocDict):
+            bag.error("a legend entry is {colour: ..., shape: ..., text: ...}", where)
+            continue
+        check_keys(item, ("colour", "shape", "text"), "legend entry", bag)
+        colour, shape, text = item.get("colour", "#333333"), item.get("shape", "square"), item.get("text")
+        if not isinstance(colour, str) or not (_colour_literal(colour, palette) or COLOUR_TEXT.match(colour)):
+            bag.error(
+                f"a legend colour is #rgb, #rrggbb, a CSS or palette name or P1.., not {colour!r}", where
+            )
+            continue
+        if shape not in LEGEND_SHAPES:
+            hint = did_you_mean(str(shape), LEGEND_SHAPES)
+            bag.error(f"a legend shape is one of {', '.join(LEGEND_SHAPES)}, not {shape!r}", where, hint=hint)
+            continue
+        if not isinstance(text, str | int) or isinstance(text, bool) or not str(text).strip():
+            bag.error("a legend entry needs a text", where)
+            continue
+        entries.append(LegendEntry(str(colour), str(shape), str(text)))
+    return tuple(entries)
+
+
 def parse_view(raw: Any, bag: DiagnosticBag, fallback: Span | None = None) -> ViewDecl | None:
     """Check a ``view`` section's structure; every problem goes into ``bag`` at its position.
 
@@ -344,6 +449,8 @@ def parse_view(raw: Any, bag: DiagnosticBag, fallback: Span | None = None) -> Vi
     for layer in layers:
         if names.count(layer.name) > 1 and names.index(layer.name) != layers.index(layer):
             bag.error(f"duplicate layer name '{layer.name}'", layer.span)
+    cards = _cards(raw["cards"], raw, palette, bag) if "cards" in raw else {}
+    legend = _legend(raw["legend"], raw, palette, bag) if "legend" in raw else ()
     return ViewDecl(
         sizes[0],
         sizes[1],
@@ -352,4 +459,6 @@ def parse_view(raw: Any, bag: DiagnosticBag, fallback: Span | None = None) -> Vi
         palette,
         tuple(layers),
         raw.span,
+        cards,
+        legend,
     )

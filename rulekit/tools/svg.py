@@ -105,13 +105,54 @@ def shape_svg(shape: Shape) -> str:
     return f"{head}>{title}</{shape.kind}>" if title else f"{head}/>"
 
 
+LEGEND_ROW = 20
+
+
+def legend_svg(picture: Picture, top: float) -> tuple[list[str], int]:
+    """The picture's legend (a swatch and a text per entry, in rows as wide as the picture)
+    from ``top`` down, as SVG elements in one group, and the height it takes."""
+    if not picture.legend:
+        return [], 0
+    items: list[str] = []
+    x, y = 6.0, top + 4
+    for entry in picture.legend:
+        text = entry.text[:60]
+        width = 22 + 7 * len(text)
+        if x > 6 and x + width > picture.width:
+            x, y = 6.0, y + LEGEND_ROW
+        colour = quoteattr(safe_colour(entry.colour, "#333333"))
+        if entry.shape == "circle":
+            items.append(f'<circle cx="{_num(x + 6)}" cy="{_num(y + 8)}" r="6" fill={colour} stroke="#333"/>')
+        elif entry.shape == "line":
+            items.append(
+                f'<line x1="{_num(x)}" y1="{_num(y + 8)}" x2="{_num(x + 12)}" y2="{_num(y + 8)}" '
+                f'stroke={colour} stroke-width="3"/>'
+            )
+        elif entry.shape == "card":
+            items.append(
+                f'<rect x="{_num(x + 2)}" y="{_num(y + 1)}" width="9" height="14" rx="2" '
+                f'fill={colour} stroke="#333"/>'
+            )
+        else:
+            items.append(
+                f'<rect x="{_num(x)}" y="{_num(y + 2)}" width="12" height="12" fill={colour} stroke="#333"/>'
+            )
+        items.append(
+            f'<text x="{_num(x + 17)}" y="{_num(y + 12)}" font-size="11" fill="#222">{escape(text)}</text>'
+        )
+        x += width
+    height = int(y + LEGEND_ROW - top)
+    return ['<g id="legend">', *items, "</g>"], height
+
+
 def svg_parts(picture: Picture, *, caption: str | None = None) -> list[str]:
     """The SVG document in pieces: the opening, one piece per layer group, the closing.
 
     Joined with newlines they are :func:`to_svg`; pictures of successive states share most
     pieces, which the HTML replay stores once.
     """
-    extra = ERROR_LINE * len(picture.errors) + (18 if caption else 0)
+    legend, legend_height = legend_svg(picture, picture.height)
+    extra = ERROR_LINE * len(picture.errors) + (18 if caption else 0) + legend_height
     width, height = picture.width, picture.height + extra
     head = "\n".join(
         [
@@ -134,8 +175,8 @@ def svg_parts(picture: Picture, *, caption: str | None = None) -> list[str]:
         group.append(shape_svg(shape))
     if current is not None:
         parts.append("\n".join([*group, "</g>"]))
-    tail: list[str] = []
-    y = picture.height
+    tail: list[str] = legend
+    y = picture.height + legend_height
     if caption:
         y += 14
         tail.append(

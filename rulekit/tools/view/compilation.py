@@ -9,7 +9,7 @@ from rulekit.dsl.types import Type
 from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, did_you_mean
 from rulekit.rules import view as v
 from rulekit.rules.yaml_source import LocStr
-from rulekit.tools.view.model import CompiledAttr, CompiledLayer, CompiledView
+from rulekit.tools.view.model import CompiledAttr, CompiledCard, CompiledLayer, CompiledView
 
 _EXPECTED = {
     v.NUM: t.INT,
@@ -65,6 +65,19 @@ def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
 
     width = attr(decl.width, [])
     height = attr(decl.height, [])
+    cards: dict[str, CompiledCard] = {}
+    for kind, card in decl.cards.items():
+        if kind not in program.rules.kinds:
+            hint = did_you_mean(kind, program.rules.kinds)
+            bag.error(f"cards: '{kind}' is no component kind", card.span, hint=hint)
+            continue
+        card_params = [(card.var, t.entity(kind))]
+        compiled_card = {}
+        for name, a in card.attrs.items():
+            c = attr(a, card_params)
+            if c is not None:
+                compiled_card[name] = c
+        cards[kind] = CompiledCard(card, compiled_card)
     layers = []
     for layer in decl.layers:
         params: list[tuple[str, Type]] = []
@@ -90,10 +103,30 @@ def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
             c = attr(a, item_params if per_item else params)
             if c is not None:
                 compiled[name] = c
-        layers.append(CompiledLayer(layer, each, when, compiled))
+        card_kind = _card_kind(shape, compiled.get("items"), decl, bag)
+        layers.append(CompiledLayer(layer, each, when, compiled, card_kind))
     bag.raise_if_any(RulesetError)
     assert width is not None and height is not None
-    return CompiledView(decl, width, height, tuple(layers))
+    return CompiledView(decl, width, height, tuple(layers), cards)
+
+
+def _card_kind(
+    shape: v.ShapeDecl, items: CompiledAttr | None, decl: v.ViewDecl, bag: DiagnosticBag
+) -> str | None:
+    """With ``shape: card``, the component kind of the items, whose card the view declares."""
+    form = shape.attrs.get("shape")
+    if form is None or form.literal != "card" or items is None:
+        return None
+    element = t.element_type(items.type_)
+    if element.name != "entity" or element.kind not in decl.cards:
+        declared = ", ".join(decl.cards) or "none"
+        bag.error(
+            f"shape: card draws components whose kind has a card in the view's cards (declared: "
+            f"{declared}); these items are {items.type_}",
+            form.span,
+        )
+        return None
+    return element.kind
 
 
 def _type_ok(kind: str, type_: Type) -> bool:

@@ -27,6 +27,7 @@ from rulekit.dsl.types import Type
 from rulekit.engine.game import State
 from rulekit.engine.information import known_scores, masked_fields, unseen
 from rulekit.engine.values import format_value
+from rulekit.rules.view import LegendEntry
 from rulekit.tools.view.model import Picture, Shape
 
 #: Player colours, in seat order (repeated beyond six).
@@ -36,6 +37,12 @@ MARGIN = 12
 LINE = 20
 CELL = 28
 CARD_W, CARD_H = 66, 30
+#: A component drawn as a card: taller, its name on top and its attributes below.
+COMPONENT_H = 58
+#: Attribute values that colour a component's card (a band at its top): CSS colour names.
+CARD_COLOURS = frozenset(
+    ("red", "green", "blue", "yellow", "white", "black", "orange", "purple", "pink", "brown", "grey", "gray")
+)
 #: The most items of one list drawn (the rest are counted), and cells of one grid.
 MAX_ITEMS = 60
 MAX_CELLS = 40 * 40
@@ -116,12 +123,17 @@ class _Sketch:
         self.y += LINE
         per_row = max(1, (self.width - 2 * MARGIN) // (CARD_W + 4))
         shown = items[:MAX_ITEMS]
+        components = self.component_values(element)
+        height = COMPONENT_H if components is not None else CARD_H
         for index, item in enumerate(shown):
             x = MARGIN + 8 + (index % per_row) * (CARD_W + 4)
-            y = self.y + (index // per_row) * (CARD_H + 4)
+            y = self.y + (index // per_row) * (height + 4)
             if item is None:  # not seen: a face-down card (or box)
-                self.add("rect", layer, x=x, y=y, w=CARD_W, h=CARD_H, rx=4, fill="#7f8c8d", stroke="#34495e")
-                self.text(layer, x + CARD_W / 2, y + CARD_H / 2 + 5, "?", anchor="middle", fill="#ffffff")
+                self.add("rect", layer, x=x, y=y, w=CARD_W, h=height, rx=4, fill="#7f8c8d", stroke="#34495e")
+                self.text(layer, x + CARD_W / 2, y + height / 2 + 5, "?", anchor="middle", fill="#ffffff")
+                continue
+            if components is not None:
+                self.card(layer, x, y, self.value_text(item, element), components.get(item, {}))
                 continue
             text = self.value_text(item, element)
             fill = self.colour(item) if _is_player(element) and isinstance(item, int) else "#fdfefe"
@@ -130,11 +142,42 @@ class _Sketch:
             )
             self.text(layer, x + CARD_W / 2, y + CARD_H / 2 + 4, text[:10], size=11, anchor="middle")
         rows = (len(shown) + per_row - 1) // per_row
-        self.y += rows * (CARD_H + 4)
+        self.y += rows * (height + 4)
         if len(items) > MAX_ITEMS:
             self.text(layer, MARGIN + 8, self.y + 12, f"... and {len(items) - MAX_ITEMS} more", size=11)
             self.y += LINE - 4
         self.y += 4 if items else 0
+
+    def component_values(self, element: Type) -> dict[Any, dict[str, Any]] | None:
+        """The attributes of each component of ``element``'s kind, by id (None: no component kind)."""
+        kind = self.rules.kinds.get(element.kind or "") if element.name == "entity" else None
+        if kind is None:
+            return None
+        return {item.id: dict(item.values) for item in kind.items}
+
+    def card(self, layer: str, x: float, y: float, name: str, values: dict[str, Any]) -> None:
+        """A component face up, drawn from its fields: its name on top, a band of its colour
+        (an attribute whose value is a colour name), up to three attributes below."""
+        lines = [f"{key} {value}" for key, value in values.items() if isinstance(value, int | str)][:3]
+        tip = name + "".join(f" · {line}" for line in lines)
+        self.add(
+            "rect",
+            layer,
+            x=x,
+            y=y,
+            w=CARD_W,
+            h=COMPONENT_H,
+            rx=4,
+            fill="#fdfefe",
+            stroke="#34495e",
+            title=tip,
+        )
+        colour = next((str(v) for v in values.values() if isinstance(v, str) and v in CARD_COLOURS), None)
+        if colour is not None:
+            self.add("rect", layer, x=x + 3, y=y + 3, w=CARD_W - 6, h=5, rx=1, fill=colour, stroke="#34495e")
+        self.text(layer, x + CARD_W / 2, y + 20, name[:11], size=10, anchor="middle", bold=True)
+        for number, line in enumerate(lines):
+            self.text(layer, x + CARD_W / 2, y + 33 + number * 10, line[:12], size=9, anchor="middle")
 
     def grid(self, layer: str, name: str, cells: dict[Any, Any], type_: Type, hidden: bool) -> None:
         if hidden:
@@ -207,7 +250,17 @@ class _Sketch:
             self.heading(f"P{player + 1}{you} · score {'?' if score is None else score}", self.colour(player))
             for name, decl in rules.fields.get("player", {}).items():
                 self.field(player, name, decl.declared.type)
-        return Picture(self.width, int(self.y + MARGIN), "#ffffff", tuple(self.shapes), (), rules.title)
+        return Picture(
+            self.width, int(self.y + MARGIN), "#ffffff", tuple(self.shapes), (), rules.title, self.legend()
+        )
+
+    def legend(self) -> tuple[LegendEntry, ...]:
+        """The players' colours: the default view's legend."""
+        players = self.state.game.num_players
+        return tuple(
+            LegendEntry(self.colour(p), "circle", f"P{p + 1}" + (" (you)" if p == self.seat else ""))
+            for p in range(players)
+        )
 
 
 def _is_point(key: Any) -> bool:

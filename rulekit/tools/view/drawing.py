@@ -134,7 +134,22 @@ class _Drawer:
             tuple(self.shapes),
             tuple(self.errors),
             title,
+            self.legend(),
         )
+
+    def legend(self) -> tuple[v.LegendEntry, ...]:
+        """The view's legend with its colours resolved; an entry for a seat the game does not
+        have (P4 of three players) is left out."""
+        entries = []
+        for entry in self.view.decl.legend:
+            try:
+                colour = self.to_colour(entry.colour)
+            except ValueError:
+                continue
+            if v.PLAYER_COLOUR.match(entry.colour) and colour == entry.colour:
+                continue  # P4 in a game of three: no such seat
+            entries.append(v.LegendEntry(colour, entry.shape, entry.text))
+        return tuple(entries)
 
     def add(self, kind: str, layer: str, **props: Any) -> None:
         self.shapes.append(Shape(kind, layer, {k: p for k, p in props.items() if p is not None}))
@@ -289,6 +304,9 @@ class _Drawer:
         dx = self.number(a.get("dx"), *args, default=4)
         dy = self.number(a.get("dy"), *args, default=-4)
         form = self.value(a.get("shape"), default="rect")
+        if form == "card" and layer.card is not None:
+            self.cards(layer, args, items, path, (x0, y0), across)
+            return
         rx = self.number(a.get("rx"), *args, default=2)
         for index, item in enumerate(items):
             col, row = _place(path, index, len(items), across)
@@ -320,6 +338,117 @@ class _Drawer:
                     text=text,
                     size=label_size,
                     fill=self.colour(a.get("label_fill"), *item_args, default="#222222"),
+                    anchor="middle",
+                    bold=False,
+                )
+
+    # -- cards (the view's ``cards`` templates)
+    def cards(
+        self,
+        layer: CompiledLayer,
+        args: tuple[Any, ...],
+        items: list[Any],
+        path: str,
+        origin: tuple[float, float],
+        across: int,
+    ) -> None:
+        """A track or stack of ``shape: card``: each item drawn by its kind's card template, face
+        down where the seat may not see it (a masked item reads ``none``)."""
+        a = layer.attrs
+        assert layer.card is not None
+        template = self.view.cards[layer.card]
+        t = template.attrs
+        w = self.number(t.get("w"), default=40)
+        h = self.number(t.get("h"), default=56)
+        step = self.number(a.get("step"), *args, default=w + 4)
+        dx = self.number(a.get("dx"), *args, default=4)
+        dy = self.number(a.get("dy"), *args, default=-4)
+        name = layer.decl.name
+        for index, item in enumerate(items):
+            col, row = _place(path, index, len(items), across)
+            if path == "stack":
+                x, y = origin[0] + index * dx, origin[1] + index * dy
+            else:
+                x, y = origin[0] + col * step, origin[1] + row * (h + 6)
+            item_args = (*args, item, index)
+            own = {
+                "ref": self.ref(a.get("ref"), *item_args),
+                "action": self.actions(a.get("action")),
+                "faded": bool(self.value(a.get("faded"), *item_args, default=False)),
+            }
+            stroke = self.colour(a.get("stroke"), *item_args) if "stroke" in a else None
+            if item is None:
+                self.add(
+                    "rect", name, x=x, y=y, w=w, h=h, rx=4,
+                    fill=self.colour(t.get("back"), default="#5d6d7e"),
+                    stroke=stroke or self.colour(t.get("stroke"), default="#333333"),
+                    title=self.text(a.get("title"), *item_args) or "a face-down card",
+                    **own,
+                )  # fmt: skip
+                self.add(
+                    "line",
+                    name,
+                    x1=x + 5,
+                    y1=y + 5,
+                    x2=x + w - 5,
+                    y2=y + h - 5,
+                    stroke="#ffffff",
+                    width=1,
+                    faded=True,
+                )
+                continue
+            fill = (
+                self.colour(a["fill"], *item_args)
+                if "fill" in a
+                else self.colour(t.get("fill"), item, default="#fffdf7")
+            )
+            ink = self.colour(t.get("ink"), item, default="#222222")
+            heading = self.text(t.get("title"), item)
+            value = self.text(a["label"], *item_args) if "label" in a else self.text(t.get("value"), item)
+            lines = [str(line) for line in self.value(t.get("lines"), item, default=())]
+            tip = self.text(a.get("title"), *item_args) or " · ".join(
+                p for p in (heading, value, *lines) if p
+            )
+            self.add(
+                "rect", name, x=x, y=y, w=w, h=h, rx=4, fill=fill,
+                stroke=stroke or self.colour(t.get("stroke"), item, default="#333333"),
+                title=tip or None, **own,
+            )  # fmt: skip
+            small = max(7.0, min(11.0, w / 5))
+            if heading:
+                self.add(
+                    "text",
+                    name,
+                    x=x + w / 2,
+                    y=y + small + 2,
+                    text=heading,
+                    size=small,
+                    fill=ink,
+                    anchor="middle",
+                    bold=True,
+                )
+            if value:
+                big = max(9.0, min(w, h) * 0.42)
+                self.add(
+                    "text",
+                    name,
+                    x=x + w / 2,
+                    y=y + h / 2 + big * 0.35,
+                    text=value,
+                    size=big,
+                    fill=ink,
+                    anchor="middle",
+                    bold=False,
+                )
+            for number, line in enumerate(lines[-3:][::-1]):
+                self.add(
+                    "text",
+                    name,
+                    x=x + w / 2,
+                    y=y + h - 3 - number * (small + 1),
+                    text=line,
+                    size=small,
+                    fill=ink,
                     anchor="middle",
                     bold=False,
                 )

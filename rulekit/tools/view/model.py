@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 
 from rulekit.dsl.types import Type
 from rulekit.rules import view as v
@@ -30,6 +30,15 @@ class CompiledLayer:
     each: CompiledAttr | None
     when: CompiledAttr | None
     attrs: dict[str, CompiledAttr]
+    card: str | None = None  # with ``shape: card``: the kind whose card template draws the items
+
+
+@frozen
+class CompiledCard:
+    """A card template: its attributes compiled with the card as their one parameter."""
+
+    decl: v.CardDecl
+    attrs: dict[str, CompiledAttr]
 
 
 @frozen
@@ -38,6 +47,7 @@ class CompiledView:
     width: CompiledAttr
     height: CompiledAttr
     layers: tuple[CompiledLayer, ...]
+    cards: dict[str, CompiledCard] = field(factory=dict)
 
 
 @frozen
@@ -51,7 +61,8 @@ class Shape:
 
 @frozen
 class Picture:
-    """A drawn state: canvas size, background, shapes in drawing order and any layer errors."""
+    """A drawn state: canvas size, background, shapes in drawing order, any layer errors and
+    the legend (swatches with their texts, drawn under the picture)."""
 
     width: int
     height: int
@@ -59,3 +70,4 @@ class Picture:
     shapes: tuple[Shape, ...]
     errors: tuple[str, ...]
     title: str
+    legend: tuple[v.LegendEntry, ...] = ()
