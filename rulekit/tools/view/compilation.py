@@ -18,6 +18,9 @@ _EXPECTED = {
 }
 
 
+#: Cards of plain values (El Caballero's power cards are whole numbers): ``cards: {int: ...}``.
+_PLAIN_CARDS = {"int": t.INT, "str": t.STR}
+
 _COMPILED: dict[int, tuple[Program, CompiledView | None]] = {}
 
 #: Names every view expression sees besides the rules' own, passed first by the drawer.
@@ -67,11 +70,11 @@ def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
     height = attr(decl.height, [])
     cards: dict[str, CompiledCard] = {}
     for kind, card in decl.cards.items():
-        if kind not in program.rules.kinds:
-            hint = did_you_mean(kind, program.rules.kinds)
-            bag.error(f"cards: '{kind}' is no component kind", card.span, hint=hint)
+        if kind not in program.rules.kinds and kind not in _PLAIN_CARDS:
+            hint = did_you_mean(kind, [*program.rules.kinds, *_PLAIN_CARDS])
+            bag.error(f"cards: '{kind}' is no component kind (nor int or str)", card.span, hint=hint)
             continue
-        card_params = [(card.var, t.entity(kind))]
+        card_params = [(card.var, _PLAIN_CARDS.get(kind) or t.entity(kind))]
         compiled_card = {}
         for name, a in card.attrs.items():
             c = attr(a, card_params)
@@ -118,6 +121,8 @@ def _card_kind(
     if form is None or form.literal != "card" or items is None:
         return None
     element = t.element_type(items.type_)
+    if element.name in _PLAIN_CARDS and element.name in decl.cards:
+        return element.name
     if element.name != "entity" or element.kind not in decl.cards:
         declared = ", ".join(decl.cards) or "none"
         bag.error(

@@ -414,7 +414,7 @@ class _Drawer:
                 stroke=stroke or self.colour(t.get("stroke"), item, default="#333333"),
                 title=tip or None, **own,
             )  # fmt: skip
-            small = max(7.0, min(11.0, w / 5))
+            small = max(7.0, min(11.0, w / 5))  # texts shrink to fit the card's width, not below 6
             if heading:
                 self.add(
                     "text",
@@ -422,13 +422,13 @@ class _Drawer:
                     x=x + w / 2,
                     y=y + small + 2,
                     text=heading,
-                    size=small,
+                    size=_fit(heading, w, small),
                     fill=ink,
                     anchor="middle",
                     bold=True,
                 )
             if value:
-                big = max(9.0, min(w, h) * 0.42)
+                big = _fit(value, w, max(9.0, min(w, h) * 0.42))
                 self.add(
                     "text",
                     name,
@@ -447,11 +447,16 @@ class _Drawer:
                     x=x + w / 2,
                     y=y + h - 3 - number * (small + 1),
                     text=line,
-                    size=small,
+                    size=_fit(line, w, small),
                     fill=ink,
                     anchor="middle",
                     bold=False,
                 )
+
+
+def _fit(text: str, width: float, size: float) -> float:
+    """A font size at most ``size`` at which ``text`` fits a card ``width`` wide (not below 6)."""
+    return max(6.0, min(size, (width - 6) / (0.62 * max(1, len(text)))))
 
 
 def _place(path: str, index: int, count: int, across: int) -> tuple[int, int]:
