@@ -161,6 +161,21 @@ def _view_schema() -> dict[str, Any]:
         "One layer: exactly one shape, drawn once or once per element.",
     )
     colours = {"type": "object", "additionalProperties": {"type": "string"}, "description": "Named colours."}
+    card = _obj(
+        dict.fromkeys(view_decl.CARD, value)
+        | {"as": _text("The card's name in its expressions (default card)."), "doc": _text("A description.")},
+        "How a component of this kind (or an int or str) is drawn as a card by a track or stack "
+        "with shape: card: w and h (pixels), title, value, lines (a list of texts), fill, stroke, "
+        "ink (the texts' colour), back (a face-down card's colour).",
+    )
+    legend_entry = _obj(
+        {
+            "colour": _text("A colour: #rgb, #rrggbb, a CSS or palette name, or P1, P2..."),
+            "shape": {"enum": list(view_decl.LEGEND_SHAPES), "description": "The swatch's shape."},
+            "text": {"type": ["string", "integer"], "description": "What the swatch means."},
+        },
+        "One entry of the legend.",
+    )
     return _obj(
         {
             "width": _expr("Canvas width in pixels."),
@@ -168,6 +183,12 @@ def _view_schema() -> dict[str, Any]:
             "background": _text("The background colour."),
             "players": {"type": "array", "items": {"type": "string"}, "description": "A colour per seat."},
             "palette": colours,
+            "cards": {
+                "type": "object",
+                "additionalProperties": card,
+                "description": "A card template per component kind (or int, str).",
+            },
+            "legend": {"type": "array", "items": legend_entry, "description": "Drawn under the picture."},
             "layers": {"type": "array", "items": layer, "description": "Drawn in order."},
             "doc": _text("A description."),
         },

@@ -471,9 +471,9 @@ def make_app(session: Session) -> Any:
     async def state(request: Request) -> Response:
         who = authenticate(request.headers.get(TOKEN_HEADER))
         seat = asked_seat(request.query_params.get("seat"), who)
-        if who == HOTSEAT and seat is None and session.hotseat_seat() is not None:
+        on_turn = session.hotseat_seat()
+        if who == HOTSEAT and seat is None and on_turn is not None:
             # the "pass the device" screen: no view until the next person says she holds it
-            on_turn = session.hotseat_seat()
             return JSONResponse({"hotseat": True, "pass_to": f"P{on_turn + 1}"}, headers=no_store)
         return JSONResponse(session.snapshot(seat), headers=no_store)
 
