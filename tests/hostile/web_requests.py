@@ -56,6 +56,7 @@ _PATHS = [
     "/api/state",
     "/api/act",
     "/api/act/",
+    "/api/undo",
     "/api/state?seat=P2",
     "/api/state?seat=P1",
     "/api/state?seat=%ED%A0%80",
@@ -150,7 +151,7 @@ def hostile_request(session: Session, rng: random.Random) -> Request:
     path = rng.choice(_PATHS)
     if token is not None and rng.random() < 0.2:
         path += ("&" if "?" in path else "?") + "token=" + token
-    usual = "POST" if path.startswith("/api/act") else "GET"
+    usual = "POST" if path.startswith(("/api/act", "/api/undo")) else "GET"
     method = usual if rng.random() < 0.8 else rng.choice(_METHODS)
     body = b""
     if method in ("POST", "PUT", "PATCH") or rng.random() < 0.1:
