@@ -186,3 +186,20 @@ def test_a_seat_token_is_not_the_hotseats(tmp_path: Path) -> None:
     session = _session(tmp_path, "tic_tac_toe", {0})
     assert session.hotseat_token is None
     assert [who for who, _ in session.urls(8000)] == ["P1", "watch"]
+
+
+def test_the_served_log_names_the_rules_applied_as_the_seat_may_know_them(tmp_path: Path) -> None:
+    """Goofspiel's bids are face down until both are in: the other seat's log shows neither the
+    card nor the rule of a pending bid; a resolved round names the rule, with its table entry."""
+    session = _session(tmp_path, "goofspiel", {0, 1})
+    _play_first(session, 0)
+    _play_first(session, 1)
+    pending = _play_first(session, 0)
+    mine, theirs = session.snapshot(0), session.snapshot(1)
+    assert mine["log"][-1]["text"] == pending and theirs["log"][-1]["text"] != pending
+    assert not any(key.startswith("action:") for key in theirs["log"][-1]["fired"])
+    assert "action:bid" in theirs["log"][1]["fired"]
+    assert (
+        theirs["rules"]["action:bid"]["kind"] == "action" and theirs["rules"]["action:bid"]["name"] == "bid"
+    )
+    assert set(theirs["rules"]) == {key for entry in theirs["log"] for key in entry["fired"]}
