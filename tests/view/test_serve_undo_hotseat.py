@@ -156,6 +156,23 @@ def test_human_is_given_repeated_or_comma_separated(tmp_path: Path, monkeypatch:
         assert len(set(session.seat_tokens.values())) == 2
 
 
+def test_serve_takes_repeated_humans_the_hotseat_and_rated_play_from_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rulekit.cli import build_parser
+
+    monkeypatch.chdir(tmp_path)
+    parser, _ = build_parser()
+    args = parser.parse_args(
+        ["serve", "royal_letter", "--human", "1", "--human", "2", "--hotseat", "--rated"]
+    )
+    session = session_from_args(args)
+    assert session.humans == {0, 1} and session.rated and session.hotseat_token is not None
+    assert session.seat_tokens == {}
+    plain = session_from_args(parser.parse_args(["serve", "royal_letter", "--log", "b.jsonl"]))
+    assert plain.humans == {0} and not plain.rated and plain.hotseat_token is None
+
+
 def test_the_hotseat_shows_the_seat_on_turn_after_a_pass_screen(tmp_path: Path) -> None:
     session = _session(tmp_path, "royal_letter", {0, 1}, hotseat=True)
     assert session.seat_tokens == {} and session.hotseat_token is not None
