@@ -37,6 +37,7 @@ from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, 
 from rulekit.limits import LIMITS, json_too_deep
 from rulekit.load import load_program
 from rulekit.tools.bots import Bot, make_bots
+from rulekit.tools.clicks import MAX_CHOICES, MAX_TARGETS, Choice, bound_targets, choose
 from rulekit.tools.files import atomic_write_text
 from rulekit.tools.html import new_nonce, policy, render
 from rulekit.tools.log import GameRecorder
@@ -181,6 +182,29 @@ class Session:
                 }
             return {"ok": False, "error": f"no action can be taken with {ref} now"}
 
+    # -------------------------------------------------------------- clicks
+    def choose(self, seat: int, choices: list[Choice]) -> dict[str, Any]:
+        """An action built by clicks (:mod:`rulekit.tools.clicks`): what ``choices`` (the last
+        one the click) leave of the seat's legal actions, or why the click is refused."""
+        with self.lock:
+            state = self.state
+            if state.is_terminal():
+                return {"ok": False, "error": "the game is over"}
+            if seat not in self.humans or seat != state.current_player():
+                return {"ok": False, "error": "it is not your turn"}
+            try:
+                answer = choose(state, seat, choices, compile_view(self.game.program))
+            except RuleEvaluationError as error:
+                return {"ok": False, "error": _message(error)}
+            if "refused" in answer:
+                answer["refused"] = _message(IllegalActionError(answer["refused"]))
+            return {"ok": True, **answer}
+
+    @property
+    def clickable(self) -> bool:
+        """Whether the view binds action parameters to its shapes (else the page plays by the list)."""
+        return bool(bound_targets(compile_view(self.game.program)))
+
     # -------------------------------------------------------------- show
     def snapshot(self, seat: int | None) -> dict[str, Any]:
         """What the page shows ``seat`` (None: a spectator): its view (:func:`seat_view`), the
@@ -211,6 +235,7 @@ class Session:
                 "your_turn": bool(legal),
                 "log": log,
                 "log_file": self.log_path,
+                "clicks": self.clickable,
             }
 
     def seat_log(self, seat: int | None) -> str:
@@ -224,6 +249,27 @@ class Session:
     def _refs(self, action: Action) -> list[str]:
         types = self.game.program.actions[action.name].param_types
         return [format_value(arg, ty) for arg, ty in zip(action.args, types, strict=False)]
+
+
+def _choices(body: Any) -> list[Choice]:
+    """``{choices: [{TARGET: VALUE, ...}, ...]}``: the clicks of a partial action.
+
+    Raises:
+        BadRequest: 400 for anything else, or more than the limits allow.
+    """
+    shape = "send {choices: [{TARGET: VALUE}, ...]}"
+    raw = body.get("choices") if isinstance(body, dict) else None
+    if not isinstance(raw, list) or len(raw) > MAX_CHOICES:
+        raise BadRequest(400, f"{shape} (at most {MAX_CHOICES} choices)")
+    choices: list[Choice] = []
+    for choice in raw:
+        if not isinstance(choice, dict) or not 0 < len(choice) <= MAX_TARGETS:
+            raise BadRequest(400, f"{shape}: a choice has 1 to {MAX_TARGETS} targets")
+        for target, value in choice.items():
+            if not isinstance(value, str) or len(target) > MAX_ACTION_TEXT or len(value) > MAX_ACTION_TEXT:
+                raise BadRequest(400, f"{shape}: targets and values are texts of at most {MAX_ACTION_TEXT}")
+        choices.append({str(t): v for t, v in choice.items()})
+    return choices
 
 
 def _message(error: RulekitError) -> str:
@@ -395,6 +441,18 @@ def make_app(session: Session) -> Any:
             headers={**no_store, "Content-Disposition": f'attachment; filename="{seat_name(seat)}.jsonl"'},
         )
 
+    async def acting_seat(request: Request) -> int:
+        """The seat a POST acts for: a seat's token, JSON from no or a local origin (as act)."""
+        who = authenticate(request.headers.get(TOKEN_HEADER))
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            raise BadRequest(415, "send JSON (Content-Type: application/json)")
+        origin = urlsplit(request.headers.get("origin", "")).hostname
+        if origin is not None and origin not in ALLOWED_HOSTS:
+            raise BadRequest(403, "requests from other sites are refused")
+        if who == SPECTATOR:
+            raise BadRequest(403, "the session's token watches as a spectator: it cannot act")
+        return who
+
     async def act(request: Request) -> Response:
         who = authenticate(request.headers.get(TOKEN_HEADER))
         # Another site's page can post to 127.0.0.1 too: only JSON (which browsers send across
@@ -417,12 +475,21 @@ def make_app(session: Session) -> Any:
             return JSONResponse(session.explain_ref(seat, ref))
         raise BadRequest(400, "send {action: TEXT} or {ref: TEXT}")
 
+    async def choose_route(request: Request) -> Response:
+        who = await acting_seat(request)
+        body = parse_body(await read_body(request))
+        choices = _choices(body)
+        seat = asked_seat(body.get("seat"), who)
+        assert seat is not None  # acting_seat refused the spectator's token
+        return JSONResponse(session.choose(seat, choices), headers=no_store)
+
     return Starlette(
         routes=[
             Route("/", guarded(index)),
             Route("/api/state", guarded(state)),
             Route("/api/log", guarded(seat_log)),
             Route("/api/act", guarded(act), methods=["POST"]),
+            Route("/api/choose", guarded(choose_route), methods=["POST"]),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=ALLOWED_HOSTS)],
     )

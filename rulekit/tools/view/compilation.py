@@ -42,7 +42,33 @@ def compile_view(program: Program) -> CompiledView | None:
 def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
     bag = DiagnosticBag()
 
+    def target_ok(target: str, span: object) -> None:
+        """A binding target names an action and one of its parameters (or is ``action``)."""
+        if target == v.ACTION_TARGET:
+            return
+        name, _, param = target.partition(".")
+        actions = program.rules.actions
+        if not param:
+            bag.error(f"a binding target is ACTION.PARAM or action, not '{target}'", span)
+        elif name not in actions:
+            bag.error(f"binds unknown action '{name}'", span, hint=did_you_mean(name, actions))
+        elif param not in (params := [p.name for p in actions[name].params]):
+            where = f"its parameters: {', '.join(params)}" if params else "it takes no parameters"
+            bag.error(f"action '{name}' has no parameter '{param}' ({where})", span, hint=did_you_mean(param, params))
+
     def attr(a: v.Attr, params: list[tuple[str, Type]]) -> CompiledAttr | None:
+        if a.kind == v.BIND:
+            bound = []
+            for binding in a.literal:
+                target_ok(binding.target, binding.span)
+                if binding.source is None:
+                    bound.append((binding.target, None, t.ANY))
+                    continue
+                fake = v.Attr(a.name, v.REF, source=binding.source, span=binding.span)
+                compiled_value = attr(fake, params)
+                if compiled_value is not None:
+                    bound.append((binding.target, compiled_value.fn, compiled_value.type_))
+            return CompiledAttr(a.name, a.kind, None, tuple(bound), t.ANY)
         if a.kind == v.ACTION:
             for name in a.literal:
                 if name not in program.rules.actions:
@@ -91,6 +117,8 @@ def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
             if c is not None:
                 compiled[name] = c
         layers.append(CompiledLayer(layer, each, when, compiled))
+    for control in decl.controls.values():
+        target_ok(control.target, control.span)
     bag.raise_if_any(RulesetError)
     assert width is not None and height is not None
     return CompiledView(decl, width, height, tuple(layers))

@@ -89,6 +89,22 @@ class _Drawer:
         value = self.value(attr, *args)
         return None if value is None else format_value(value, attr.type_)
 
+    def binds(self, attr: CompiledAttr | None, ref: str | None, *args: Any) -> dict[str, str] | None:
+        """What a click on the shape chooses: binding target -> value in the action notation
+        (a target whose value is none is left out; None when nothing is bound)."""
+        if attr is None:
+            return None
+        found: dict[str, str] = {}
+        for target, fn, type_ in attr.constant:
+            if fn is None:
+                value = ref
+            else:
+                raw = fn(self.F, self.R, self.me, self.over, *args)
+                value = None if raw is None else format_value(raw, type_)
+            if value is not None:
+                found[target] = value
+        return found or None
+
     def actions(self, attr: CompiledAttr | None) -> str | None:
         return None if attr is None else " ".join(attr.constant)
 
@@ -152,6 +168,7 @@ class _Drawer:
             "ref": self.ref(a.get("ref"), *args),
             "action": self.actions(a.get("action")),
         }
+        common["bind"] = self.binds(a.get("bind"), common["ref"], *args)
         if kind == "rect":
             x, y = self.number(a["x"], *args), self.number(a["y"], *args)
             w, h = self.number(a["w"], *args), self.number(a["h"], *args)
@@ -305,6 +322,7 @@ class _Drawer:
                 "ref": self.ref(a.get("ref"), *item_args),
                 "action": self.actions(a.get("action")),
             }
+            props["bind"] = self.binds(a.get("bind"), props["ref"], *item_args)
             if form == "circle":
                 self.add("circle", layer.decl.name, x=cx + size / 2, y=cy + size / 2, r=size / 2, **props)
             else:
