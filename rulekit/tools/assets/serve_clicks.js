@@ -5,7 +5,7 @@
 // answer; it decides nothing about the game. Text reaches the page through textContent only,
 // except the pictures (server-escaped SVG).
 "use strict";
-const clicks = {choices: [], answer: null, pending: 0};
+const clicks = {choices: [], answer: null, pending: 0, drawn: 0};
 
 function bindKey(binds) {
   return JSON.stringify(Object.entries(binds).sort());
@@ -89,6 +89,9 @@ function clicksDraw(answer) {
   }
   const box = document.getElementById("clicks");
   box.replaceChildren();
+  // for tests and tools: which state and which answer the page shows now
+  box.dataset.moves = String(snapshot.moves);
+  box.dataset.drawn = String(++clicks.drawn);
   if (!answer) {
     document.getElementById("preview").replaceChildren();
     return;
