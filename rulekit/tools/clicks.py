@@ -80,19 +80,28 @@ def choose(
 ) -> dict[str, Any]:
     """The answer to a click: ``choices`` (the last one the click) applied to the listing.
 
-    A click that leaves no legal action starts the partial action again when it is possible
-    on its own, else it is refused with the rule that refuses it (``refused``) and the
-    earlier choices stand.  The answer's ``choices`` are the ones that stand."""
+    A click that leaves no legal action replaces the earlier choice of its kind (a choice
+    sharing a target: another cell instead of the chosen one) when that leaves one; else it is
+    refused with the rule that refuses the action it would build (``refused``) and the earlier
+    choices stand; a click that only disagrees with earlier choices of another action starts
+    the partial action again.  The answer's ``choices`` are the ones that stand."""
     listing = Listing(state)
     answer: dict[str, Any] = {}
     if choices and not listing.candidates(choices):
-        click = choices[-1]
-        if listing.candidates([click]):
-            choices = [click]
-            answer["restarted"] = True
+        click, before = choices[-1], choices[:-1]
+        replaced = [c for c in before if not set(c) & set(click)] + [click]
+        if listing.candidates(replaced):
+            choices = replaced
+            answer["replaced"] = True
         else:
-            choices = choices[:-1]
-            answer["refused"] = refusal(listing, seat, choices, click)
+            refused = refusal(listing, seat, before, click)
+            if refused is None and listing.candidates([click]):
+                choices = [click]
+                answer["restarted"] = True
+            else:
+                choices = before
+                shown = ", ".join(click.values())
+                answer["refused"] = refused or Diagnostic(f"no legal action can be built with {shown} now")
     answer.update(describe(listing, seat, choices, view, preview=preview))
     return answer
 
@@ -183,10 +192,11 @@ def _preview(state: State, seat: int, action: Action, text: str) -> dict[str, An
     }
 
 
-def refusal(listing: Listing, seat: int, choices: list[Choice], click: Choice) -> Diagnostic:
+def refusal(listing: Listing, seat: int, choices: list[Choice], click: Choice) -> Diagnostic | None:
     """Why a click cannot complete a legal action with ``choices``: the engine's explanation
     (as ``seat`` may be told it) of the action the click would build, its other arguments taken
-    from a legal action of that name that agrees with ``choices``."""
+    from a legal action of that name that agrees with ``choices``; None when that action is
+    legal (the click only disagrees with the earlier choices) or none can be built."""
     state = listing.state
     game = state.game
     for target, value in click.items():
@@ -212,7 +222,6 @@ def refusal(listing: Listing, seat: int, choices: list[Choice], click: Choice) -
         except IllegalActionError as error:
             return error.diagnostics[0]
         if action in state.legal_actions():
-            return Diagnostic(f"{game.action_to_string(action)} does not go with what was chosen before")
+            return None
         return seat_explanation(state, action, seat)
-    shown = ", ".join(click.values())
-    return Diagnostic(f"no legal action can be built with {shown} now")
+    return None

@@ -207,3 +207,66 @@ def test_a_whole_game_is_played_by_clicks_only_against_bots_and_its_log_replays(
     assert session.state.is_terminal()
     assert clicks >= len([p for p, _ in session.recorder.actions if p == 0])
     assert _replays(log)
+
+
+def _index(browser: Any, binds: dict[str, str]) -> int:
+    """The position among the bound shapes of the one that binds exactly ``binds``."""
+    script = (
+        "return Array.from(document.querySelectorAll('#board [data-bind]'))"
+        ".findIndex((e) => e.dataset.bind === arguments[0])"
+    )
+    index = int(browser.execute_script(script, json.dumps(binds, sort_keys=True)))
+    assert index >= 0, binds
+    return index
+
+
+def test_a_partial_action_is_previewed_and_a_refused_click_shows_its_rule_next_to_it(
+    browser: Any, tmp_path: Path, artifacts: Path, serve: Callable[[Any], str]
+) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    game = load_game("el_caballero", 3)
+    session = Session(game, 1, {0}, [RandomBot(s) for s in range(3)], str(tmp_path / "b.jsonl"))
+    mine = RandomBot(9)
+    for _ in range(7):  # to a state where land_06 does not fit the free cell (-1, -1)
+        assert session.act(0, game.action_to_string(mine.choose(session.state))) == {"ok": True}
+    browser.get(serve(session) + f"?token={session.seat_tokens[0]}")
+    drawn = _wait_ready(browser, session, 0)["drawn"]
+    shapes = By.CSS_SELECTOR, "#board [data-bind]"
+    card = {"place_area.card": "land_06"}
+    browser.find_elements(*shapes)[_index(browser, card)].click()
+    probe = _wait_ready(browser, session, drawn)
+    cells = [b["bind"] for b in probe["board"] if b["lit"] and "place_area.cell" in b["bind"]]
+    fits = {a.args[1] for a in session.state.legal_actions() if a.name == "place_area" and a.args[0] == "land_06"}
+    assert {c["place_area.cell"] for c in cells} == {f"({x}, {y})" for x, y in fits}
+    cell = cells[0]
+    browser.find_elements(*shapes)[_index(browser, cell)].click()
+    probe = _wait_ready(browser, session, probe["drawn"])
+    caption = browser.find_element(By.CSS_SELECTOR, "#preview .caption").text
+    assert caption.startswith(f"preview: after place_area(land_06, {cell['place_area.cell']}, ")
+    assert browser.find_elements(By.CSS_SELECTOR, "#preview svg .layer-areas")
+    assert "place_area [§6.2, §3.3]" in browser.find_element(By.ID, "rules").text
+    rotation = browser.find_elements(By.CSS_SELECTOR, "#clicks button.control")
+    assert rotation
+    ActionChains(browser).move_to_element(rotation[0]).perform()
+    tip = browser.find_element(By.ID, "tip").text
+    assert "place_area.rotation = " in tip and "click: place_area(land_06, " in tip
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.save_screenshot(str(artifacts / "serve_clicks_preview.png"))
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    probe = _wait_ready(browser, session, probe["drawn"])
+    assert probe["choices"] == [] and not browser.find_elements(By.CSS_SELECTOR, "#preview svg")
+    assert len(probe["listed"]) == len(session.state.legal_actions())
+    browser.find_elements(*shapes)[_index(browser, card)].click()
+    probe = _wait_ready(browser, session, probe["drawn"])
+    bad = {"add_caballero.cell": "(-1, -1)", "place_area.cell": "(-1, -1)"}
+    assert not probe["board"][_index(browser, bad)]["lit"]
+    browser.find_elements(*shapes)[_index(browser, bad)].click()
+    note = _wait_ready(browser, session, probe["drawn"]) and browser.find_element(By.ID, "click-note")
+    rule = "every edge shared with an area card must match, land to land and water to water [§3.3]"
+    assert note.is_displayed() and rule in note.text and "turn_actions.yaml:" in note.text
+    assert rule in browser.find_element(By.ID, "message").text
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.save_screenshot(str(artifacts / "serve_clicks_refused.png"))

@@ -60,11 +60,13 @@ async function clicksUpdate(choices, el) {
   } else {
     clicksNote(null);
     if (answer.restarted) setMessage("started a new action with that click", "info");
+    if (answer.replaced) setMessage("changed your choice", "info");
   }
   if (answer.auto && answer.complete) await play(answer.complete);
 }
 
 function clicksClick(binds, el) {
+  hideTip();
   if (!snapshot || !snapshot.your_turn) { setMessage("it is not your turn", "error"); return; }
   if (clicks.choices.some((c) => bindKey(c) === bindKey(binds))) return;  // chosen already
   clicksUpdate([...clicks.choices, binds], el);
