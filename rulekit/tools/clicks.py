@@ -153,9 +153,12 @@ def _rules(state: State, candidates: list[tuple[Action, str, dict[str, str]]]) -
     names = list(dict.fromkeys(action.name for action, _, _ in candidates))
     decls = state.game.program.rules.actions
     return [
-        {"action": name, "cite": decls[name].cite, "doc": decls[name].doc, "count": sum(
-            1 for action, _, _ in candidates if action.name == name
-        )}
+        {
+            "action": name,
+            "cite": decls[name].cite,
+            "doc": decls[name].doc,
+            "count": sum(1 for action, _, _ in candidates if action.name == name),
+        }
         for name in names[:MAX_RULES]
     ]
 
@@ -174,7 +177,7 @@ def _preview(state: State, seat: int, action: Action, text: str) -> dict[str, An
     runtime.fired = fired.append
     try:
         world.apply_action(action)
-    except Exception:  # noqa: BLE001 - no preview rather than no answer (the action is legal)
+    except Exception:
         return None
     finally:
         runtime.fired = previous
@@ -211,11 +214,11 @@ def refusal(listing: Listing, seat: int, choices: list[Choice], click: Choice) -
             return seat_explanation(state, Action(name, ()), seat)
         same = [entry for entry in listing.entries if entry[0].name == name]
         agreeing = [entry for entry in same if all(matches(entry[2], c) for c in choices)]
-        template = (agreeing or same or [None])[0]
-        if template is None:
+        if not (agreeing or same):
             if not compiled.params:
                 return seat_explanation(state, Action(name, ()), seat)
             continue
+        template = (agreeing or same)[0]
         texts = [value if p == param else template[2][f"{name}.{p}"] for p in compiled.params]
         try:
             action = game.parse_action(f"{name}({', '.join(texts)})" if texts else name)

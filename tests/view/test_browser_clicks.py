@@ -45,9 +45,11 @@ return {
   board: Array.from(document.querySelectorAll("#board [data-bind]")).map((e) => ({
     bind: JSON.parse(e.dataset.bind), lit: e.classList.contains("clickable"),
     chosen: e.classList.contains("chosen")})),
-  controls: Array.from(document.querySelectorAll("#clicks button.control")).map((e) => JSON.parse(e.dataset.bind)),
+  controls: Array.from(document.querySelectorAll("#clicks button.control"))
+    .map((e) => JSON.parse(e.dataset.bind)),
   complete: offer ? offer.textContent.replace(/^play /, "") : null,
-  listed: Array.from(document.querySelectorAll("#actions li[data-refs]:not(.dim) button")).map((b) => b.dataset.action),
+  listed: Array.from(document.querySelectorAll("#actions li[data-refs]:not(.dim) button"))
+    .map((b) => b.dataset.action),
 };
 """
 #: Whether a click at the centre of the n-th bound element reaches it (scrolled into view first).
@@ -76,7 +78,9 @@ def _agrees(pairs: dict[str, str], binds: dict[str, str]) -> bool:
     return any(pairs.get(t) == v for t, v in binds.items())
 
 
-def _expected(state: State, choices: list[dict[str, str]], board: list[dict[str, str]], bound: frozenset[str]) -> Any:
+def _expected(
+    state: State, choices: list[dict[str, str]], board: list[dict[str, str]], bound: frozenset[str]
+) -> Any:
     """From the engine's legal actions: which board elements and control values can still complete
     one with the choices so far (a chosen element is not highlighted again; a control offers only
     values that leave out some candidate)."""
@@ -155,7 +159,9 @@ def play_by_clicks(browser: Any, session: Session, url: str, seed: int) -> int:
                 browser.find_elements(By.CSS_SELECTOR, "#board [data-bind]")[index].click()
                 break
         else:
-            raise AssertionError(f"{text} cannot be built by clicks: nothing highlighted leads to it ({probe['choices']})")
+            raise AssertionError(
+                f"{text} cannot be built by clicks: nothing highlighted leads to it ({probe['choices']})"
+            )
         clicks += 1
         spent += 1
         assert spent <= MAX_CLICKS_PER_ACTION, f"{text}: no progress after {spent} clicks"
@@ -239,7 +245,9 @@ def test_a_partial_action_is_previewed_and_a_refused_click_shows_its_rule_next_t
     browser.find_elements(*shapes)[_index(browser, card)].click()
     probe = _wait_ready(browser, session, drawn)
     cells = [b["bind"] for b in probe["board"] if b["lit"] and "place_area.cell" in b["bind"]]
-    fits = {a.args[1] for a in session.state.legal_actions() if a.name == "place_area" and a.args[0] == "land_06"}
+    fits = {
+        a.args[1] for a in session.state.legal_actions() if a.name == "place_area" and a.args[0] == "land_06"
+    }
     assert {c["place_area.cell"] for c in cells} == {f"({x}, {y})" for x, y in fits}
     cell = cells[0]
     browser.find_elements(*shapes)[_index(browser, cell)].click()

@@ -52,13 +52,17 @@ def test_a_binding_to_an_unknown_action_or_parameter_is_located_with_a_hint(writ
     text = _errors(write_ruleset(BASE + HEAD + layers))
     assert re.search(r"ruleset\.yaml:17:\d+: error: binds unknown action 'goo'", text)
     assert "did you mean 'go'?" in text
-    assert re.search(r"ruleset\.yaml:18:\d+: error: action 'go' has no parameter 'kk' \(its parameters: k\)", text)
+    assert re.search(
+        r"ruleset\.yaml:18:\d+: error: action 'go' has no parameter 'kk' \(its parameters: k\)", text
+    )
     assert "did you mean 'k'?" in text
 
 
 def test_a_control_for_an_unknown_parameter_and_a_bind_without_ref_are_errors(write_ruleset: Writer) -> None:
     view = HEAD.replace("  layers:\n", "  controls: {go.j: 'how many'}\n  layers:\n")
-    text = _errors(write_ruleset(BASE + view + "    - rect: {x: 1, y: 1, w: 2, h: 2, ref: game.n, bind: go.k}\n"))
+    text = _errors(
+        write_ruleset(BASE + view + "    - rect: {x: 1, y: 1, w: 2, h: 2, ref: game.n, bind: go.k}\n")
+    )
     assert re.search(r"ruleset\.yaml:16:\d+: error: action 'go' has no parameter 'j'", text)
     text = _errors(write_ruleset(BASE + HEAD + "    - rect: {x: 1, y: 1, w: 2, h: 2, bind: go.k}\n"))
     assert "'bind' without expressions binds the shape's 'ref': give it one" in text
@@ -104,7 +108,9 @@ def test_clicks_narrow_the_legal_actions_to_one_which_is_then_played_at_once(tmp
     assert partial["preview"]["text"] == answer["candidates"][0]["text"]
     assert "<svg" in partial["preview"]["svg"] and partial["complete"] in (None, partial["preview"]["text"])
     values = [c["pairs"]["place_area.rotation"] for c in partial["candidates"]]
-    done = session.choose(0, [{"place_area.card": card}, {"place_area.cell": cell}, {"place_area.rotation": values[-1]}])
+    done = session.choose(
+        0, [{"place_area.card": card}, {"place_area.cell": cell}, {"place_area.rotation": values[-1]}]
+    )
     assert done["complete"] == f"place_area({card}, {cell}, {values[-1]})" and done["auto"] is True
 
 
@@ -116,8 +122,9 @@ def test_a_click_that_fits_no_legal_action_is_refused_with_the_rule_and_its_cita
         session.act(0, session.game.action_to_string(mine.choose(session.state)))
     answer = session.choose(0, [{"place_area.card": "land_06"}, {"place_area.cell": "(-1, -1)"}])
     assert answer["ok"] is True and answer["choices"] == [{"place_area.card": "land_06"}]
-    assert "every edge shared with an area card must match, land to land and water to water [§3.3]" in (
-        answer["refused"]
+    assert (
+        "every edge shared with an area card must match, land to land and water to water [§3.3]"
+        in (answer["refused"])
     )
     assert "turn_actions.yaml:" in answer["refused"]
 
@@ -128,13 +135,17 @@ def test_a_click_of_the_same_kind_replaces_the_earlier_choice(tmp_path: Path) ->
     card = "corner_01"
     cells = session.choose(0, [{"place_area.card": card}])["open"]["place_area.cell"]
     assert len(cells) >= 2
-    answer = session.choose(0, [{"place_area.card": card}, {"place_area.cell": cells[0]}, {"place_area.cell": cells[1]}])
+    answer = session.choose(
+        0, [{"place_area.card": card}, {"place_area.cell": cells[0]}, {"place_area.cell": cells[1]}]
+    )
     assert answer["replaced"] is True
     assert answer["choices"] == [{"place_area.card": card}, {"place_area.cell": cells[1]}]
 
 
 def test_a_click_on_a_taken_cell_is_refused_and_only_the_seat_on_turn_builds(tmp_path: Path) -> None:
-    session = Session(load_game("tic_tac_toe", 2), 0, {0, 1}, [FirstLegalBot()] * 2, str(tmp_path / "t.jsonl"))
+    session = Session(
+        load_game("tic_tac_toe", 2), 0, {0, 1}, [FirstLegalBot()] * 2, str(tmp_path / "t.jsonl")
+    )
     session.act(0, "place(a1)")
     refused = session.choose(1, [{"place.cell": "a1"}])["refused"]
     assert refused.startswith("place(a1) is not legal: a1 is not a possible 'cell' now")

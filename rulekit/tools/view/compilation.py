@@ -6,10 +6,10 @@ from __future__ import annotations
 from rulekit.compiler.program import Program
 from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
-from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, did_you_mean
+from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, Span, did_you_mean
 from rulekit.rules import view as v
 from rulekit.rules.yaml_source import LocStr
-from rulekit.tools.view.model import CompiledAttr, CompiledLayer, CompiledView
+from rulekit.tools.view.model import CompiledAttr, CompiledLayer, CompiledView, Fn
 
 _EXPECTED = {
     v.NUM: t.INT,
@@ -42,7 +42,7 @@ def compile_view(program: Program) -> CompiledView | None:
 def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
     bag = DiagnosticBag()
 
-    def target_ok(target: str, span: object) -> None:
+    def target_ok(target: str, span: Span | None) -> None:
         """A binding target names an action and one of its parameters (or is ``action``)."""
         if target == v.ACTION_TARGET:
             return
@@ -54,11 +54,15 @@ def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
             bag.error(f"binds unknown action '{name}'", span, hint=did_you_mean(name, actions))
         elif param not in (params := [p.name for p in actions[name].params]):
             where = f"its parameters: {', '.join(params)}" if params else "it takes no parameters"
-            bag.error(f"action '{name}' has no parameter '{param}' ({where})", span, hint=did_you_mean(param, params))
+            bag.error(
+                f"action '{name}' has no parameter '{param}' ({where})",
+                span,
+                hint=did_you_mean(param, params),
+            )
 
     def attr(a: v.Attr, params: list[tuple[str, Type]]) -> CompiledAttr | None:
         if a.kind == v.BIND:
-            bound = []
+            bound: list[tuple[str, Fn | None, Type]] = []
             for binding in a.literal:
                 target_ok(binding.target, binding.span)
                 if binding.source is None:

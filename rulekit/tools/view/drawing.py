@@ -162,7 +162,7 @@ class _Drawer:
         if kind in ("track", "stack"):
             self.sequence(layer, args)
             return
-        common = {
+        common: dict[str, Any] = {
             "title": self.text(a.get("title"), *args) or None,
             "faded": bool(self.value(a.get("faded"), *args, default=False)),
             "ref": self.ref(a.get("ref"), *args),
@@ -314,7 +314,7 @@ class _Drawer:
             else:
                 cx, cy = x0 + col * step, y0 + row * step
             item_args = (*args, item, index)
-            props = {
+            props: dict[str, Any] = {
                 "fill": self.colour(a.get("fill"), *item_args, default="#ffffff"),
                 "stroke": self.colour(a.get("stroke"), *item_args, default="#333333"),
                 "title": self.text(a.get("title"), *item_args) or None,
