@@ -95,3 +95,16 @@ def test_every_legal_action_of_a_bound_view_is_built_by_clicks(
             )
         names.update(by_name)
     assert names  # some state was checked
+
+
+@pytest.mark.parametrize(("ruleset", "players", "modules"), BOUND, ids=lambda v: str(v))
+def test_every_parameter_of_a_bound_view_is_bound_to_shapes_or_a_declared_control(
+    ruleset: str, players: int, modules: list[str]
+) -> None:
+    """No shipped game relies on the page's unlabelled fallback controls."""
+    program = load_program(ruleset, modules, [], players=players)
+    view = compile_view(program)
+    assert view is not None
+    declared = bound_targets(view) | set(view.decl.controls)
+    missing = [f"{a}.{p}" for a, compiled in program.actions.items() for p in compiled.params]
+    assert [t for t in missing if t not in declared] == []

@@ -190,3 +190,17 @@ def test_the_choose_endpoint_answers_a_seat_and_refuses_everything_else_with_4xx
     assert _post(url, b'{"choices": [{"place.cell": "\\ud800"}]}', token)[0] == 400
     status, answer = _post(url, {"choices": [{"nonsense.x": "y", "action": "jump"}]}, token)
     assert status == 200 and "no legal action can be built with y, jump now" in answer["refused"]
+
+
+def test_a_module_labels_the_controls_of_its_actions(write_ruleset: Writer) -> None:
+    module = (
+        "module: extra\nactions:\n  more:\n    params: {m: 'between(1, 2)'}\n    effect: game.n += m\n"
+        "extend:\n  view:\n    controls: {more.m: 'how much more'}\n"
+    )
+    path = write_ruleset(BASE + HEAD + "    - rect: {x: 1, y: 1, w: 2, h: 2}\n", modules={"extra": module})
+    view = compile_view(load_program(str(path), ["extra"]))
+    assert view is not None and view.decl.controls["more.m"].label == "how much more"
+    bad = module.replace("controls: {more.m: 'how much more'}", "controls: [more.m]")
+    path = write_ruleset(BASE + HEAD + "    - rect: {x: 1, y: 1, w: 2, h: 2}\n", modules={"extra": bad})
+    with pytest.raises(RulesetError, match="extend of 'view' takes"):
+        load_program(str(path), ["extra"])
