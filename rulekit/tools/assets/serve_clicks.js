@@ -3,8 +3,7 @@
 // listing, which shapes and control values can still complete a legal action, the single
 // completion, the rules that apply and a preview. The page keeps the choices and draws the
 // answer; it decides nothing about the game. Text reaches the page through textContent only,
-// except the pictures (server-escaped SVG).
-"use strict";
+// except the pictures (server-escaped SVG). Included in serve.html's one script.
 const clicks = {choices: [], answer: null, pending: 0, drawn: 0};
 
 function bindKey(binds) {
@@ -128,12 +127,12 @@ function clicksDraw(answer) {
   const preview = document.getElementById("preview");
   preview.replaceChildren();
   if (answer.preview) {
-    const p = answer.preview;
-    const triggers = p.triggers.map((t) => t.name + (t.cite ? ` [${t.cite}]` : "")).join(", ");
-    preview.append(elem("div", {className: "caption", textContent: `preview: after ${p.text}` +
-      (triggers ? ` · then ${triggers}` : "") + (p.guessed ? " (what is hidden or left to chance is a guess)" : "")}));
+    const s = answer.preview;
+    const triggers = s.triggers.map((t) => t.name + (t.cite ? ` [${t.cite}]` : "")).join(", ");
+    preview.append(elem("div", {className: "caption", textContent: `preview: after ${s.text}` +
+      (triggers ? ` · then ${triggers}` : "") + (s.guessed ? " (what is hidden or left to chance is a guess)" : "")}));
     const picture = elem("div", {className: "picture"});
-    picture.innerHTML = p.svg;  // server-escaped SVG, as the board
+    picture.innerHTML = s.svg;  // server-escaped SVG, as the board
     preview.append(picture);
   }
   // the text list keeps only the actions the clicks allow
