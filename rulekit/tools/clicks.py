@@ -60,6 +60,12 @@ def bound_targets(view: CompiledView | None) -> frozenset[str]:
     return frozenset(found)
 
 
+def plays_by_clicks(view: CompiledView | None) -> bool:
+    """Whether the page builds actions by clicks: the view binds a shape or declares a control
+    (a ruleset whose actions take no parameters gets a button per action that way)."""
+    return bool(bound_targets(view)) or bool(view is not None and view.decl.controls)
+
+
 class Listing:
     """The legal actions of the seat on turn, each with its text and its target values."""
 
@@ -120,7 +126,7 @@ def describe(
     labels = {} if view is None else {t: c.label for t, c in view.decl.controls.items()}
     controls = []
     for target, values in open_values.items():
-        if target in bound:
+        if target in bound and target not in labels:  # a declared control is shown anyway
             continue
         # only values that narrow the candidates: one every candidate has chooses nothing
         narrowing = [v for v in values if not all(p.get(target) == v for _, _, p in candidates)]

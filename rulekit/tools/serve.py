@@ -37,7 +37,7 @@ from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, 
 from rulekit.limits import LIMITS, json_too_deep
 from rulekit.load import load_program
 from rulekit.tools.bots import Bot, make_bots
-from rulekit.tools.clicks import MAX_CHOICES, MAX_TARGETS, Choice, bound_targets, choose
+from rulekit.tools.clicks import MAX_CHOICES, MAX_TARGETS, Choice, choose, plays_by_clicks
 from rulekit.tools.files import atomic_write_text
 from rulekit.tools.html import new_nonce, policy, render
 from rulekit.tools.log import GameRecorder
@@ -202,8 +202,8 @@ class Session:
 
     @property
     def clickable(self) -> bool:
-        """Whether the view binds action parameters to its shapes (else the page plays by the list)."""
-        return bool(bound_targets(compile_view(self.game.program)))
+        """Whether the view binds actions to its shapes or controls (else the page plays by the list)."""
+        return plays_by_clicks(compile_view(self.game.program))
 
     # -------------------------------------------------------------- show
     def snapshot(self, seat: int | None) -> dict[str, Any]:

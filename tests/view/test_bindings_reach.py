@@ -11,10 +11,10 @@ import pytest
 
 from rulekit.engine.game import Action, Game, State
 from rulekit.load import load_program
-from rulekit.tools.clicks import action_pairs, bound_targets, choose, matches
+from rulekit.tools.clicks import action_pairs, bound_targets, choose, matches, plays_by_clicks
 from rulekit.tools.view import compile_view, draw
 
-#: (ruleset, players, modules): every shipped ruleset whose view binds.
+#: (ruleset, players, modules): every shipped ruleset (all bind their actions or declare controls).
 BOUND = [
     ("tic_tac_toe", 2, []),
     ("connect_four", 2, []),
@@ -29,6 +29,13 @@ BOUND = [
     ("el_caballero", 3, []),
     ("el_capitan", 3, []),
     ("el_capitan", 4, ["porto", "lisboa", "islas_canarias"]),
+    ("nim", 2, []),
+    ("liars_dice", 2, []),
+    ("goofspiel", 2, []),
+    ("pig", 2, []),
+    ("blackjack", 1, []),
+    ("kuhn_poker", 2, []),
+    ("leduc_poker", 2, []),
 ]
 STATES = 12
 MAX_MOVES = 400
@@ -73,7 +80,7 @@ def test_every_legal_action_of_a_bound_view_is_built_by_clicks(
     ruleset: str, players: int, modules: list[str]
 ) -> None:
     program = load_program(ruleset, modules, [], players=players)
-    assert bound_targets(compile_view(program)), f"{ruleset}'s view binds no action"
+    assert plays_by_clicks(compile_view(program)), f"{ruleset}'s view binds no action"
     game = Game(program, players)
     rng = random.Random(11)
     state = game.new_initial_state(3)
@@ -108,3 +115,10 @@ def test_every_parameter_of_a_bound_view_is_bound_to_shapes_or_a_declared_contro
     declared = bound_targets(view) | set(view.decl.controls)
     missing = [f"{a}.{p}" for a, compiled in program.actions.items() for p in compiled.params]
     assert [t for t in missing if t not in declared] == []
+
+
+def test_every_shipped_ruleset_is_played_by_clicks() -> None:
+    from pathlib import Path
+
+    shipped = {p.parent.name for p in (Path(__file__).parents[2] / "rulesets").glob("*/ruleset.yaml")}
+    assert shipped == {ruleset for ruleset, _, _ in BOUND}
