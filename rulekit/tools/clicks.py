@@ -104,8 +104,8 @@ def choose(
             if refused is None and listing.candidates([click]):
                 choices = [click]
                 answer["restarted"] = True
-            else:
-                choices = before
+            else:  # earlier choices that no longer fit (the state moved on) are dropped
+                choices = before if listing.candidates(before) else []
                 shown = ", ".join(click.values())
                 answer["refused"] = refused or Diagnostic(f"no legal action can be built with {shown} now")
     answer.update(describe(listing, seat, choices, view, preview=preview))

@@ -204,3 +204,12 @@ def test_a_module_labels_the_controls_of_its_actions(write_ruleset: Writer) -> N
     path = write_ruleset(BASE + HEAD + "    - rect: {x: 1, y: 1, w: 2, h: 2}\n", modules={"extra": bad})
     with pytest.raises(RulesetError, match="extend of 'view' takes"):
         load_program(str(path), ["extra"])
+
+
+def test_choices_that_no_longer_fit_the_state_are_dropped(tmp_path: Path) -> None:
+    """A page that still holds the clicks of an earlier turn gets a fresh start, not a dead end."""
+    session = _session(tmp_path, "tic_tac_toe", 2)
+    session.act(0, "place(b2)")  # the bot took a1
+    answer = session.choose(0, [{"place.cell": "b2"}, {"place.cell": "a1"}])
+    assert answer["choices"] == [] and "a1 is not a possible 'cell' now" in answer["refused"]
+    assert len(answer["candidates"]) == len(session.state.legal_actions())
