@@ -225,18 +225,37 @@ def remove_entry(base: LocDict, path: Any, bag: DiagnosticBag) -> None:
 
 
 def _extend_view(base: LocDict, entries: Any, where: Span | None, bag: DiagnosticBag) -> None:
-    """``extend: {view: {layers: [...]}}``: a module draws its own pieces on top of the base view."""
+    """``extend: {view: {layers: [...], controls: {...}}}``: a module draws its own pieces on top
+    of the base view, and labels the controls of its actions' parameters."""
     view = base.get("view")
-    layers = entries.get("layers") if isinstance(entries, LocDict) else None
-    if not isinstance(entries, LocDict) or set(entries) != {"layers"} or not isinstance(layers, list):
-        bag.error("extend of 'view' takes {layers: [...]}: layers drawn after the base view's", where)
+    layers = entries.get("layers", []) if isinstance(entries, LocDict) else None
+    controls = entries.get("controls", LocDict()) if isinstance(entries, LocDict) else None
+    if (
+        not isinstance(entries, LocDict)
+        or not entries
+        or not set(entries) <= {"layers", "controls"}
+        or not isinstance(layers, list)
+        or not isinstance(controls, LocDict)
+    ):
+        bag.error(
+            "extend of 'view' takes {layers: [...], controls: {...}}: layers drawn after the base "
+            "view's, labels of controls",
+            where,
+        )
         return
     if not isinstance(view, LocDict):
         bag.error("cannot extend 'view': the ruleset has none", where)
         return
-    merged = LocList([*(view.get("layers") or []), *layers])
-    merged.span = span_of(layers) or view.span
-    view["layers"] = merged
+    if layers:
+        merged = LocList([*(view.get("layers") or []), *layers])
+        merged.span = span_of(layers) or view.span
+        view["layers"] = merged
+    if controls:
+        known = view.get("controls")
+        combined = LocDict({**(known if isinstance(known, LocDict) else {}), **controls})
+        combined.span = controls.span
+        combined.key_spans = {**(known.key_spans if isinstance(known, LocDict) else {}), **controls.key_spans}
+        view["controls"] = combined
 
 
 def extend_entries(base: LocDict, extend: Any, bag: DiagnosticBag) -> None:

@@ -40,7 +40,18 @@ REF = "ref"
 CHOICE = "choice"
 
 ACTION = "action"
-_COMMON = {"fill": COLOUR, "stroke": COLOUR, "title": TEXT, "faded": BOOL, "ref": REF, "action": ACTION}
+BIND = "bind"
+#: The binding target that stands for the action's name (any other target is ``ACTION.PARAM``).
+ACTION_TARGET = "action"
+_COMMON = {
+    "fill": COLOUR,
+    "stroke": COLOUR,
+    "title": TEXT,
+    "faded": BOOL,
+    "ref": REF,
+    "action": ACTION,
+    "bind": BIND,
+}
 _LABEL = {"label": TEXT, "label_size": NUM, "label_fill": COLOUR}
 _SEQUENCE = {
     "x": NUM,
@@ -117,11 +128,24 @@ CARD: dict[str, str] = {
 #: A legend entry's keys: a swatch (its colour and shape) and a text, all literals.
 LEGEND_SHAPES = ("square", "circle", "card", "line")
 #: Attributes of a track or stack evaluated once per item (they see the item and ``index``).
-PER_ITEM = frozenset({"fill", "stroke", "title", "faded", "ref", "label", "label_fill"})
+PER_ITEM = frozenset({"fill", "stroke", "title", "faded", "ref", "label", "label_fill", "bind"})
 
 _LAYER_KEYS = ("name", "each", "as", "when", "seat", "doc", *SHAPES)
-_VIEW_KEYS = ("width", "height", "background", "players", "palette", "cards", "legend", "layers", "doc")
+_VIEW_KEYS = (
+    "width",
+    "height",
+    "background",
+    "players",
+    "palette",
+    "cards",
+    "legend",
+    "layers",
+    "controls",
+    "doc",
+)
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: A binding target: ``action`` (the action's name) or ``ACTION.PARAM``.
+_TARGET = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$")
 #: A literal colour: #rgb, #rrggbb (or with alpha), or a CSS colour name.
 COLOUR_TEXT = re.compile(r"^(#[0-9a-fA-F]{3,8}|[a-z]{3,20})$")
 #: A seat's colour by the seat's name: P1, P2...
@@ -199,6 +223,27 @@ class ViewDecl:
     span: Span | None
     cards: dict[str, CardDecl] = field(factory=dict)
     legend: tuple[LegendEntry, ...] = ()
+    #: labels of the controls for binding targets no shape stands for (docs/rules-format.md#view)
+    controls: dict[str, Control] = field(factory=dict)
+
+
+@frozen
+class Binding:
+    """One target a shape binds: its value is the DSL text ``source``, or the shape's ``ref``
+    when ``source`` is None."""
+
+    target: str
+    source: Any
+    span: Span | None
+
+
+@frozen
+class Control:
+    """A control of the served page for a binding target: its label, where it is declared."""
+
+    target: str
+    label: str
+    span: Span | None
 
 
 def _where(value: Any, parent: LocDict, key: str) -> Span | None:
@@ -215,6 +260,8 @@ def _attr(
     name: str, kind: str, value: Any, parent: LocDict, palette: dict[str, str], bag: DiagnosticBag
 ) -> Attr | None:
     span = _where(value, parent, name)
+    if kind == BIND:
+        return _bind(name, value, parent, span, bag)
     if kind == ACTION:
         names = value if isinstance(value, list) else [value]
         if not names or not all(isinstance(n, str) and _IDENT.match(n) for n in names):
@@ -263,6 +310,59 @@ def _attr(
         return Attr(name, kind, source=value, span=span)
     bag.error(f"'{name}' must be a literal or a DSL expression (a string)", span)
     return None
+
+
+def _bind(name: str, value: Any, parent: LocDict, span: Span | None, bag: DiagnosticBag) -> Attr | None:
+    """``bind: TARGET``, ``[TARGET, ...]`` (their value: the shape's ``ref``) or
+    ``{TARGET: EXPRESSION, ...}``; a target is ``action`` or ``ACTION.PARAM``."""
+    wrong = f"'{name}' is TARGET, [TARGET, ...] or {{TARGET: EXPRESSION}}; a target is ACTION.PARAM or action"
+    bindings: list[Binding] = []
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, list):
+        for entry in value:
+            if not isinstance(entry, str) or not _TARGET.match(entry):
+                bag.error(wrong, span_of(entry) or span)
+                return None
+            bindings.append(Binding(str(entry), None, span_of(entry) or span))
+        if "ref" not in parent:
+            bag.error(f"'{name}' without expressions binds the shape's 'ref': give it one", span)
+            return None
+    elif isinstance(value, LocDict):
+        for target, source in value.items():
+            where = value.key_spans.get(target) or span
+            if not isinstance(target, str) or not _TARGET.match(target):
+                bag.error(wrong, where)
+                return None
+            if not isinstance(source, str) or not source.strip():
+                bag.error(f"'{name}' gives '{target}' a DSL expression (a string)", span_of(source) or where)
+                return None
+            bindings.append(Binding(str(target), source, where))
+    else:
+        bag.error(wrong, span)
+        return None
+    if not bindings:
+        bag.error(f"'{name}' binds nothing", span)
+        return None
+    return Attr(name, BIND, tuple(bindings), span=span)
+
+
+def _controls(raw: Any, parent: LocDict, bag: DiagnosticBag) -> dict[str, Control]:
+    """``controls: {TARGET: LABEL}``: the labels of the page's controls for targets no shape binds."""
+    span = _where(raw, parent, "controls")
+    if not isinstance(raw, LocDict):
+        bag.error("controls maps binding targets to labels: {place.rotation: 'turn the card'}", span)
+        return {}
+    found: dict[str, Control] = {}
+    for target, label in raw.items():
+        where = raw.key_spans.get(target) or span
+        if not isinstance(target, str) or not _TARGET.match(target):
+            bag.error(f"a control's target is ACTION.PARAM or action, not {target!r}", where)
+        elif not isinstance(label, str) or not label.strip():
+            bag.error(f"the control '{target}' needs a label (text)", span_of(label) or where)
+        else:
+            found[str(target)] = Control(str(target), str(label), where)
+    return found
 
 
 def _shape(
@@ -451,6 +551,7 @@ def parse_view(raw: Any, bag: DiagnosticBag, fallback: Span | None = None) -> Vi
             bag.error(f"duplicate layer name '{layer.name}'", layer.span)
     cards = _cards(raw["cards"], raw, palette, bag) if "cards" in raw else {}
     legend = _legend(raw["legend"], raw, palette, bag) if "legend" in raw else ()
+    controls = _controls(raw["controls"], raw, bag) if "controls" in raw else {}
     return ViewDecl(
         sizes[0],
         sizes[1],
@@ -461,4 +562,5 @@ def parse_view(raw: Any, bag: DiagnosticBag, fallback: Span | None = None) -> Vi
         raw.span,
         cards,
         legend,
+        controls,
     )

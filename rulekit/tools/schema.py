@@ -138,14 +138,32 @@ def section_properties() -> dict[str, Any]:
     return {key.name: {"$ref": f"#/$defs/section_{key.name}"} for key in s.SECTIONS}
 
 
+#: ``controls:`` of a view: the served page's buttons for targets no shape stands for.
+_CONTROLS = {
+    "type": "object",
+    "additionalProperties": {"type": "string"},
+    "description": "Labels of the served page's controls by target (ACTION.PARAM or action).",
+}
+
+
 def _view_schema() -> dict[str, Any]:
     """The ``view`` section: canvas, colours and layers of shapes (rules/view.py checks the rest)."""
     value = {
         "description": "A literal or a DSL expression.",
         "type": ["string", "integer", "number", "boolean", "array"],
     }
+    bind = {
+        "description": "What a click on the shape chooses in rulekit serve: ACTION.PARAM or action, "
+        "a list of them (the value: the shape's ref), or {TARGET: EXPRESSION}.",
+        "type": ["string", "array", "object"],
+    }
     shapes = {
-        kind: _obj(dict.fromkeys(attrs, value) | {"doc": _text("A description.")}, f"A {kind}.")
+        kind: _obj(
+            dict.fromkeys(attrs, value)
+            | ({"bind": bind} if "bind" in attrs else {})
+            | {"doc": _text("A description.")},
+            f"A {kind}.",
+        )
         for kind, attrs in view_decl.SHAPES.items()
     }
     layer = _obj(
@@ -190,6 +208,7 @@ def _view_schema() -> dict[str, Any]:
             },
             "legend": {"type": "array", "items": legend_entry, "description": "Drawn under the picture."},
             "layers": {"type": "array", "items": layer, "description": "Drawn in order."},
+            "controls": _CONTROLS,
             "doc": _text("A description."),
         },
         "How a state is drawn as a picture (rulekit render, replay --html, serve).",
@@ -221,8 +240,11 @@ def _extend() -> dict[str, Any]:
         for section, keys in EXTENDABLE.items()
     }
     properties["view"] = _obj(
-        {"layers": {"type": "array", "description": "Layers drawn after the base view's."}},
-        "Layers a module draws on top of the ruleset's view.",
+        {
+            "layers": {"type": "array", "description": "Layers drawn after the base view's."},
+            "controls": _CONTROLS,
+        },
+        "Layers a module draws on top of the ruleset's view, and labels of its actions' controls.",
     )
     return _obj(properties, "Append to list-valued keys of existing entries, e.g. an action's require.")
 

@@ -37,6 +37,7 @@ from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, 
 from rulekit.limits import LIMITS, json_too_deep
 from rulekit.load import load_program
 from rulekit.tools.bots import Bot, make_bots
+from rulekit.tools.clicks import MAX_CHOICES, MAX_TARGETS, Choice, choose, plays_by_clicks
 from rulekit.tools.files import atomic_write_text
 from rulekit.tools.html import new_nonce, policy, render
 from rulekit.tools.log import GameRecorder
@@ -243,6 +244,29 @@ class Session:
         player = state.current_player()
         return player if player in self.humans else None
 
+    # -------------------------------------------------------------- clicks
+    def choose(self, seat: int, choices: list[Choice]) -> dict[str, Any]:
+        """An action built by clicks (:mod:`rulekit.tools.clicks`): what ``choices`` (the last
+        one the click) leave of the seat's legal actions, or why the click is refused."""
+        with self.lock:
+            state = self.state
+            if state.is_terminal():
+                return {"ok": False, "error": "the game is over"}
+            if seat not in self.humans or seat != state.current_player():
+                return {"ok": False, "error": "it is not your turn"}
+            try:
+                answer = choose(state, seat, choices, compile_view(self.game.program))
+            except RuleEvaluationError as error:
+                return {"ok": False, "error": _message(error)}
+            if "refused" in answer:
+                answer["refused"] = _message(IllegalActionError(answer["refused"]))
+            return {"ok": True, **answer}
+
+    @property
+    def clickable(self) -> bool:
+        """Whether the view binds actions to its shapes or controls (else the page plays by the list)."""
+        return plays_by_clicks(compile_view(self.game.program))
+
     # -------------------------------------------------------------- show
     def snapshot(self, seat: int | None) -> dict[str, Any]:
         """What the page shows ``seat`` (None: a spectator): its view (:func:`seat_view`), the
@@ -277,6 +301,7 @@ class Session:
                 "undo": self.undoable(seat) is not None,
                 "rated": self.rated,
                 "hotseat": self.hotseat_token is not None,
+                "clicks": self.clickable,
             }
 
     def seat_log(self, seat: int | None) -> str:
@@ -305,6 +330,27 @@ def _rules_heard(game: Game, log: list[dict[str, Any]]) -> dict[str, dict[str, s
     keys = {key for entry in log for key in entry["fired"]}
     table = rule_table(game)
     return {key: table[key] for key in sorted(keys) if key in table}
+
+
+def _choices(body: Any) -> list[Choice]:
+    """``{choices: [{TARGET: VALUE, ...}, ...]}``: the clicks of a partial action.
+
+    Raises:
+        BadRequest: 400 for anything else, or more than the limits allow.
+    """
+    shape = "send {choices: [{TARGET: VALUE}, ...]}"
+    raw = body.get("choices") if isinstance(body, dict) else None
+    if not isinstance(raw, list) or len(raw) > MAX_CHOICES:
+        raise BadRequest(400, f"{shape} (at most {MAX_CHOICES} choices)")
+    choices: list[Choice] = []
+    for choice in raw:
+        if not isinstance(choice, dict) or not 0 < len(choice) <= MAX_TARGETS:
+            raise BadRequest(400, f"{shape}: a choice has 1 to {MAX_TARGETS} targets")
+        for target, value in choice.items():
+            if not isinstance(value, str) or len(target) > MAX_ACTION_TEXT or len(value) > MAX_ACTION_TEXT:
+                raise BadRequest(400, f"{shape}: targets and values are texts of at most {MAX_ACTION_TEXT}")
+        choices.append({str(t): v for t, v in choice.items()})
+    return choices
 
 
 def _message(error: RulekitError) -> str:
@@ -521,6 +567,18 @@ def make_app(session: Session) -> Any:
             raise BadRequest(403, "the session's token watches as a spectator: it cannot undo")
         return JSONResponse(session.undo(seat))
 
+    async def choose_route(request: Request) -> Response:
+        """An action built by clicks: what the clicks so far leave of the seat's legal actions."""
+        who = authenticate(request.headers.get(TOKEN_HEADER))
+        if who == SPECTATOR:
+            raise BadRequest(403, "the session's token watches as a spectator: it cannot act")
+        body = await posted(request)
+        choices = _choices(body)
+        seat = asked_seat(body.get("seat"), who)
+        if seat is None:
+            raise BadRequest(403, "the session's token watches as a spectator: it cannot act")
+        return JSONResponse(session.choose(seat, choices), headers=no_store)
+
     return Starlette(
         routes=[
             Route("/", guarded(index)),
@@ -528,6 +586,7 @@ def make_app(session: Session) -> Any:
             Route("/api/log", guarded(seat_log)),
             Route("/api/act", guarded(act), methods=["POST"]),
             Route("/api/undo", guarded(undo), methods=["POST"]),
+            Route("/api/choose", guarded(choose_route), methods=["POST"]),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=ALLOWED_HOSTS)],
     )

@@ -14,6 +14,7 @@ from a ruleset can make neither an element, an event handler, nor a link in a pi
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -52,6 +53,8 @@ def _common(shape: Shape) -> str:
         parts.append(f"data-ref={quoteattr(str(props['ref']))}")
         if props.get("action"):  # which actions a click may play: only for a shape one can click
             parts.append(f"data-action={quoteattr(str(props['action']))}")
+    if props.get("bind"):  # what a click chooses, {target: value} (docs/viewer.md#play-by-clicks)
+        parts.append(f"data-bind={quoteattr(json.dumps(props['bind'], sort_keys=True))}")
     if props.get("faded"):
         parts.append('opacity="0.45"')
     return " ".join(parts)

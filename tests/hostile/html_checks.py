@@ -81,7 +81,8 @@ ATTRIBUTES = {
     "value", "placeholder", "autocomplete", "aria-label", "aria-live", "role", "nonce",
     "xmlns", "width", "height", "viewbox", "font-family", "font-size", "font-weight", "x", "y", "rx",
     "r", "cx", "cy", "x1", "y1", "x2", "y2", "points", "fill", "stroke", "stroke-width",
-    "stroke-dasharray", "text-anchor", "opacity", "data-player", "data-ref", "data-action",
+    "stroke-dasharray", "text-anchor", "opacity", "data-player", "data-ref", "data-action", "data-bind",
+    "hidden",
 }  # fmt: skip
 COLOUR = re.compile(r"#[0-9a-fA-F]{3,8}|[a-z]{3,20}")
 _NONCE_OR_HASH = re.compile(r"'(nonce-[A-Za-z0-9+/_=-]+|sha256-[A-Za-z0-9+/=]+|none)'")

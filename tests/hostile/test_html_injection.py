@@ -216,6 +216,7 @@ HOSTILE_PROPS = {
     "text": "<svg onload=window.pwned=1>]]>",
     "ref": '"/><foreignObject><iframe/></foreignObject>',
     "action": "x\" onclick='window.pwned=1'",
+    "bind": {"go.k": "'/><script>window.pwned=1</script>", '" onclick="x': "1"},
 }
 
 

@@ -57,6 +57,7 @@ _PATHS = [
     "/api/act",
     "/api/act/",
     "/api/undo",
+    "/api/choose",
     "/api/state?seat=P2",
     "/api/state?seat=P1",
     "/api/state?seat=%ED%A0%80",
@@ -118,6 +119,10 @@ def _body(session: Session, rng: random.Random) -> bytes:
         "action",
         None,
         {"action": {"nested": [1, 2]}},
+        {"choices": [{"guard.target": rng.choice(["P2", "P9", "x" * 600]), "action": action}], "seat": seat},
+        {"choices": [{"discard.card": "guard_1"}] * rng.choice([1, 17])},
+        {"choices": [{"": ""}, {"action": None}]},
+        {"choices": "guard"},
     ]
     value = rng.choice(choices)
     text = json.dumps(value)
@@ -151,7 +156,7 @@ def hostile_request(session: Session, rng: random.Random) -> Request:
     path = rng.choice(_PATHS)
     if token is not None and rng.random() < 0.2:
         path += ("&" if "?" in path else "?") + "token=" + token
-    usual = "POST" if path.startswith(("/api/act", "/api/undo")) else "GET"
+    usual = "POST" if path.startswith(("/api/act", "/api/undo", "/api/choose")) else "GET"
     method = usual if rng.random() < 0.8 else rng.choice(_METHODS)
     body = b""
     if method in ("POST", "PUT", "PATCH") or rng.random() < 0.1:

@@ -6,10 +6,10 @@ from __future__ import annotations
 from rulekit.compiler.program import Program
 from rulekit.dsl import types as t
 from rulekit.dsl.types import Type
-from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, did_you_mean
+from rulekit.errors import DiagnosticBag, RulekitError, RulesetError, Span, did_you_mean
 from rulekit.rules import view as v
 from rulekit.rules.yaml_source import LocStr
-from rulekit.tools.view.model import CompiledAttr, CompiledCard, CompiledLayer, CompiledView
+from rulekit.tools.view.model import CompiledAttr, CompiledCard, CompiledLayer, CompiledView, Fn
 
 _EXPECTED = {
     v.NUM: t.INT,
@@ -45,7 +45,37 @@ def compile_view(program: Program) -> CompiledView | None:
 def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
     bag = DiagnosticBag()
 
+    def target_ok(target: str, span: Span | None) -> None:
+        """A binding target names an action and one of its parameters (or is ``action``)."""
+        if target == v.ACTION_TARGET:
+            return
+        name, _, param = target.partition(".")
+        actions = program.rules.actions
+        if not param:
+            bag.error(f"a binding target is ACTION.PARAM or action, not '{target}'", span)
+        elif name not in actions:
+            bag.error(f"binds unknown action '{name}'", span, hint=did_you_mean(name, actions))
+        elif param not in (params := [p.name for p in actions[name].params]):
+            where = f"its parameters: {', '.join(params)}" if params else "it takes no parameters"
+            bag.error(
+                f"action '{name}' has no parameter '{param}' ({where})",
+                span,
+                hint=did_you_mean(param, params),
+            )
+
     def attr(a: v.Attr, params: list[tuple[str, Type]]) -> CompiledAttr | None:
+        if a.kind == v.BIND:
+            bound: list[tuple[str, Fn | None, Type]] = []
+            for binding in a.literal:
+                target_ok(binding.target, binding.span)
+                if binding.source is None:
+                    bound.append((binding.target, None, t.ANY))
+                    continue
+                fake = v.Attr(a.name, v.REF, source=binding.source, span=binding.span)
+                compiled_value = attr(fake, params)
+                if compiled_value is not None:
+                    bound.append((binding.target, compiled_value.fn, compiled_value.type_))
+            return CompiledAttr(a.name, a.kind, None, tuple(bound), t.ANY)
         if a.kind == v.ACTION:
             for name in a.literal:
                 if name not in program.rules.actions:
@@ -108,6 +138,8 @@ def _compile(program: Program, decl: v.ViewDecl) -> CompiledView:
                 compiled[name] = c
         card_kind = _card_kind(shape, compiled.get("items"), decl, bag)
         layers.append(CompiledLayer(layer, each, when, compiled, card_kind))
+    for control in decl.controls.values():
+        target_ok(control.target, control.span)
     bag.raise_if_any(RulesetError)
     assert width is not None and height is not None
     return CompiledView(decl, width, height, tuple(layers), cards)

@@ -89,6 +89,22 @@ class _Drawer:
         value = self.value(attr, *args)
         return None if value is None else format_value(value, attr.type_)
 
+    def binds(self, attr: CompiledAttr | None, ref: str | None, *args: Any) -> dict[str, str] | None:
+        """What a click on the shape chooses: binding target -> value in the action notation
+        (a target whose value is none is left out; None when nothing is bound)."""
+        if attr is None:
+            return None
+        found: dict[str, str] = {}
+        for target, fn, type_ in attr.constant:
+            if fn is None:
+                value = ref
+            else:
+                raw = fn(self.F, self.R, self.me, self.over, *args)
+                value = None if raw is None else format_value(raw, type_)
+            if value is not None:
+                found[target] = value
+        return found or None
+
     def actions(self, attr: CompiledAttr | None) -> str | None:
         return None if attr is None else " ".join(attr.constant)
 
@@ -161,12 +177,13 @@ class _Drawer:
         if kind in ("track", "stack"):
             self.sequence(layer, args)
             return
-        common = {
+        common: dict[str, Any] = {
             "title": self.text(a.get("title"), *args) or None,
             "faded": bool(self.value(a.get("faded"), *args, default=False)),
             "ref": self.ref(a.get("ref"), *args),
             "action": self.actions(a.get("action")),
         }
+        common["bind"] = self.binds(a.get("bind"), common["ref"], *args)
         if kind == "rect":
             x, y = self.number(a["x"], *args), self.number(a["y"], *args)
             w, h = self.number(a["w"], *args), self.number(a["h"], *args)
@@ -315,7 +332,7 @@ class _Drawer:
             else:
                 cx, cy = x0 + col * step, y0 + row * step
             item_args = (*args, item, index)
-            props = {
+            props: dict[str, Any] = {
                 "fill": self.colour(a.get("fill"), *item_args, default="#ffffff"),
                 "stroke": self.colour(a.get("stroke"), *item_args, default="#333333"),
                 "title": self.text(a.get("title"), *item_args) or None,
@@ -323,6 +340,7 @@ class _Drawer:
                 "ref": self.ref(a.get("ref"), *item_args),
                 "action": self.actions(a.get("action")),
             }
+            props["bind"] = self.binds(a.get("bind"), props["ref"], *item_args)
             if form == "circle":
                 self.add("circle", layer.decl.name, x=cx + size / 2, y=cy + size / 2, r=size / 2, **props)
             else:
@@ -376,6 +394,7 @@ class _Drawer:
                 "action": self.actions(a.get("action")),
                 "faded": bool(self.value(a.get("faded"), *item_args, default=False)),
             }
+            own["bind"] = self.binds(a.get("bind"), own["ref"], *item_args)
             stroke = self.colour(a.get("stroke"), *item_args) if "stroke" in a else None
             if item is None:
                 self.add(
