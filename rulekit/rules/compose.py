@@ -21,11 +21,10 @@ from attrs import field, frozen
 from rulekit.errors import Diagnostic, DiagnosticBag, RulesetError, Span, did_you_mean
 from rulekit.rules import schema
 from rulekit.rules.constraints import check_constraints, narrow_players
-from rulekit.rules.patch import apply_operations, check_keys
+from rulekit.rules.patch import apply_operations
 from rulekit.rules.patch_files import Patch, display_path, includes, merge_sections, read_patch
+from rulekit.rules.schema import check_keys
 from rulekit.rules.yaml_source import LocDict, LocList, load_file, plain_data, span_of
-
-__all__ = ["ModuleSource", "display_path", "plain_data"]
 
 #: The section lists, the keys of each kind of file and what ``extend:`` may append to
 #: come from the one declaration of the format (rules/schema.py).

@@ -27,11 +27,9 @@ from rulekit.errors import DiagnosticBag, Span, did_you_mean
 from rulekit.rules.adjust import apply_adjust
 from rulekit.rules.parameters import apply_setting
 from rulekit.rules.paths import apply_set, resolve
-from rulekit.rules.schema import EXTENDABLE, NAMED_SECTIONS, SINGLE_SECTIONS, check_keys
+from rulekit.rules.schema import EXTENDABLE, NAMED_SECTIONS, SINGLE_SECTIONS
 from rulekit.rules.wrap import wrap_original, wrap_scoring, wrap_trigger
 from rulekit.rules.yaml_source import LocDict, LocList, span_of
-
-__all__ = ["check_keys"]
 
 #: The operations of modules and variants, in the order the format documents them.
 OPERATIONS = ("add", "replace", "extend", "remove", "set", "adjust")

@@ -18,7 +18,8 @@ from attrs import frozen
 
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
 from rulekit.rules import schema
-from rulekit.rules.patch import add_entries, check_keys
+from rulekit.rules.patch import ALIASES, OPERATIONS, add_entries
+from rulekit.rules.schema import check_keys
 from rulekit.rules.yaml_source import LocDict, load_file, plain_data, span_of
 
 NAMED_SECTIONS = schema.NAMED_SECTIONS
@@ -136,9 +137,9 @@ def _check_variant_header(data: LocDict, display: str, bag: DiagnosticBag, rules
         )
     elif not isinstance(named, str):
         bag.error("ruleset must be the name of a ruleset", span_of(named) or data.key_spans.get("ruleset"))
-    if not any(op in data for op in ("set", "replace", "override", "remove", "add", "extend", "adjust")):
+    if not any(op in data for op in (*OPERATIONS, *ALIASES)):
         bag.error(
-            "a variant changes nothing: give at least one of set, replace, remove, add, extend, adjust",
+            "a variant changes nothing: give at least one of " + ", ".join(OPERATIONS),
             data.key_spans.get("variant") or Span(display, 1, 1),
         )
 

@@ -10,11 +10,9 @@ from rulekit.errors import Diagnostic, DiagnosticBag, RulesetError, did_you_mean
 from rulekit.rules import schema
 from rulekit.rules.compose import RulesetSource, is_file, load_source
 from rulekit.rules.parameters import PREFIX, is_setting, setting_value, setting_variant_data, value_text
-from rulekit.rules.patch import OPERATIONS as OPERATION_NAMES
 from rulekit.rules.patch_files import Patch, patch_fingerprint, read_patch
 
 VARIANT_KEYS = schema.VARIANT.names
-OPERATIONS = OPERATION_NAMES
 
 #: A variant file (a :class:`Patch` of kind ``"variant"``).
 VariantSource = Patch

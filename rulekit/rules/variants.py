@@ -31,7 +31,6 @@ from collections.abc import Sequence
 from rulekit.rules.constraints import check_constraints, data_players
 from rulekit.rules.parameters import is_setting
 from rulekit.rules.variant_files import (
-    OPERATIONS,
     VARIANT_KEYS,
     VariantSource,
     find_variant,
@@ -42,7 +41,6 @@ from rulekit.rules.variant_files import (
 )
 
 __all__ = [
-    "OPERATIONS",
     "VARIANT_KEYS",
     "VariantSource",
     "check_constraints",
