@@ -14,6 +14,7 @@ from rulekit.compiler.program import Program
 from rulekit.engine.game import Game
 from rulekit.errors import DiagnosticBag, RulesetError
 from rulekit.rules.compose import (
+    CompositionError,
     ModuleSource,
     RulesetSource,
     compose,
@@ -124,8 +125,9 @@ def load_composed(
     """
     source = load_source(ruleset)
     chosen = module_order(source, list(modules), players)
-    key = _cache_key(source, chosen, _variant_key(source, variants, players))
-    data, loaded = _compose(source, chosen, variants, players)
+    loaded = _load_variants(source, variants)
+    key = _cache_key(source, chosen, _variant_key(loaded, players))
+    data = _compose(source, chosen, loaded, players)
     program = _CACHE.get(key) or _program_from(chosen, data, loaded, None, key)
     return Composed(data, source, tuple(chosen), tuple(loaded), program)
 
@@ -139,22 +141,36 @@ def _load_program(
 ) -> Program:
     source = load_source(ruleset)
     chosen = module_order(source, list(modules), players)
-    key = _cache_key(source, chosen, _variant_key(source, variants, players))
+    loaded = _load_variants(source, variants)  # each variant file is read once, here
+    key = _cache_key(source, chosen, _variant_key(loaded, players))
     if key in _CACHE:
         if before_compile is not None:
             cached = _CACHE[key]
             before_compile(cached.fingerprint, cached.rules.variants, cached.semantic_fingerprint)
         return _CACHE[key]
-    data, loaded = _compose(source, chosen, variants, players)
+    data = _compose(source, chosen, loaded, players)
     return _program_from(chosen, data, loaded, before_compile, key)
 
 
-def _variant_key(source: RulesetSource, variants: Sequence[str], players: int | None) -> tuple[str, ...]:
+def _load_variants(source: RulesetSource, variants: Sequence[str]) -> list[VariantSource]:
+    """Read each variant file (or ``--param`` setting) once, for the cache key and the composition.
+
+    Raises:
+        RulesetError: a variant file cannot be read or is not shaped like one.
+    """
     if not variants:
+        return []
+    from rulekit.rules.variants import load_variant
+
+    return [load_variant(v, source) for v in variants]
+
+
+def _variant_key(loaded: Sequence[VariantSource], players: int | None) -> tuple[str, ...]:
+    if not loaded:
         return ()
     from rulekit.rules.variants import variant_cache_key
 
-    return variant_cache_key(source, variants, players)
+    return variant_cache_key(loaded, players)
 
 
 def _cache_key(
@@ -166,24 +182,21 @@ def _cache_key(
 
 
 def _compose(
-    source: RulesetSource, chosen: Sequence[ModuleSource], variants: Sequence[str], players: int | None
-) -> tuple[LocDict, list[VariantSource]]:
-    """The composed data (modules, then the variants' operations) and the variants loaded."""
-    data = compose(source, list(chosen))
-    if not variants:
-        return data, []
-    from rulekit.rules.variants import apply_variant, check_constraints, load_variant
+    source: RulesetSource,
+    chosen: Sequence[ModuleSource],
+    loaded: Sequence[VariantSource],
+    players: int | None,
+) -> LocDict:
+    """The composed data: the modules, then the variants (:func:`rulekit.rules.compose.compose`).
 
-    loaded = [load_variant(v, source) for v in variants]
+    Raises:
+        RulesetError: a module's or variant's problems; a variant's together with the shape
+            and DSL errors of what the variants did write.
+    """
     try:
-        check_constraints(source, chosen, loaded, players)
-        bag = DiagnosticBag()
-        for variant in loaded:
-            apply_variant(data, variant, bag)
-        bag.raise_if_any()
-    except RulesetError as composition:
-        raise _with_model_errors(composition, data, chosen) from None
-    return data, loaded
+        return compose(source, chosen, loaded, players)
+    except CompositionError as composition:
+        raise _with_model_errors(composition, composition.data, chosen) from None
 
 
 def _program_from(

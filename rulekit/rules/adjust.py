@@ -6,32 +6,26 @@ changes a whole number found by path (the same paths as ``set:``,
 so the variant states the change rather than a copy of the result and keeps meaning the
 same when the base value is edited.  The expression is DSL arithmetic on whole numbers:
 ``old``, number literals, ``+ - * // %``, unary ``-`` and ``half``, ``div_up``,
-``least``, ``greatest``; errors point at the variant's line and column.
+``least``, ``greatest``, evaluated by the one load-time evaluator
+(:mod:`rulekit.rules.evaluate`, with its step budget); errors point at the variant's line and column.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from rulekit.dsl import ast, parse_expression
-from rulekit.errors import DiagnosticBag, DslSyntaxError, Span
+from rulekit.dsl import parse_expression
+from rulekit.errors import DiagnosticBag, DslSyntaxError
+from rulekit.rules.evaluate import Call, Scope, Unevaluable, evaluate
 from rulekit.rules.paths import put, resolve
 from rulekit.rules.yaml_source import LocDict, LocStr, span_of
 
-_CALLS: dict[str, tuple[int | None, Callable[..., int]]] = {
-    "half": (1, lambda x: x // 2),
-    "div_up": (2, lambda x, y: -(-x // y)),
-    "least": (None, min),
-    "greatest": (None, max),
+_CALLS = {
+    "half": Call(1, lambda x: x // 2),
+    "div_up": Call(2, lambda x, y: -(-x // y), divisor=1),
+    "least": Call(None, min),
+    "greatest": Call(None, max),
 }
-
-
-class _Problem(Exception):
-    def __init__(self, message: str, span: Span | None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.span = span
 
 
 def apply_adjust(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) -> None:
@@ -66,11 +60,11 @@ def apply_adjust(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) ->
             continue
         try:
             expression = parse_expression(str(text), text.origin if isinstance(text, LocStr) else None)
-            value = _evaluate(expression, old)
+            value = evaluate(expression, _scope(old))
         except DslSyntaxError as error:
             bag.extend(error.diagnostics)
             continue
-        except _Problem as problem:
+        except Unevaluable as problem:
             bag.error(f"{path}: {problem.message}", problem.span or where)
             continue
         put(parent, key, value, key_span)
@@ -79,34 +73,12 @@ def apply_adjust(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) ->
             constants.key_spans[trail[1]] = key_span
 
 
-def _evaluate(node: ast.Expr, old: int) -> int:
-    if isinstance(node, ast.Literal) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.Name):
-        if node.id == "old":
-            return old
-        raise _Problem(f"'{node.id}' is unknown here: an adjustment reads only 'old'", node.span)
-    if isinstance(node, ast.Unary) and node.op == "-":
-        return -_evaluate(node.operand, old)
-    if isinstance(node, ast.Binary) and node.op in ("+", "-", "*", "//", "%"):
-        left, right = _evaluate(node.left, old), _evaluate(node.right, old)
-        if node.op in ("//", "%") and right == 0:
-            raise _Problem("division by zero", node.span)
-        if node.op == "+":
-            return left + right
-        if node.op == "-":
-            return left - right
-        if node.op == "*":
-            return left * right
-        return left // right if node.op == "//" else left % right
-    if isinstance(node, ast.Call) and node.function in _CALLS and not node.keywords:
-        arity, function = _CALLS[node.function]
-        if (arity is not None and len(node.args) != arity) or not node.args:
-            raise _Problem(f"{node.function} takes {arity or 'one or more'} argument(s)", node.span)
-        if node.function == "div_up" and _evaluate(node.args[1], old) == 0:
-            raise _Problem("division by zero", node.span)
-        return int(function(*(_evaluate(a, old) for a in node.args)))
-    raise _Problem(
-        "an adjustment is whole-number arithmetic on old: + - * // %, half, div_up, least, greatest",
-        getattr(node, "span", None),
+def _scope(old: int) -> Scope:
+    """What an adjustment may use: ``old``, whole numbers, arithmetic and four built-ins."""
+    return Scope(
+        names={"old": old},
+        calls=_CALLS,
+        unknown=lambda name: Unevaluable(f"'{name}' is unknown here: an adjustment reads only 'old'", None),
+        only_numbers=True,
+        refused="an adjustment is whole-number arithmetic on old: + - * // %, half, div_up, least, greatest",
     )

@@ -1,7 +1,8 @@
 """Components generated from parameters: a kind's ``generate: {for: ..., id: ...}``.
 
 Each loop variable of ``for`` is a DSL expression over constants only (numbers, text,
-lists, arithmetic and ``range(a, b)``), evaluated when the rules load; the items are
+lists, arithmetic and ``range(a, b)``), evaluated when the rules load (by the one load-time
+evaluator, :mod:`rulekit.rules.evaluate`); the items are
 the product of the loops (the first variable outermost), each with the loop
 variables as its attributes and ``id`` the template with ``{variable}`` filled in.
 With ``copies: N`` each combination is N distinct items in a row (:func:`copy_ids`).
@@ -19,29 +20,13 @@ from rulekit.dsl import ast
 from rulekit.dsl.names import is_name
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
 from rulekit.limits import LIMITS
+from rulekit.rules.evaluate import Call, Scope, Unevaluable, evaluate
 from rulekit.rules.yaml_source import LocDict
 
 __all__ = ["COPY_FIELDS", "copy_ids", "copy_letter", "generate_items"]
 
 #: The id template fields that name a copy: its letter (a, b, ...) and its number (1, 2, ...).
 COPY_FIELDS = ("copy", "copy_number")
-
-_ARITHMETIC = {
-    "+": lambda a, b: a + b,
-    "-": lambda a, b: a - b,
-    "*": lambda a, b: a * b,
-    "//": lambda a, b: a // b,
-    "%": lambda a, b: a % b,
-}
-
-
-class _Refused(Exception):
-    """An expression that cannot be evaluated at load time, with where and why."""
-
-    def __init__(self, message: str, span: Span | None, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.span = span
-        self.hint = hint
 
 
 def generate_items(
@@ -96,10 +81,11 @@ def generate_items(
     if fields is None:
         return []
     values: list[Sequence[Any]] = []
+    scope = _scope(constants)
     for name, expression in loops.items():
         try:
-            value = _evaluate(expression, constants)
-        except _Refused as refused:
+            value = evaluate(expression, scope)
+        except Unevaluable as refused:
             bag.error(
                 f"{where}.for.{name}: {refused}", refused.span or loop_spans.get(name), hint=refused.hint
             )
@@ -197,51 +183,25 @@ def _fields(
     return fields
 
 
-def _evaluate(node: ast.Expr, constants: Mapping[str, Any]) -> Any:
-    """The value of a load-time expression: constants, literals, lists, arithmetic, ``range``."""
-    if isinstance(node, ast.Literal):
-        return node.value
-    if isinstance(node, ast.Name):
-        if node.id in constants:
-            return constants[node.id]
-        raise _Refused(
-            f"'{node.id}' is not a constant (generated items are made when the rules load, before any state)",
-            node.span,
-            hint=did_you_mean(node.id, constants),
+def _scope(constants: Mapping[str, Any]) -> Scope:
+    """What a loop of ``generate:`` may use: constants, numbers, text, lists and ``range(a, b)``."""
+
+    def unknown(name: str) -> Unevaluable:
+        return Unevaluable(
+            f"'{name}' is not a constant (generated items are made when the rules load, before any state)",
+            None,
+            hint=did_you_mean(name, constants),
         )
-    if isinstance(node, ast.Attribute | ast.Index):
-        raise _Refused(
-            "reads the state, which does not exist yet: generated items are made when the rules load",
-            node.span,
-            hint="use constants, numbers, lists and range(a, b)",
-        )
-    if isinstance(node, ast.ListExpr | ast.TupleExpr):
-        return [_evaluate(item, constants) for item in node.items]
-    if isinstance(node, ast.Unary) and node.op == "-":
-        return -_integer(_evaluate(node.operand, constants), node.span)
-    if isinstance(node, ast.Binary) and node.op in _ARITHMETIC:
-        left = _integer(_evaluate(node.left, constants), node.left.span)
-        right = _integer(_evaluate(node.right, constants), node.right.span)
-        if node.op in ("//", "%") and right == 0:
-            raise _Refused("division by zero", node.span)
-        result = _ARITHMETIC[node.op](left, right)
-        if result.bit_length() > LIMITS.max_int_bits:
-            raise _Refused(f"a number larger than max_int_bits ({LIMITS.max_int_bits})", node.span)
-        return result
-    if isinstance(node, ast.Call) and node.function == "range" and len(node.args) == 2 and not node.keywords:
-        low, high = (_integer(_evaluate(arg, constants), arg.span) for arg in node.args)
-        return range(low, high)
-    raise _Refused(
-        "only constants, numbers, text, lists, + - * // % and range(a, b) can be used here "
+
+    return Scope(
+        names=constants,
+        calls={"range": Call(2, range)},
+        unknown=unknown,
+        state="reads the state, which does not exist yet: generated items are made when the rules load",
+        state_hint="use constants, numbers, lists and range(a, b)",
+        refused="only constants, numbers, text, lists, + - * // % and range(a, b) can be used here "
         "(generated items are made when the rules load, before any state)",
-        node.span,
     )
-
-
-def _integer(value: Any, span: Span | None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _Refused(f"expected a number, not {value!r}", span)
-    return value
 
 
 def expand_copies(kind: str, items: Sequence[Any], bag: DiagnosticBag) -> list[Any]:

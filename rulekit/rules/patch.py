@@ -1,22 +1,43 @@
-"""The one patch engine: how modules and variants change composed rules data.
+"""The one patch language: the operations by which modules and variants change composed rules.
 
-Named sections (:data:`rulekit.rules.schema.NAMED_SECTIONS`) map names to entries:
-:func:`add_entries` adds new names (a module's sections, a variant's ``add:``),
-:func:`override_entries` replaces existing ones (``override:`` / ``replace:``),
-:func:`extend_entries` appends to the list-valued keys the schema marks extendable
-(``extend:``), :func:`remove_entry` deletes one (``remove:``).  A variant's ``set:``
-(:mod:`rulekit.rules.paths`) changes one value by path.  Every piece keeps its span,
-so later errors point into the module or variant that wrote it.
+A module and a variant are both *patches*: a file of operations on the rules composed so far
+(:mod:`rulekit.rules.patch_files` reads both).  The operations, the same in both:
+
+* ``add`` (:func:`add_entries`) adds new names to named sections
+  (:data:`rulekit.rules.schema.NAMED_SECTIONS`); a module's own top-level sections are an
+  ``add`` that comes first;
+* ``replace`` (:func:`override_entries`; ``override`` is the same operation under the name
+  modules have always used) replaces entries by name, and the single sections whole;
+* ``extend`` (:func:`extend_entries`) appends to the list-valued keys the schema marks extendable;
+* ``remove`` (:func:`remove_paths`) deletes an entry (``SECTION.NAME``) or any value by path;
+* ``set`` (:mod:`rulekit.rules.paths`) changes one value by path;
+* ``adjust`` (:mod:`rulekit.rules.adjust`) sets a whole number relative to its old value.
+
+:func:`apply_operations` runs them in the order the file writes them.  Every problem goes to
+one bag at the file's line and column, and every piece keeps its span, so later errors point
+into the module or variant that wrote it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
+from rulekit.rules.adjust import apply_adjust
+from rulekit.rules.parameters import apply_setting
+from rulekit.rules.paths import apply_set, resolve
 from rulekit.rules.schema import EXTENDABLE, NAMED_SECTIONS, SINGLE_SECTIONS
 from rulekit.rules.wrap import wrap_original, wrap_scoring, wrap_trigger
 from rulekit.rules.yaml_source import LocDict, LocList, span_of
+
+#: The operations of modules and variants, in the order the format documents them.
+OPERATIONS = ("add", "replace", "extend", "remove", "set", "adjust")
+#: Other names of operations: a module's ``override:`` is ``replace:``.
+ALIASES = {"override": "replace"}
+
+
+REPLACE_HINT = "use 'replace:' to replace it"
 
 
 def known_section(section: Any, mapping: LocDict, bag: DiagnosticBag) -> bool:
@@ -31,18 +52,6 @@ def known_section(section: Any, mapping: LocDict, bag: DiagnosticBag) -> bool:
         expected=sections,
     )
     return False
-
-
-def check_keys(data: LocDict, allowed: tuple[str, ...], what: str, bag: DiagnosticBag) -> None:
-    """Report every key of ``data`` that is not ``allowed``, at its position, with the nearest names."""
-    for key in data:
-        if key not in allowed:
-            bag.error(
-                f"unknown {what} key '{key}'",
-                data.key_spans.get(key),
-                hint=did_you_mean(str(key), allowed),
-                expected=allowed,
-            )
 
 
 def _section(base: LocDict, section: str, like: Any) -> LocDict:
@@ -88,7 +97,7 @@ def add_entries(
                         f"state field '{name}.{fname}' is already defined at "
                         f"{span_of(existing[fname]) or existing.key_spans.get(fname)}",
                         entry.key_spans.get(fname),
-                        hint="use 'override:' to replace it",
+                        hint=REPLACE_HINT,
                     )
                 else:
                     existing[fname] = fspec
@@ -99,7 +108,7 @@ def add_entries(
             bag.error(
                 f"{section.removesuffix('s')} '{name}' is already defined at {existing_span(target, name)}",
                 entries.key_spans.get(name),
-                hint="use 'override:' to replace it",
+                hint=REPLACE_HINT,
             )
 
 
@@ -130,7 +139,7 @@ def _extend_component(existing: LocDict, entry: LocDict, bag: DiagnosticBag) -> 
                         attrs.key_spans[aname] = value.key_spans.get(aname)
         else:
             bag.error(
-                f"a module can add 'items' or 'attributes' to component kind; '{key}' needs 'override:'",
+                f"'add' can add 'items' or 'attributes' to a component kind; '{key}' needs 'replace:'",
                 entry.key_spans.get(key),
             )
 
@@ -143,20 +152,26 @@ def override_entries(
     at = span_of(entries) or where
     if section in SINGLE_SECTIONS:
         if section not in base:
-            bag.error(f"cannot override '{section}': the ruleset has none", at)
+            bag.error(
+                f"cannot replace '{section}': the ruleset has none",
+                where or at,
+                hint=f"use 'add' for new entries; '{section}' can only be replaced",
+            )
+            return
         base[section] = wrap_scoring(base.get(section), entries) if section == "scoring" else entries
+        base.key_spans[section] = where  # type: ignore[assignment]
         return
     if not isinstance(entries, LocDict):
-        bag.error(f"override of '{section}' must be a mapping of names", at)
+        bag.error(f"replace of '{section}' must be a mapping of names", at)
         return
     target = base.get(section)
     if not isinstance(target, LocDict):
-        bag.error(f"cannot override '{section}': the ruleset has none", at)
+        bag.error(f"cannot replace '{section}': the ruleset has none", at)
         return
     for name, entry in entries.items():
         if name not in target:
             bag.error(
-                f"cannot override {section} '{name}': no such entry",
+                f"cannot replace {section} '{name}': no such entry",
                 entries.key_spans.get(name),
                 hint=did_you_mean(str(name), [str(k) for k in target]),
             )
@@ -166,7 +181,7 @@ def override_entries(
             for fname, fspec in entry.items():
                 if fname not in scope:
                     bag.error(
-                        f"cannot override state field '{name}.{fname}': no such field",
+                        f"cannot replace state field '{name}.{fname}': no such field",
                         entry.key_spans.get(fname),
                         hint=did_you_mean(str(fname), [str(k) for k in scope]),
                     )
@@ -209,7 +224,7 @@ def remove_entry(base: LocDict, path: Any, bag: DiagnosticBag) -> None:
     target = base.get(section)
     if section not in NAMED_SECTIONS or not name:
         bag.error(
-            f"cannot remove '{text}': write SECTION.NAME, e.g. triggers.end_of_round",
+            f"cannot remove '{text}': write SECTION.NAME or a path, e.g. triggers.end_of_round",
             span_of(path),
             expected=NAMED_SECTIONS,
         )
@@ -317,3 +332,113 @@ def extend_entries(base: LocDict, extend: Any, bag: DiagnosticBag) -> None:
                 merged.extend(values if isinstance(values, list) else [values])
                 entry[key] = merged
                 entry.key_spans.setdefault(key, additions.key_spans.get(key))  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- the operations of a file
+
+
+def add_sections(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) -> None:
+    """``add: {SECTION: {NAME: ...}}``: new entries of named sections."""
+    if not isinstance(ops, LocDict):
+        bag.error("'add' must be a mapping of sections", span_of(ops) or owner.key_spans.get("add"))
+        return
+    for section, entries in ops.items():
+        if section in SINGLE_SECTIONS:
+            bag.error(
+                f"'{section}' holds one value and cannot be added to",
+                ops.key_spans.get(section),
+                hint=f"use 'replace: {{{section}: ...}}'",
+            )
+            continue
+        if not known_section(section, ops, bag):
+            continue
+        add_entries(data, str(section), entries, bag, ops.key_spans.get(section))
+
+
+def replace_sections(
+    data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag, name: str = "replace"
+) -> None:
+    """``replace:`` (or ``override:``): entries by name, the single sections whole."""
+    if not isinstance(ops, LocDict):
+        bag.error(f"'{name}' must be a mapping of sections", span_of(ops) or owner.key_spans.get(name))
+        return
+    for section, entries in ops.items():
+        if known_section(section, ops, bag):
+            override_entries(data, str(section), entries, bag, ops.key_spans.get(section))
+
+
+def remove_paths(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) -> None:
+    """``remove: [SECTION.NAME, PATH, ...]``: entries by name, or any value by path."""
+    if isinstance(ops, str):
+        ops = [ops]
+    if not isinstance(ops, list):
+        bag.error(
+            "'remove' must be a list of paths, e.g. [triggers.NAME]",
+            span_of(ops) or owner.key_spans.get("remove"),
+        )
+        return
+    for path in ops:
+        if not isinstance(path, str):
+            bag.error("each entry of 'remove' must be a path (actions.NAME)", span_of(path) or span_of(ops))
+            continue
+        parts = str(path).split(".")
+        if len(parts) == 1 or (len(parts) == 2 and parts[0] in NAMED_SECTIONS):
+            remove_entry(data, path, bag)
+            continue
+        found = resolve(data, str(path), span_of(path), bag, for_set=False)
+        if found is None:
+            continue
+        parent, key, _trail = found
+        del parent[key]
+        if isinstance(parent, LocDict):
+            parent.key_spans.pop(key, None)
+
+
+def _extend(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) -> None:
+    if ops is None:
+        bag.error("'extend' must be a mapping of sections", owner.key_spans.get("extend"))
+        return
+    extend_entries(data, ops, bag)
+
+
+def _setting(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) -> None:
+    apply_setting(data, ops, bag)
+
+
+Operation = Callable[[LocDict, Any, LocDict, DiagnosticBag], None]
+
+#: What each key of a module or variant does (``parameter`` is a ``--param`` setting,
+#: rules/parameters.py, never written in a file).
+APPLY: dict[str, Operation] = {
+    "add": add_sections,
+    "replace": replace_sections,
+    "extend": _extend,
+    "remove": remove_paths,
+    "set": apply_set,
+    "adjust": apply_adjust,
+    "parameter": _setting,
+}
+
+
+def implicit_add(patch: LocDict) -> LocDict | None:
+    """A module's own top-level named sections, as the ``add:`` it stands for (None: it has none)."""
+    sections = [section for section in NAMED_SECTIONS if section in patch]
+    if not sections:
+        return None
+    added = LocDict((section, patch[section]) for section in sections)
+    added.span = patch.span
+    added.key_spans = {section: patch.key_spans.get(section) for section in sections}  # type: ignore[misc]
+    return added
+
+
+def apply_operations(data: LocDict, patch: LocDict, bag: DiagnosticBag) -> None:
+    """Run a module's or variant's operations on ``data``, in the order the file writes them
+    (a module's own top-level sections first, as an ``add``), every problem into ``bag``."""
+    added = implicit_add(patch)
+    if added is not None:
+        add_sections(data, added, patch, bag)
+    for key, value in patch.items():
+        if key in ALIASES:
+            replace_sections(data, value, patch, bag, name=str(key))
+        elif key in APPLY:
+            APPLY[str(key)](data, value, patch, bag)

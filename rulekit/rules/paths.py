@@ -16,10 +16,10 @@ from typing import Any
 
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
 from rulekit.rules import schema
-from rulekit.rules.compose import NAMED_SECTIONS, SINGLE_SECTIONS, plain_data
+from rulekit.rules.schema import NAMED_SECTIONS, SINGLE_SECTIONS
 from rulekit.rules.structure import Structurer
 from rulekit.rules.values import DataContext, DataProblem, TypeProblem, convert, parse_declared
-from rulekit.rules.yaml_source import LocDict, LocList, LocStr, span_of
+from rulekit.rules.yaml_source import LocDict, LocList, LocStr, plain_data, span_of
 
 
 def apply_set(data: LocDict, ops: Any, owner: LocDict, bag: DiagnosticBag) -> None:

@@ -25,6 +25,9 @@ it), then ``python -m rulekit.tools.schema`` to regenerate the JSON Schemas.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from rulekit.errors import did_you_mean
 from rulekit.rules.shapes import (
     Block,
     Custom,
@@ -83,6 +86,10 @@ __all__ = [
     "shape_at",
     "table_of",
 ]
+
+if TYPE_CHECKING:
+    from rulekit.errors import DiagnosticBag
+    from rulekit.rules.yaml_source import LocDict
 
 from rulekit.rules.schema_entries import (
     ACTION,
@@ -210,22 +217,31 @@ RULESET = Table(
 
 SECTIONS_FILE = Table("section", SECTIONS, "A file of sections included by a ruleset.")
 
+#: The operations of modules and variants (rules/patch.py), one language for both.
+OPERATION_KEYS = (
+    Key("add", Data(), "New entries (and items/fields added to existing component kinds/state scopes)."),
+    Key("replace", Data(), "Replace entries by name (and setup, flow, scoring, players)."),
+    Key("override", Data(), "The same as replace (the name modules have always used)."),
+    Key("extend", Data(), "Append to list-valued keys of existing entries, e.g. an action's require."),
+    Key("remove", Names(), "Entries or values to remove, by path: triggers.NAME, components.KIND.ID ..."),
+    Key("set", Data(), "Values by path, e.g. constants.START_MONEY: 30, actions.NAME.cost: EXPR."),
+    Key("adjust", Data(), 'Whole numbers by path, relative to the old value: constants.X: "old + 1".'),
+)
+
 MODULE = Table(
     "module",
     (
         Key("module", Text(), "The module's name."),
         Key("title", Text(), "The module's title."),
         Key("description", Text(), "What the module adds."),
-        Key("requires", Names(), "Modules this one needs."),
+        Key("requires", Names(), "Modules (or variants) this one needs."),
         Key("conflicts", Names(), "Modules or variants it cannot be combined with."),
-        Key("players", PLAYERS, "Player counts the module allows."),
+        Key("players", PLAYERS, "Player counts the module allows (narrows the game's)."),
         _INCLUDE,
-        Key("override", Data(), "Replace entries by name (and setup, flow, scoring)."),
-        Key("extend", Data(), "Append to list-valued keys of existing entries, e.g. an action's require."),
-        Key("remove", Names(one_ok=False), "Entries to remove: SECTION.NAME."),
+        *OPERATION_KEYS,
         *(k for k in SECTIONS if k.section == "named"),
     ),
-    "A module: adds, overrides or removes rules.",
+    "A module: new sections' entries, and operations on the rules.",
 )
 
 VARIANT = Table(
@@ -237,14 +253,9 @@ VARIANT = Table(
         Key("ruleset", Text(), "The ruleset it extends (checked).", required=True),
         Key("requires", Names(), "Modules (or other variants) it needs."),
         Key("conflicts", Names(), "Modules or variants it cannot be combined with."),
-        Key("players", PLAYERS, "Player counts the variant allows."),
+        Key("players", PLAYERS, "Player counts the variant allows (narrows the game's)."),
         Key("cite", Text(), "Where the house rule comes from."),
-        Key("set", Data(), "Values by path, e.g. constants.START_MONEY: 30, actions.NAME.cost: EXPR."),
-        Key("adjust", Data(), 'Whole numbers by path, relative to the old value: constants.X: "old + 1".'),
-        Key("replace", Data(), "Replace entries by name (and setup, flow, scoring, players)."),
-        Key("remove", Names(), "Entries or values to remove, by path: triggers.NAME, components.KIND.ID ..."),
-        Key("add", Data(), "New entries (and items/fields added to existing component kinds/state scopes)."),
-        Key("extend", Data(), "Append to list-valued keys of existing entries, like a module."),
+        *OPERATION_KEYS,
     ),
     "A house-rule variant: checked operations on the rules.",
 )
@@ -257,6 +268,18 @@ EXTENDABLE: dict[str, tuple[str, ...]] = {
     for entry in [key.shape.value.table if isinstance(key.shape.value, Either) else key.shape.value]
     if isinstance(entry, Table) and any(k.extend for k in entry.keys)
 }
+
+
+def check_keys(data: LocDict, allowed: tuple[str, ...], what: str, bag: DiagnosticBag) -> None:
+    """Report every key of ``data`` that is not ``allowed``, at its position, with the nearest names."""
+    for key in data:
+        if key not in allowed:
+            bag.error(
+                f"unknown {what} key '{key}'",
+                data.key_spans.get(key),
+                hint=did_you_mean(str(key), allowed),
+                expected=allowed,
+            )
 
 
 def section(name: str) -> Key | None:

@@ -11,32 +11,26 @@ A variant file names the ruleset it extends and says what it changes::
     players: {min: 3, max: 4}       # player counts it allows
     set:                            # any value by path
       constants.START_MONEY: 30
-      components.city.north_port.harbor_costs: [3, 4]
-      actions.buy_card.cost: "card.cost - 1"
-    replace: {actions: {take_loan: {...}}, scoring: {...}}   # by name, like a module's override
+    replace: {actions: {take_loan: {...}}, scoring: {...}}   # by name
     remove: [triggers.instant_payment]                        # SECTION.NAME or any path
-    add: {actions: {...}, triggers: {...}}                    # new entries, like a module
-    extend: {actions: {buy: {require: [...]}}}                # append to lists, like a module
+    add: {actions: {...}, triggers: {...}}                    # new entries
+    extend: {actions: {buy: {require: [...]}}}                # append to lists
+    adjust: {constants.START_MONEY: "old + 5"}                # relative to the old value
 
-Operations run in the order they are written, after the modules.  Every path
-and name is checked against the composed rules and every value against the
-type of what it replaces; problems are reported at the variant file's
-line:column with the nearest existing names.  Values keep their spans, so DSL
-errors inside a variant point into the variant file too.
+A variant is a patch like a module: the same operations (:mod:`rulekit.rules.patch`), the
+same reader (:mod:`rulekit.rules.patch_files`), the same constraints
+(:mod:`rulekit.rules.constraints`) and the one composer (:func:`rulekit.rules.compose.compose`),
+applied after the modules.  This module is the variants' front door: finding and loading them
+(:mod:`rulekit.rules.variant_files`) and the program cache's key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
-from rulekit.rules.compose import (
-    RulesetSource,
-)
+from rulekit.rules.constraints import check_constraints, data_players
 from rulekit.rules.parameters import is_setting
-from rulekit.rules.variant_constraints import check_constraints, data_players
 from rulekit.rules.variant_files import (
-    OPERATIONS,
     VARIANT_KEYS,
     VariantSource,
     find_variant,
@@ -45,38 +39,25 @@ from rulekit.rules.variant_files import (
     variant_fingerprint,
     variant_fingerprints,
 )
-from rulekit.rules.variant_operations import apply_variant, apply_variants
-
-# ---------------------------------------------------------------- composition front door
-
 
 __all__ = [
-    "OPERATIONS",
     "VARIANT_KEYS",
     "VariantSource",
-    "apply_variant",
-    "apply_variants",
     "check_constraints",
     "data_players",
     "find_variant",
     "load_variant",
     "shipped_variants",
+    "variant_cache_key",
     "variant_fingerprint",
     "variant_fingerprints",
 ]
 
 
-def variant_cache_key(
-    source: RulesetSource, refs: Sequence[str | Path], players: int | None
-) -> tuple[str, ...]:
-    """A cache key for loaded programs: each variant's resolved path and fingerprint, and the player count.
-
-    Raises:
-        RulesetError: a variant file cannot be read.
-    """
+def variant_cache_key(variants: Sequence[VariantSource], players: int | None) -> tuple[str, ...]:
+    """A cache key for loaded programs: each variant's resolved path and fingerprint, and the player count."""
     key = [f"players={players}"]
-    for ref in refs:
-        variant = load_variant(ref, source)
-        where = variant.display if is_setting(ref) else variant.path.resolve()
+    for variant in variants:
+        where = variant.display if is_setting(variant.display) else variant.path.resolve()
         key.append(f"{where}@{variant.fingerprint}")
     return tuple(key)

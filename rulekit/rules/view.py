@@ -27,7 +27,7 @@ from typing import Any
 from attrs import field, frozen
 
 from rulekit.errors import DiagnosticBag, Span, did_you_mean
-from rulekit.rules.compose import check_keys
+from rulekit.rules.schema import check_keys
 from rulekit.rules.yaml_source import LocDict, LocList, span_of
 
 # What an attribute holds; decides which literals are allowed and, later, its DSL type.

@@ -451,3 +451,14 @@ def dump_text(data: Any) -> str:
     rules or scenario files import this instead of ``yaml``.
     """
     return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
+
+
+def plain_data(value: Any) -> Any:
+    """Located YAML data as plain dicts, lists and strings (for hashing, JSON and diffs)."""
+    if isinstance(value, dict):
+        return {str(k): plain_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain_data(v) for v in value]
+    if isinstance(value, LocStr):
+        return str(value)
+    return value

@@ -153,13 +153,13 @@ def test_adding_an_existing_name_is_a_conflict_pointing_at_the_module(ruleset: s
     """A module cannot silently redefine an entry; it must say override."""
     text = _error(ruleset, ["dup"])
     assert "modules/dup.yaml:3:3: error: action 'step' is already defined at" in text
-    assert "use 'override:' to replace it" in text
+    assert "use 'replace:' to replace it" in text
 
 
 def test_override_of_a_missing_entry_suggests_the_right_name(ruleset: str) -> None:
     """Overriding a name the ruleset lacks is an error with a did-you-mean hint."""
     text = _error(ruleset, ["typo"])
-    assert "cannot override actions 'stpe': no such entry" in text
+    assert "cannot replace actions 'stpe': no such entry" in text
     assert "did you mean 'step'?" in text
 
 

@@ -241,7 +241,7 @@ def test_dsl_errors_point_into_the_variant_file(write_variant: WriteVariant) -> 
 def test_replace_unknown_name(write_variant: WriteVariant) -> None:
     path = write_variant(HEADER + "replace:\n  actions:\n    plase: {effect: pass}\n")
     message = _error("tic_tac_toe", [str(path)])
-    assert f"{path}:5:5: error: cannot override actions 'plase': no such entry" in message
+    assert f"{path}:5:5: error: cannot replace actions 'plase': no such entry" in message
     assert "did you mean 'place'?" in message
 
 
