@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from rulekit.compiler import planner
-from rulekit.compiler.facts import of_code
 from rulekit.engine.game import State
 from rulekit.load import load_game
+from tests.unit.code_facts import of_code
 
 ALL_MODULES = ("porto", "lisboa", "islas_canarias")
 
