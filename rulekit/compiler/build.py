@@ -82,7 +82,6 @@ class _Compiler(FlowBuilder):
                     mark,
                     len(self.lines),
                     memo=all(planner.hashable(ty) for _, ty in params) and name not in cheap,
-                    entry=emit.step_entry(),
                     reads=reads[fn_name],
                     mine=mine[fn_name],
                 )

@@ -1,0 +1,186 @@
+"""The step charge and the memo of generated rules functions, and the tables that keep their
+results across listings: the run-time helpers behind every rules function.
+
+The code generator writes a rules function's body once and hands it to :func:`memoized`
+(``P_memo`` in the generated module), which returns the function the rules call: it charges
+the step of entering the function and, while legal actions are listed (``R.memo`` is a dict),
+answers a call it has seen in this listing from the memo.  A function whose fields are known
+(``reads``) also keeps its results across listings in a table per function
+(:func:`persistent_table`) while those fields hold the same values; a result taken from an
+earlier listing charges the steps computing it took, so the budget counts as if it had been
+computed again.  :func:`kept_value` and :func:`keep_value` do the same for a parameter's domain
+in a generated enumerator.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from rulekit.limits import LIMITS
+from rulekit.runtime.errors import RuleFailure
+
+#: A value not memoized yet (``P_miss`` in generated code).
+MISSING: Any = object()
+#: In ``R.memo``: a function or domain whose table is not kept (given up); ``P_off``.
+OFF: Any = object()
+
+#: A table kept across listings is given up (its function memoized per listing only) when,
+#: after this many listings, fewer than one in KEPT_AT_LEAST found its fields unchanged:
+#: comparing the fields then costs more than the kept results save.
+KEPT_TRIAL = 128
+KEPT_AT_LEAST = 4
+
+Reads = tuple[tuple[str | None, str], ...]
+
+
+def charged(body: Callable[..., Any]) -> Callable[..., Any]:
+    """``body`` (a rules function that is not memoized) charging one step when it is entered."""
+
+    def call(F: Any, R: Any, me: Any, *args: Any) -> Any:
+        R.left -= 1
+        if R.left < 0:
+            R.over_budget()
+        return body(F, R, me, *args)
+
+    return call
+
+
+def memoized(body: Callable[..., Any], key: int, reads: Reads | None, mine: bool) -> Callable[..., Any]:
+    """The rules function whose value is ``body(F, R, me, *args)``, charging one step when it
+    is entered (on a memo hit too) and memoized while legal actions are listed.
+
+    ``key`` tells the functions apart in ``R.memo``; ``reads`` (the fields it reads, when that
+    is all it depends on) keeps its results across listings (:func:`persistent_table`); a
+    function that does not depend on the acting player (``mine`` false) shares its results
+    between players.  An argument that cannot key a memo (a map) computes the value again.
+    """
+    if reads is None:
+
+        def listed(F: Any, R: Any, me: Any, *args: Any) -> Any:
+            R.left -= 1
+            if R.left < 0:
+                R.over_budget()
+            M = R.memo
+            if M is None:
+                return body(F, R, me, *args)
+            K = (key, me, *args)
+            try:
+                v = M.get(K, MISSING)
+            except TypeError:  # an unhashable argument: no memo
+                return body(F, R, me, *args)
+            if v is MISSING:
+                v = M[K] = body(F, R, me, *args)
+            return v
+
+        return listed
+
+    def kept(F: Any, R: Any, me: Any, *args: Any) -> Any:
+        R.left -= 1
+        if R.left < 0:
+            R.over_budget()
+        M = R.memo
+        if M is None:
+            return body(F, R, me, *args)
+        K = (key, me, *args) if mine else (key, *args)
+        try:
+            v = M.get(K, MISSING)
+        except TypeError:  # an unhashable argument: no memo
+            return body(F, R, me, *args)
+        if v is not MISSING:
+            return v
+        T = M.get(key)
+        if T is None:
+            T = persistent_table(F, R, key, reads)
+        if T is OFF:
+            v = M[K] = body(F, R, me, *args)
+            return v
+        E = T.get(K)
+        if E is not None:  # computed in an earlier listing: charge what it cost
+            R.left -= E[1]
+            if R.left < 0:
+                R.over_budget()
+            v = M[K] = E[0]
+            return v
+        S = R.left
+        v = M[K] = body(F, R, me, *args)
+        T[K] = (v, S - R.left)
+        return v
+
+    return kept
+
+
+def persistent_table(F: dict[Any, Any], R: Any, key: int | str, reads: Reads) -> dict:
+    """The results of the memoized rules function ``key`` for this listing (stored in
+    ``R.memo[key]``): its table from earlier listings if the fields it ``reads`` hold the
+    same values as when the table was started (compared by value: state values are
+    immutable), else a new one.  ``R.persist`` holds one entry per function: the size of
+    the field dictionary its keys were resolved for, their getter (None once given up, see
+    KEPT_TRIAL), the values, the table, listings seen, listings that kept the table; None
+    (the reference enumerator) keeps nothing across listings.  A table given up is ``OFF``."""
+    persist = R.persist
+    table: dict[Any, Any]
+    if persist is None:
+        table = R.memo[key] = {}
+        return table
+    entry = persist.get(key)
+    if entry is None or entry[0] != len(F):
+        keys = [k for k in F if k in reads or (type(k) is tuple and len(k) == 2 and (None, k[1]) in reads)]
+        getter = operator.itemgetter(*keys) if keys else _no_reads
+        entry = persist[key] = [len(F), getter, MISSING, None, 0, 0]
+    getter = entry[1]
+    if getter is None:  # (not reached while R.memo starts from R.off; kept for safety)
+        R.memo[key] = OFF
+        return OFF
+    values = getter(F)
+    table = entry[3]
+    entry[4] += 1
+    if table is None or values != entry[2]:
+        entry[2] = values
+        table = entry[3] = {}
+        if entry[4] >= KEPT_TRIAL and entry[5] * KEPT_AT_LEAST < entry[4]:
+            entry[1] = entry[2] = entry[3] = None  # rarely kept: not worth comparing
+            R.off[key] = OFF  # every listing's memo starts with it: no call here any more
+            R.memo[key] = OFF
+            return OFF
+    else:
+        entry[5] += 1
+    R.memo[key] = table
+    return table
+
+
+def kept_value(F: dict[Any, Any], R: Any, me: Any, key: str, reads: Reads) -> Any:
+    """A parameter's domain that reads no earlier parameter, as kept from an earlier listing
+    in the table of ``key`` (:func:`persistent_table`) while the fields it reads hold the
+    same values, per acting player ``me`` (None: the same for every player); charges the
+    steps computing it took.  ``MISSING`` if there is none: the enumerator computes it
+    and hands it to :func:`keep_value`."""
+    table = R.memo.get(key)
+    if table is None:
+        table = persistent_table(F, R, key, reads)
+    if table is OFF:
+        return MISSING
+    entry = table.get(me)
+    if entry is None:
+        return MISSING
+    R.left -= entry[1]
+    if R.left < 0:
+        R.over_budget()
+    return entry[0]
+
+
+def keep_value(R: Any, key: str, me: Any, value: Any, start: int) -> None:
+    """Keep a domain just computed (from step budget ``start``), see :func:`kept_value`."""
+    table = R.memo[key]
+    if table is not OFF:
+        table[me] = (value, start - R.left)
+
+
+def _no_reads(F: dict[Any, Any]) -> tuple[()]:
+    return ()
+
+
+def too_many_candidates() -> None:
+    """Raised by a generated enumerator whose listing grew beyond the limit."""
+    raise RuleFailure(f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)")
