@@ -23,6 +23,9 @@ from rulekit.dsl.types import Type
 from rulekit.errors import did_you_mean
 from rulekit.runtime.builtins import BUILTINS, PLAYER_BUILTINS, VALUE_EFFECTS
 
+#: ``between``/``range`` of constants up to this many numbers are written as their tuple.
+INLINED_RANGE = 64
+
 
 class NameGen(CodeGenBase):
     """Expressions that name things: literals, names, attributes, indexing and calls."""
@@ -351,11 +354,40 @@ class NameGen(CodeGenBase):
             self.note.opaque = True  # it is handed the whole state
             self.note.uses()
             return f"{emit.name('E_', builtin.name)}(R, F{''.join(', ' + c for c in codes)})", result
+        inlined = self.inlined_builtin(builtin.name, node.args, codes, ctx)
+        if inlined is not None:
+            return inlined, result
         self.note.builtin(emit.name("B_", builtin.name))
         if builtin.name in PLAYER_BUILTINS:
             self.note.uses("num_players")
             return f"{emit.name('B_', builtin.name)}(R.num_players{''.join(', ' + c for c in codes)})", result
         return f"{emit.name('B_', builtin.name)}({', '.join(codes)})", result
+
+    def inlined_builtin(self, name: str, args: Any, codes: list[str], ctx: Context) -> str | None:
+        """A built-in call written out as what it computes, where that is the same value and
+        the same error without a call: ``len(x)`` as Python's ``len``, ``between``/``range``
+        of whole-number literals (or constants) as their tuple, checked here against the
+        limit; None when the call stays."""
+        if name == "len" and len(codes) == 1:
+            return f"len({codes[0]})"
+        if name in ("between", "range") and len(args) == 2:
+            ends = [self.int_value(a, ctx) for a in args]
+            if ends[0] is not None and ends[1] is not None:
+                low, high = ends
+                stop = high + 1 if name == "between" else high
+                if 0 <= stop - low <= INLINED_RANGE:
+                    return emit.literal(tuple(range(low, stop)))
+        return None
+
+    def int_value(self, node: ast.Expr, ctx: Context) -> int | None:
+        """The whole number ``node`` always is (a literal or a constant), else None."""
+        if isinstance(node, ast.Literal):
+            value = node.value
+        elif isinstance(node, ast.Name) and node.id in self.rules.constants and ctx.lookup(node.id) is None:
+            value = self.rules.constants[node.id].value
+        else:
+            return None
+        return value if type(value) is int else None
 
     def check_choice(self, builtin: Any, index: int, arg: ast.Expr) -> None:
         """A literal text argument that must name one of a built-in's fixed set."""
