@@ -371,9 +371,8 @@ class NameGen(CodeGenBase):
         if name == "len" and len(codes) == 1:
             return f"len({codes[0]})"
         if name in ("between", "range") and len(args) == 2:
-            ends = [self.int_value(a, ctx) for a in args]
-            if ends[0] is not None and ends[1] is not None:
-                low, high = ends
+            low, high = (self.int_value(a, ctx) for a in args)
+            if low is not None and high is not None:
                 stop = high + 1 if name == "between" else high
                 if 0 <= stop - low <= INLINED_RANGE:
                     return emit.literal(tuple(range(low, stop)))

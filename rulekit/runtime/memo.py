@@ -35,18 +35,6 @@ KEPT_AT_LEAST = 4
 Reads = tuple[tuple[str | None, str], ...]
 
 
-def charged(body: Callable[..., Any]) -> Callable[..., Any]:
-    """``body`` (a rules function that is not memoized) charging one step when it is entered."""
-
-    def call(F: Any, R: Any, me: Any, *args: Any) -> Any:
-        R.left -= 1
-        if R.left < 0:
-            R.over_budget()
-        return body(F, R, me, *args)
-
-    return call
-
-
 def memoized(body: Callable[..., Any], key: int, reads: Reads | None, mine: bool) -> Callable[..., Any]:
     """The rules function whose value is ``body(F, R, me, *args)``, charging one step when it
     is entered (on a memo hit too) and memoized while legal actions are listed.
@@ -55,46 +43,59 @@ def memoized(body: Callable[..., Any], key: int, reads: Reads | None, mine: bool
     is all it depends on) keeps its results across listings (:func:`persistent_table`); a
     function that does not depend on the acting player (``mine`` false) shares its results
     between players.  An argument that cannot key a memo (a map) computes the value again.
+    The function has the body's parameters (``F, R, me`` and as many more).
     """
-    if reads is None:
+    arity = body.__code__.co_argcount - 3
+    variant = "listed" if reads is None else "kept" if mine else "shared"
+    make = _MAKERS[variant][arity] if arity < len(_MAKERS[variant]) else _MAKERS[variant][-1]
+    made: Callable[..., Any] = make(body, key, reads, persistent_table)
+    return made
 
-        def listed(F: Any, R: Any, me: Any, *args: Any) -> Any:
-            R.left -= 1
-            if R.left < 0:
-                R.over_budget()
-            M = R.memo
-            if M is None:
-                return body(F, R, me, *args)
-            K = (key, me, *args)
-            try:
-                v = M.get(K, MISSING)
-            except TypeError:  # an unhashable argument: no memo
-                return body(F, R, me, *args)
-            if v is MISSING:
-                v = M[K] = body(F, R, me, *args)
-            return v
 
-        return listed
-
-    def kept(F: Any, R: Any, me: Any, *args: Any) -> Any:
+#: The memoized function's code, for each variant: ``listed`` (memoized per listing), ``kept``
+#: (kept across listings, keyed by the acting player too) and ``shared`` (kept, the same for
+#: every player); ``{args}`` is the parameters after ``me`` (``, a, b``), or ``, *args``.
+_CODE = {
+    "listed": """
+def make(body, key, reads, persistent_table):
+    def listed(F, R, me{args}):
         R.left -= 1
         if R.left < 0:
             R.over_budget()
         M = R.memo
         if M is None:
-            return body(F, R, me, *args)
-        K = (key, me, *args) if mine else (key, *args)
+            return body(F, R, me{args})
+        K = (key, me{args})
         try:
             v = M.get(K, MISSING)
         except TypeError:  # an unhashable argument: no memo
-            return body(F, R, me, *args)
+            return body(F, R, me{args})
+        if v is MISSING:
+            v = M[K] = body(F, R, me{args})
+        return v
+    return listed
+""",
+    "kept": """
+def make(body, key, reads, persistent_table):
+    def kept(F, R, me{args}):
+        R.left -= 1
+        if R.left < 0:
+            R.over_budget()
+        M = R.memo
+        if M is None:
+            return body(F, R, me{args})
+        K = ({key})
+        try:
+            v = M.get(K, MISSING)
+        except TypeError:  # an unhashable argument: no memo
+            return body(F, R, me{args})
         if v is not MISSING:
             return v
         T = M.get(key)
         if T is None:
             T = persistent_table(F, R, key, reads)
         if T is OFF:
-            v = M[K] = body(F, R, me, *args)
+            v = M[K] = body(F, R, me{args})
             return v
         E = T.get(K)
         if E is not None:  # computed in an earlier listing: charge what it cost
@@ -104,11 +105,29 @@ def memoized(body: Callable[..., Any], key: int, reads: Reads | None, mine: bool
             v = M[K] = E[0]
             return v
         S = R.left
-        v = M[K] = body(F, R, me, *args)
+        v = M[K] = body(F, R, me{args})
         T[K] = (v, S - R.left)
         return v
-
     return kept
+""",
+}
+
+#: Parameters after ``me`` written out up to this many (faster than ``*args``).
+_SPELLED_OUT = 6
+
+
+def _makers(variant: str) -> list[Callable[..., Any]]:
+    """The factories of ``variant`` for 0.._SPELLED_OUT parameters after ``me``, then any."""
+    code = _CODE["listed" if variant == "listed" else "kept"]
+    makers = []
+    for arity in [*range(_SPELLED_OUT + 1), -1]:
+        args = "".join(f", a{i}" for i in range(arity)) if arity >= 0 else ", *args"
+        key = f"key{args}," if variant == "shared" else f"key, me{args}"
+        source = code.replace("{key}", key).replace("{args}", args)
+        namespace: dict[str, Any] = {"MISSING": MISSING, "OFF": OFF}
+        exec(compile(source, f"<rulekit.runtime.memo {variant}/{arity}>", "exec"), namespace)
+        makers.append(namespace["make"])
+    return makers
 
 
 def persistent_table(F: dict[Any, Any], R: Any, key: int | str, reads: Reads) -> dict:
@@ -184,3 +203,8 @@ def _no_reads(F: dict[Any, Any]) -> tuple[()]:
 def too_many_candidates() -> None:
     """Raised by a generated enumerator whose listing grew beyond the limit."""
     raise RuleFailure(f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)")
+
+
+#: The memoized functions' factories, by variant and number of parameters after ``me``
+#: (fixed code, written once when this module is imported).
+_MAKERS = {variant: _makers(variant) for variant in ("listed", "kept", "shared")}
