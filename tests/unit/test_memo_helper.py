@@ -14,10 +14,9 @@ def _counted(arity: int) -> tuple[list[tuple[Any, ...]], Any]:
     calls: list[tuple[Any, ...]] = []
     params = ", ".join(f"a{i}" for i in range(arity))
     namespace: dict[str, Any] = {"calls": calls}
-    exec(
-        f"def body(F, R, me{', ' if arity else ''}{params}):\n    calls.append((me, {params}))\n    return ({params}{',' if arity else ''})",
-        namespace,
-    )
+    head = f"def body(F, R, me{', ' if arity else ''}{params}):"
+    value = f"({params}{',' if arity else ''})"
+    exec(f"{head}\n    calls.append((me, {params}))\n    return {value}", namespace)
     return calls, namespace["body"]
 
 
