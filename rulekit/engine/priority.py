@@ -57,12 +57,18 @@ def _blocking(
     compiled: Any, legal: Sequence[Any], actions: Mapping[str, Any], state: Any, me: int
 ) -> Iterator[Any]:
     when = compiled.fallback_when
+    ignoring = compiled.fallback_ignoring
+    skipped: dict[str, bool] = {}  # per name: itself or another fallback (never blocks)
     for a in legal:
-        if a.name == compiled.name or actions[a.name].fallback is not None:
+        name = a[0]  # (name, args): read as a tuple, not through Action's properties
+        skip = skipped.get(name)
+        if skip is None:
+            skip = skipped[name] = name == compiled.name or actions[name].fallback is not None
+        if skip:
             continue
-        if a.name not in compiled.fallback_ignoring:
+        if name not in ignoring:
             yield a
-        elif a.name in when and not when[a.name](state.fields, state.game.runtime, me, *a.args):
+        elif name in when and not when[name](state.fields, state.game.runtime, me, *a[1]):
             yield a  # ignored only when its condition holds, and it does not
 
 
