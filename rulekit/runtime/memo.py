@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
+from types import MappingProxyType
 from typing import Any
 
 from rulekit.limits import LIMITS
@@ -55,8 +56,9 @@ def memoized(body: Callable[..., Any], key: int, reads: Reads | None, mine: bool
 #: The memoized function's code, for each variant: ``listed`` (memoized per listing), ``kept``
 #: (kept across listings, keyed by the acting player too) and ``shared`` (kept, the same for
 #: every player); ``{args}`` is the parameters after ``me`` (``, a, b``), or ``, *args``.
-_CODE = {
-    "listed": """
+_CODE = MappingProxyType(
+    {
+        "listed": """
 def make(body, key, reads, persistent_table):
     def listed(F, R, me{args}):
         R.left -= 1
@@ -75,7 +77,7 @@ def make(body, key, reads, persistent_table):
         return v
     return listed
 """,
-    "kept": """
+        "kept": """
 def make(body, key, reads, persistent_table):
     def kept(F, R, me{args}):
         R.left -= 1
@@ -110,13 +112,14 @@ def make(body, key, reads, persistent_table):
         return v
     return kept
 """,
-}
+    }
+)
 
 #: Parameters after ``me`` written out up to this many (faster than ``*args``).
 _SPELLED_OUT = 6
 
 
-def _makers(variant: str) -> list[Callable[..., Any]]:
+def _makers(variant: str) -> tuple[Callable[..., Any], ...]:
     """The factories of ``variant`` for 0.._SPELLED_OUT parameters after ``me``, then any."""
     code = _CODE["listed" if variant == "listed" else "kept"]
     makers = []
@@ -127,7 +130,7 @@ def _makers(variant: str) -> list[Callable[..., Any]]:
         namespace: dict[str, Any] = {"MISSING": MISSING, "OFF": OFF}
         exec(compile(source, f"<rulekit.runtime.memo {variant}/{arity}>", "exec"), namespace)
         makers.append(namespace["make"])
-    return makers
+    return tuple(makers)
 
 
 def persistent_table(F: dict[Any, Any], R: Any, key: int | str, reads: Reads) -> dict:
@@ -207,4 +210,4 @@ def too_many_candidates() -> None:
 
 #: The memoized functions' factories, by variant and number of parameters after ``me``
 #: (fixed code, written once when this module is imported).
-_MAKERS = {variant: _makers(variant) for variant in ("listed", "kept", "shared")}
+_MAKERS = MappingProxyType({variant: _makers(variant) for variant in ("listed", "kept", "shared")})
