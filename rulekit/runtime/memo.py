@@ -14,6 +14,7 @@ in a generated enumerator.
 
 from __future__ import annotations
 
+import inspect
 import operator
 from collections.abc import Callable
 from types import MappingProxyType
@@ -46,9 +47,11 @@ def memoized(body: Callable[..., Any], key: int, reads: Reads | None, mine: bool
     between players.  An argument that cannot key a memo (a map) computes the value again.
     The function has the body's parameters (``F, R, me`` and as many more).
     """
-    arity = body.__code__.co_argcount - 3
+    code = body.__code__
+    arity = code.co_argcount - 3
     variant = "listed" if reads is None else "kept" if mine else "shared"
-    make = _MAKERS[variant][arity] if arity < len(_MAKERS[variant]) else _MAKERS[variant][-1]
+    spelled = arity <= _SPELLED_OUT and not code.co_flags & inspect.CO_VARARGS
+    make = _MAKERS[variant][arity] if spelled else _MAKERS[variant][-1]
     made: Callable[..., Any] = make(body, key, reads, persistent_table)
     return made
 

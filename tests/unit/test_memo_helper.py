@@ -50,3 +50,12 @@ def test_a_shared_function_serves_every_player_and_a_map_argument_computes_again
     fn(F, R, 0, {"a": 1}, 2)
     fn(F, R, 0, {"a": 1}, 2)
     assert len(calls) == 3
+
+
+def test_a_body_taking_any_number_of_arguments_gets_them_all() -> None:
+    def body(F: Any, R: Any, me: Any, *args: Any) -> tuple[Any, ...]:
+        return args
+
+    R = Runtime(2, None)
+    R.memo = {}
+    assert memoized(body, 1, None, True)({}, R, 0, 1, 2, 3) == (1, 2, 3)
