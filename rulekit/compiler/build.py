@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rulekit.compiler import callgraph, emit, facts, planner, planner_decisions, procedures
+from rulekit.compiler import callgraph, emit, planner, planner_decisions, procedures
 from rulekit.compiler.build_flow import FlowBuilder
 from rulekit.compiler.codegen import Context
 from rulekit.compiler.codegen_support import TEXT_BUILTINS
@@ -57,7 +57,7 @@ class _Compiler(FlowBuilder):
                 self.bag.error(f"function '{name}' hides the built-in of that name", decl.span)
             ctx = Context()
             py_params = [ctx.bind(n, ty) for n, ty in params]
-            code, type_ = self.gen.expr(decl.body, ctx)
+            code, type_, body = self.gen.expr_facts(decl.body, ctx)
             if decl.returns is not None:
                 self.gen.expect(
                     decl.returns.type, type_, decl.body, f"the result of {name} (returns: {decl.returns})"
@@ -69,18 +69,19 @@ class _Compiler(FlowBuilder):
                 if "me" not in callgraph.names_read(decl.body) and calls[name] <= set(self.gen.inline):
                     self.gen.inline[name] = decl  # written out where it is called (codegen_inline)
             fn_name = emit.name("fn_", name)
-            body = facts.of_code(code)
             reads[fn_name] = planner.field_reads(body, reads)
             mine[fn_name] = planner.reads_me(body, mine)
+            mark = self.gen.mark(decl.body.span)
+            self.codes[fn_name] = (code, mark)
+            self.facts[fn_name] = body
             self.lines.append(
                 planner.memoized_function(
                     fn_name,
                     py_params,
                     code,
-                    self.gen.mark(decl.body.span),
+                    mark,
                     len(self.lines),
                     memo=all(planner.hashable(ty) for _, ty in params) and name not in cheap,
-                    entry=emit.step_entry(),
                     reads=reads[fn_name],
                     mine=mine[fn_name],
                 )
@@ -92,13 +93,13 @@ class _Compiler(FlowBuilder):
         for param in decl.params:
             ctx = Context()
             py = [ctx.bind(n, ty) for n, ty in params]
-            code, type_ = self.gen.expr(param.domain, ctx)
+            code, type_, found = self.gen.expr_facts(param.domain, ctx)
             if not (type_.is_list or type_ in (t.ANY, t.TUPLE)):
                 self.gen.error(f"the domain of '{param.name}' must be a list, not {type_}", param.domain)
             fname = self.fresh(f"dom_{decl.name}")
             mark = self.gen.mark(param.domain.span)
             self.codes[fname] = (code, mark)
-            self.facts[fname] = facts.of_code(code)
+            self.facts[fname] = found
             # Charged by length: enumerating the parameters' combinations costs steps too.
             self.lines.append(
                 f"def {fname}({', '.join(['F', 'R', 'me', *py])}):\n    return {emit.step_iter(code)}{mark}\n"
@@ -180,13 +181,15 @@ class _Compiler(FlowBuilder):
             code, mark = self.codes[fname]
             arity = callgraph.arity(req.condition, decl.params)
             member_of: tuple[str, ...] = ()
+            member_charges = False
             if arity:
                 exprs = planner.membership_sets(
                     req.condition, names[arity - 1], frozenset(names[arity:]), callgraph.names_read
                 )
-                member_of = self.member_codes(exprs, params[: arity - 1]) if exprs else ()
+                member_of, member_charges = (
+                    self.member_codes(exprs, params[: arity - 1]) if exprs else ((), False)
+                )
             every = self.every_answer(req.condition, names, params) if arity == len(names) else None
-            member_charges = any(facts.of_code(e).charges for e in member_of)
             checks.append(
                 planner.Check(code, arity, mark, member_of, every, self.facts[fname], member_charges)
             )
@@ -294,18 +297,23 @@ class _Compiler(FlowBuilder):
         cyclic_name = emit.name("BC_", builtin.name)
         return f"{cyclic_name}({', '.join(codes)})", f"{emit.name('v_', last)} % {int(period)}"
 
-    def member_codes(self, exprs: list[ast.Expr], params: list[tuple[str, Type]]) -> tuple[str, ...]:
-        """The code of each ``E`` of ``p in E``, when every one is a list (else nothing)."""
+    def member_codes(
+        self, exprs: list[ast.Expr], params: list[tuple[str, Type]]
+    ) -> tuple[tuple[str, ...], bool]:
+        """The code of each ``E`` of ``p in E``, when every one is a list (else nothing), and
+        whether some of them may charge the step budget."""
         ctx = Context()
         for n, ty in params:
             ctx.bind(n, ty)
         codes = []
+        charges = False
         for expr in exprs:
-            code, type_ = self.gen.expr(expr, ctx)
+            code, type_, found = self.gen.expr_facts(expr, ctx)
             if not type_.is_list:
-                return ()
+                return (), False
             codes.append(code)
-        return tuple(codes)
+            charges = charges or found.charges
+        return tuple(codes), charges
 
     def trigger(self, decl: m.TriggerDecl) -> dict[str, Any] | None:
         rules = self.rules

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rulekit.compiler import emit, facts
+from rulekit.compiler import emit
 from rulekit.compiler.codegen import CodeGen, Context
 from rulekit.compiler.facts import Facts
 from rulekit.compiler.planner import Enumerator
@@ -59,14 +59,14 @@ class BuildBase:
         names = [ctx.bind(n, ty) for n, ty in params]
         for name in extra or ():
             names.append(name)
-        code, type_ = self.gen.expr(expr, ctx)
+        code, type_, found = self.gen.expr_facts(expr, ctx)
         if expected is not None:
             self.gen.expect(expected, type_, expr, what)
         fname = self.fresh(prefix)
         args = ", ".join(["F", "R", "me", *names])
         mark = self.gen.mark(expr.span)
         self.codes[fname] = (code, mark)
-        self.facts[fname] = facts.of_code(code)
+        self.facts[fname] = found
         self.lines.append(f"def {fname}({args}):\n    return {code}{mark}\n")
         return fname
 

@@ -69,15 +69,15 @@ class CodeGen(ExpressionGen):
             if node.op == "=":
                 self.expect(ftype, vtype, node.value, f"the value of {describe(node.target)}")
                 if t.INT in (ftype, vtype):  # numbers kept in the state stay writable (logs, hashes)
-                    value = emit.checked_number(value)
+                    value = self.number(value)
                 return [f"{pad}F[{key}] = {value}"]
             if not (ftype.is_list and node.op == "+="):
                 self.expect(t.INT, ftype, node.target, f"'{node.op}' target")
                 self.expect(t.INT, vtype, node.value, f"the value added to {describe(node.target)}")
             elif node.op == "+=":
                 self.expect(ftype, vtype, node.value, f"the value added to {describe(node.target)}")
-                return [f"{pad}F[{key}] = {emit.step_iter(f'tuple(F[{key}]) + tuple({value})')}"]
-            return [f"{pad}F[{key}] = {emit.checked_number(f'F[{key}] {node.op[0]} {value}')}"]
+                return [f"{pad}F[{key}] = {self.steps(f'tuple(F[{key}]) + tuple({value})')}"]
+            return [f"{pad}F[{key}] = {self.number(f'F[{key}] {node.op[0]} {value}')}"]
         if isinstance(node, ast.Let):
             value, vtype = self.expr(node.value, ctx)
             py = ctx.bind(node.name, vtype)
@@ -109,6 +109,8 @@ class CodeGen(ExpressionGen):
             if missing:
                 self.error(f"emit {node.event} is missing {', '.join(sorted(missing))}", node)
             me = "me" if ctx.me else "-1"
+            self.note.opaque = True  # (a statement: the state changes)
+            self.note.uses("emit")
             return [f"{pad}R.emit(F, {me}, {emit.literal(node.event)}, {{{', '.join(parts)}}})"]
         if isinstance(node, ast.Fail):
             message, _ = self.expr(node.message, ctx)
@@ -159,7 +161,7 @@ class CodeGen(ExpressionGen):
         with ctx.nested():
             py = ctx.bind(node.var, t.element_type(type_))
             loop_body = self.block(node.body, ctx, indent + 1)
-        return [f"{pad}for {py} in {emit.step_iter(f'tuple({code})')}:", *loop_body]
+        return [f"{pad}for {py} in {self.steps(f'tuple({code})')}:", *loop_body]
 
 
 __all__ = ["AGGREGATES", "MAX_NESTING", "SPAN_MARK", "CodeGen", "Context", "Symbol"]

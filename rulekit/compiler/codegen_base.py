@@ -7,12 +7,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from rulekit.compiler import emit
 from rulekit.compiler.codegen_support import (
     MAX_NESTING,
     SPAN_MARK,
     article,
     holds_maps,
 )
+from rulekit.compiler.facts import Facts, Recorder
 from rulekit.compiler.scope import Context
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
@@ -41,6 +43,12 @@ class CodeGenBase:
         self.too_deep = False
         self.text_plus: set[int] = set()  # '+' nodes inside another '+' (text errors: once per chain)
         self.constants: dict[str, Any] = {}
+        #: The facts of the expressions being generated, innermost last (see :meth:`recording`);
+        #: the bottom one takes what is generated outside any recording.
+        self.recorders: list[Recorder] = [Recorder()]
+        #: Codes written as a text literal (a component id, an enumeration value): such an
+        #: owner of a field read is that owner (facts.Read), any other is computed.
+        self.text_literals: dict[str, str] = {}
         #: The type names of the ruleset: component kinds and declared records.
         self.kinds: dict[str, Type] = {k: t.entity(k) for k in rules.kinds} | rules.records | rules.enums
         self.collections = {k.collection: k for k in rules.kinds.values()}
@@ -134,6 +142,55 @@ class CodeGenBase:
     def expect(self, expected: Type, actual: Type, node: Any, what: str) -> None:
         if not t.compatible(expected, actual):
             self.error(f"{what} must be {expected}, not {actual}", node)
+
+    # --------------------------------------------------------------- facts
+    @property
+    def note(self) -> Recorder:
+        """Where the facts of the code being written now go."""
+        return self.recorders[-1]
+
+    @contextmanager
+    def recording(self, merge: bool = True) -> Iterator[Recorder]:
+        """Record the facts of the code generated inside (with ``merge``, they also go to
+        the enclosing recording: else the caller adds them if it writes that code); read
+        them with :meth:`Recorder.facts` after the block."""
+        recorder = Recorder()
+        self.recorders.append(recorder)
+        try:
+            yield recorder
+        finally:
+            self.recorders.pop()
+            if merge:
+                self.recorders[-1].add(recorder)
+
+    def expr_facts(self, node: ast.Expr, ctx: Context) -> tuple[str, Type, Facts]:
+        """:meth:`expr` with the facts of the code (:mod:`rulekit.compiler.facts`)."""
+        with self.recording() as recorder:
+            base = self.depth
+            code, type_ = self.expr(node, ctx)
+        whole = recorder.collection  # (depth, kind) of a collection written directly in it
+        return code, type_, recorder.facts(whole[1] if whole and whole[0] == base + 1 else None)
+
+    def text_literal(self, value: str) -> str:
+        """``value`` written as a literal (known as that owner when a field read's owner)."""
+        code = emit.literal(value)
+        self.text_literals[code] = value
+        return code
+
+    def steps(self, code: str) -> str:
+        """The iterable ``code`` charged to the step budget by its length (:func:`emit.step_iter`)."""
+        self.note.uses("steps")
+        return emit.step_iter(code)
+
+    def number(self, code: str) -> str:
+        """A number about to be stored (:func:`emit.checked_number`)."""
+        self.note.uses("number")
+        return emit.checked_number(code)
+
+    def read_code(self, owner: str, field: str) -> str:
+        """``F[(owner, 'field')]`` for the owner's code, noted as a read."""
+        self.note.read(self.text_literals.get(owner), field)
+        return f"F[({owner}, {emit.literal(field)})]"
 
     # --------------------------------------------------------- expressions
     def expr(self, node: ast.Expr, ctx: Context) -> tuple[str, Type]:

@@ -23,6 +23,9 @@ from rulekit.dsl.types import Type
 from rulekit.errors import did_you_mean
 from rulekit.runtime.builtins import BUILTINS, PLAYER_BUILTINS, VALUE_EFFECTS
 
+#: ``between``/``range`` of constants up to this many numbers are written as their tuple.
+INLINED_RANGE = 64
+
 
 class NameGen(CodeGenBase):
     """Expressions that name things: literals, names, attributes, indexing and calls."""
@@ -41,14 +44,19 @@ class NameGen(CodeGenBase):
         name = node.id
         symbol = ctx.lookup(name)
         if symbol is not None:
+            if symbol.code == "me":  # an inlined function's parameter given the acting player
+                self.note.me = True
             return symbol.code, symbol.type
         if name == "me":
             if not ctx.me:
                 self.error("'me' means the acting player and is not defined here", node)
+            self.note.me = True
             return "me", t.PLAYER
         if name == "players":
+            self.note.uses("players")
             return "R.players", t.list_of(t.PLAYER)
         if name == "num_players":
+            self.note.uses("num_players")
             return "R.num_players", t.INT
         if name == "bank":
             return "-1", t.OWNER
@@ -56,6 +64,7 @@ class NameGen(CodeGenBase):
             return self.constant(name), self.const_types[name]
         if name in self.collections:
             kind = self.collections[name].name
+            self.note.collection = (self.depth, kind)
             return emit.name("C_", kind), t.list_of(t.entity(kind))
         if name in self.rules.enums:  # every value of an enumeration, in declared order
             enum = self.rules.enums[name]
@@ -100,7 +109,7 @@ class NameGen(CodeGenBase):
     def constant(self, name: str) -> str:
         value = self.rules.constants[name].value
         if isinstance(value, bool | int | str) or value is None:
-            return emit.literal(value)
+            return self.text_literal(value) if isinstance(value, str) else emit.literal(value)
         self.constants[name] = value
         return emit.name("K_", name)
 
@@ -123,17 +132,19 @@ class NameGen(CodeGenBase):
                     )
                     return "None", t.ANY, None
                 key = f"({emit.literal(sid)}, {emit.literal(name)})"
+                self.note.read(sid, name)
                 return f"F[{key}]", fields[name], key
             if sid == "bank":
                 if name in ("paid_out", "taken_in"):
                     key = f"('_', {emit.literal(name)})"
+                    self.note.read("_", name)
                     return f"F[{key}]", t.INT, None
                 self.error(f"the bank has 'paid_out' and 'taken_in', not '{name}'", node)
                 return "None", t.ANY, None
             if sid in self.rules.enums and sid not in self.rules.constants:
                 enum = self.rules.enums[sid]
                 if name in (enum.members or ()):
-                    return emit.literal(name), enum, None
+                    return self.text_literal(name), enum, None
                 self.error(
                     f"{sid} has no value '{name}'",
                     node,
@@ -144,7 +155,7 @@ class NameGen(CodeGenBase):
             if sid in self.collections and sid not in self.rules.constants:
                 collection = self.collections[sid]
                 if name in self.item_kind and self.item_kind[name] == collection.name:
-                    return emit.literal(name), t.entity(collection.name), None
+                    return self.text_literal(name), t.entity(collection.name), None
                 self.error(
                     f"no {collection.name} '{name}'",
                     node,
@@ -162,6 +173,7 @@ class NameGen(CodeGenBase):
                 )
                 return "None", t.ANY, None
             key = f"({subject_code}, {emit.literal(name)})"
+            self.note.read(self.text_literals.get(subject_code), name)
             return f"F[{key}]", fields[name], key
         if subject_type.name == "entity":
             kind = subject_type.kind or ""
@@ -175,6 +187,7 @@ class NameGen(CodeGenBase):
                 return code, self.attr_types[kind][name], None
             if name in self.field_types.get(kind, {}):
                 key = f"({subject_code}, {emit.literal(name)})"
+                self.note.read(self.text_literals.get(subject_code), name)
                 return f"F[{key}]", self.field_types[kind][name], key
             known = [*self.attr_types.get(kind, {}), *self.field_types.get(kind, {}), "id"]
             self.error(f"{kind} has no attribute or field '{name}'", node, hint=did_you_mean(name, known))
@@ -189,8 +202,10 @@ class NameGen(CodeGenBase):
                     hint=did_you_mean(name, known) or f"its fields: {', '.join(known)}",
                 )
                 return "None", t.ANY, None
+            self.note.builtin("B_get")
             return f"B_get({subject_code}, {emit.literal(name)})", field_type, None
         if subject_type.is_map or subject_type == t.ANY:
+            self.note.builtin("B_get")
             return f"B_get({subject_code}, {emit.literal(name)})", t.ANY, None
         self.error(
             f"{article(subject_type)} has no attribute '{name}'",
@@ -234,6 +249,7 @@ class NameGen(CodeGenBase):
                 if inlined is not None:
                     return inlined, self.function_types.get(name, t.ANY)
             me = "me" if ctx.me else "-1"
+            self.note.call(emit.name("fn_", name))
             return (
                 f"{emit.name('fn_', name)}(F, R, {me}{''.join(', ' + a for a in args)})",
                 self.function_types.get(name, t.ANY),
@@ -285,6 +301,8 @@ class NameGen(CodeGenBase):
             self.expect(expected, type_, arg, f"argument '{pname}' of {call.function}")
             args.append(code)
         me = "me" if ctx.me else "-1"
+        self.note.opaque = True  # (a statement: the state changes)
+        self.note.uses()
         return f"{emit.name('pr_', call.function)}(F, R, {me}{''.join(', ' + a for a in args)})"
 
     def call_args(self, builtin: Any, node: ast.Call, ctx: Context) -> tuple[str, Type]:
@@ -324,7 +342,7 @@ class NameGen(CodeGenBase):
                 pname, expected = builtin.params[index]
                 self.expect(expected, type_, arg, f"argument '{pname}' of {builtin.name}")
             if builtin.name in TEXT_BUILTINS:
-                code = as_text(code, type_)
+                code = as_text(code, type_, self.note)
             codes.append(code)
             types.append(type_)
         problem = builtin.check(types) if builtin.check is not None else None
@@ -332,10 +350,43 @@ class NameGen(CodeGenBase):
             self.error(problem[1], node.args[problem[0]])
         result = builtin.result_type(types)
         if builtin.effect:
+            self.note.builtin(emit.name("E_", builtin.name), counted=False)
+            self.note.opaque = True  # it is handed the whole state
+            self.note.uses()
             return f"{emit.name('E_', builtin.name)}(R, F{''.join(', ' + c for c in codes)})", result
+        inlined = self.inlined_builtin(builtin.name, node.args, codes, ctx)
+        if inlined is not None:
+            return inlined, result
+        self.note.builtin(emit.name("B_", builtin.name))
         if builtin.name in PLAYER_BUILTINS:
+            self.note.uses("num_players")
             return f"{emit.name('B_', builtin.name)}(R.num_players{''.join(', ' + c for c in codes)})", result
         return f"{emit.name('B_', builtin.name)}({', '.join(codes)})", result
+
+    def inlined_builtin(self, name: str, args: Any, codes: list[str], ctx: Context) -> str | None:
+        """A built-in call written out as what it computes, where that is the same value and
+        the same error without a call: ``len(x)`` as Python's ``len``, ``between``/``range``
+        of whole-number literals (or constants) as their tuple, checked here against the
+        limit; None when the call stays."""
+        if name == "len" and len(codes) == 1:
+            return f"len({codes[0]})"
+        if name in ("between", "range") and len(args) == 2:
+            low, high = (self.int_value(a, ctx) for a in args)
+            if low is not None and high is not None:
+                stop = high + 1 if name == "between" else high
+                if 0 <= stop - low <= INLINED_RANGE:
+                    return emit.literal(tuple(range(low, stop)))
+        return None
+
+    def int_value(self, node: ast.Expr, ctx: Context) -> int | None:
+        """The whole number ``node`` always is (a literal or a constant), else None."""
+        if isinstance(node, ast.Literal):
+            value = node.value
+        elif isinstance(node, ast.Name) and node.id in self.rules.constants and ctx.lookup(node.id) is None:
+            value = self.rules.constants[node.id].value
+        else:
+            return None
+        return value if type(value) is int else None
 
     def check_choice(self, builtin: Any, index: int, arg: ast.Expr) -> None:
         """A literal text argument that must name one of a built-in's fixed set."""
@@ -369,7 +420,7 @@ class NameGen(CodeGenBase):
                     if each not in (t.ANY, t.TUPLE):
                         self.error(f"cannot take {article(each)} apart into {loop_target(var)}", iterable)
                     py = "(" + "".join(ctx.bind(name, t.ANY) + ", " for name in var) + ")"
-                parts.append(f"for {py} in {emit.step_iter(code)}")
+                parts.append(f"for {py} in {self.steps(code)}")
             for name, value in comp.bindings:  # where n = v: a loop over the one value
                 self.in_iterable += 1
                 try:

@@ -66,10 +66,11 @@ class ExpressionGen(NameGen):
         elif etype.name == "entity":
             kind = etype.kind or ""
             parts = [f"A[(_e, {emit.literal(a)})]" for a in self.attr_types.get(kind, {})]
-            parts += [f"F[(_e, {emit.literal(f)})]" for f in self.field_types.get(kind, {})]
+            parts += [self.read_code("_e", f) for f in self.field_types.get(kind, {})]
             keys = f"tuple(({''.join(p + ', ' for p in parts)}) for _k, _e in _p)"
         else:
             keys = "tuple(_e for _k, _e in _p)"
+        self.note.builtin("B_unique_by")
         code = f"(lambda _p: B_unique_by(tuple(_e for _k, _e in _p), {keys}))(tuple({gen}))"
         return code, t.list_of(etype)
 
@@ -129,9 +130,7 @@ class ExpressionGen(NameGen):
             return f"({left} {op} {right})", t.BOOL
         if op in ARITH:
             if op == "+" and (ltype.is_list or rtype.is_list) and ltype != t.INT and rtype != t.INT:
-                return emit.step_iter(f"tuple({left}) + tuple({right})"), self.joined_lists(
-                    node, ltype, rtype
-                )
+                return self.steps(f"tuple({left}) + tuple({right})"), self.joined_lists(node, ltype, rtype)
             if op == "+" and t.STR in (ltype, rtype):
                 if id(node) in self.text_plus:  # part of a chain a + b + c: reported on the whole
                     return "None", t.STR
@@ -144,6 +143,7 @@ class ExpressionGen(NameGen):
             self.expect(t.INT, ltype, node.left, f"the left side of '{op}'")
             self.expect(t.INT, rtype, node.right, f"the right side of '{op}'")
             if op == "*":  # the one operator that can grow a number exponentially in a loop
+                self.note.uses("mul")
                 return f"R.mul({left}, {right})", t.INT
             return f"({left} {op} {right})", t.INT
         if op in ("==", "!="):
@@ -172,6 +172,8 @@ class ExpressionGen(NameGen):
         other, otype = self.expr(node.otherwise, ctx)
         # coverage: the outcome reports itself to R.branch when a tool sets it (else one test)
         where = self.span_ref(node.span)
+        self.note.uses("branch")
+        self.note.uses("taken")
         cond = f"({cond} if R.branch is None else R.taken({where}, {cond}))"
         return f"({then} if {cond} else {other})", t.join(ttype, otype)
 
@@ -199,7 +201,8 @@ class ExpressionGen(NameGen):
         return f"({code} if (({py} := {value}) is {py}) else None)", btype
 
     def _expr_LetIn(self, node: ast.LetIn, ctx: Context) -> tuple[str, Type]:
-        value, vtype = self.expr(node.value, ctx)
+        with self.recording(merge=False) as value_facts:
+            value, vtype = self.expr(node.value, ctx)
         if node.declared is not None:
             declared = t.parse_type(node.declared, self.kinds) or t.ANY
             self.expect(declared, vtype, node.value, f"'{node.name}'")
@@ -211,7 +214,8 @@ class ExpressionGen(NameGen):
                 # a name or a constant costs nothing to repeat: no function call (requirement
                 # groups bind their parameters this way, mostly to `me` or a parameter)
                 ctx.scopes[-1][node.name] = Symbol("local", vtype, value)
-                return self.expr(node.body, ctx)
+                return self.expr(node.body, ctx)  # (the value's facts are those of its uses)
+        self.note.add(value_facts)
         return self.bound_value(node.name, vtype, value, node.body, ctx)
 
     def _expr_Record(self, node: ast.Record, ctx: Context) -> tuple[str, Type]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rulekit.compiler import emit
+from rulekit.compiler.facts import Recorder
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
 from rulekit.dsl.printer import loop_names, print_expr
@@ -48,28 +49,32 @@ SPAN_MARK = "#@"
 TEXT_BUILTINS = frozenset({"str", "concat"})
 
 
-def as_text(code: str, type_: Type, depth: int = 0) -> str:
+def as_text(code: str, type_: Type, note: Recorder, depth: int = 0) -> str:
     """Code for the value with its players replaced by their names (P1, P2), also inside lists,
-    maps and records (the checker knows where players are; at run time they are seat numbers)."""
+    maps and records (the checker knows where players are; at run time they are seat numbers);
+    the built-ins it calls are noted in ``note``."""
     if not holds_players(type_):
         return code
     if type_ in (t.PLAYER, t.OWNER):
+        note.builtin("B_player_name")
         return f"B_player_name({code})"
     var = f"_p{depth}"
     # (``code`` is passed to a lambda, not looped over: it may hold ':=', which Python
     # refuses in a comprehension's iterable)
     if type_.is_list:
-        each = as_text(var, t.element_type(type_), depth + 1)
+        each = as_text(var, t.element_type(type_), note, depth + 1)
         return f"(lambda {var}: tuple({each} for {var} in {var}))({code})"
     if type_.is_map:
         key, value = f"_k{depth}", f"_v{depth}"
-        key_text = as_text(key, t.map_key(type_), depth + 1)
-        value_text = as_text(value, t.map_value(type_), depth + 1)
+        key_text = as_text(key, t.map_key(type_), note, depth + 1)
+        value_text = as_text(value, t.map_value(type_), note, depth + 1)
         return f"(lambda {var}: {{{key_text}: {value_text} for {key}, {value} in {var}.items()}})({code})"
     assert type_.is_record
     fields = dict(type_.fields or ())
+    if fields:
+        note.builtin("B_get")
     converted = ", ".join(
-        f"{emit.literal(name)}: {as_text(f'B_get({var}, {emit.literal(name)})', ft, depth + 1)}"
+        f"{emit.literal(name)}: {as_text(f'B_get({var}, {emit.literal(name)})', ft, note, depth + 1)}"
         for name, ft in fields.items()
     )
     return f"(lambda {var}: {{**{var}, {converted}}})({code})"

@@ -7,9 +7,10 @@ newline) and always adds a prefix, so it can never be a Python keyword, a built-
 or a dunder.  Every value goes through :func:`literal`, which writes ``repr`` of
 plain data only.  :func:`audit` re-reads the generated module and refuses anything
 the generator never writes (defaults, dunders, imports, ...), as a second line of
-defence; :func:`step_iter` and :func:`step_entry` are the one hook that charges
-the step budget, and :func:`checked_number` bounds numbers stored in the state
-(see :mod:`rulekit.runtime.context`).
+defence; :func:`step_iter` and :func:`step_entry` are the hooks that charge
+the step budget (with :func:`rulekit.runtime.memo.memoized`), and
+:func:`checked_number` bounds numbers stored in the state (see
+:mod:`rulekit.runtime.context`).
 """
 
 from __future__ import annotations
@@ -66,11 +67,11 @@ def checked_number(code: str) -> str:
     return f"R.number({code})"
 
 
-def step_entry(indent: str = "    ") -> str:
-    """The statements that charge one step when a generated rule function is entered
-    (``R.tick()`` inlined: a rule function is entered millions of times per second),
-    starting at ``indent``."""
-    return f"R.left -= 1\n{indent}if R.left < 0:\n{indent}    R.over_budget()"
+def step_entry() -> str:
+    """The statement that charges one step when a generated block or rules function that is
+    not memoized is entered: the run-time helper ``R.tick()`` (a memoized function is charged
+    by its helper, :func:`rulekit.runtime.memo.memoized`)."""
+    return "R.tick()"
 
 
 #: Statements and expressions generated code never contains.

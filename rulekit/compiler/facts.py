@@ -1,27 +1,23 @@
 """What a generated expression does, as a record: the facts the planner works on.
 
-The code generator hands every expression it generates to :func:`of_code` once, when it
-is generated, and keeps the :class:`Facts` with the code; the planner
-(:mod:`rulekit.compiler.planner`: which fields a memoized function depends on, whether it
-depends on the acting player), the enumerator planner (a domain that is a whole
-collection, a test that charges no step) and the fusion of a decision's enumerators
-(:mod:`rulekit.compiler.planner_decisions`: which first tests are worth sharing) read
-those records, never the generated text.
+The code generator records the facts of what it writes at the points where it writes
+it (:class:`Recorder`, :meth:`rulekit.compiler.codegen_base.CodeGenBase.recording`): a
+field read when it writes ``F[(owner, 'field')]``, a rules function when it writes its
+call, a built-in, a use of the runtime ``R`` or of the acting player ``me``.  The
+generated text is never read back.  The planner (:mod:`rulekit.compiler.planner`: which
+fields a memoized function depends on, whether it depends on the acting player), the
+enumerator planner (a domain that is a whole collection, a test that charges no step)
+and the fusion of a decision's enumerators (:mod:`rulekit.compiler.planner_decisions`:
+which first tests are worth sharing) read those records.
 
-The facts are read off the expression's Python syntax tree (so a string literal that
-happens to spell a field read or a name is left alone):
-
-* a field read is ``F[(owner, 'field')]`` whose owner is a literal (``'game'``: that
-  owner's field), a name (``me``, a parameter) or another field read (then: that field of
-  any owner, ``None``);
-* a rules function call is ``fn_name(F, R, me, ...)``;
-* any other use of ``F`` (the whole state), or of a rules function, makes the reads
-  unknown (``opaque``).
+* a field read is ``(owner, field)``: the owner when it is written as a literal
+  (``'game'``, ``'turn'``, a component id), else None (that field of any owner);
+* a rules function call is ``fn_name(F, R, me, ...)`` (its reads are the callee's);
+* any other use of ``F`` (the whole state: an effect's built-in, an event) makes the
+  reads unknown (``opaque``).
 """
 
 from __future__ import annotations
-
-import ast
 
 from attrs import frozen
 
@@ -55,79 +51,70 @@ class Facts:
     collection: str | None = None
 
 
-def of_code(code: str) -> Facts:
-    """The facts of the generated expression ``code``."""
-    tree = ast.parse(code, mode="eval").body
-    reads: set[Read] = set()
-    calls: set[str] = set()
-    builtins: set[str] = set()
-    runtime: set[str] = set()
-    counted = 0
-    passed: set[int] = set()  # ids of the F, R, me names a read or a call accounts for
-    opaque = False
+class Recorder:
+    """The facts of one expression while it is generated: the code generator notes each
+    fact where it writes the code that has it (see :meth:`rulekit.compiler.codegen_base.
+    CodeGenBase.recording`); a nested recording adds its facts to the enclosing one."""
 
-    def field_read(node: ast.AST) -> Read | None:
-        """``node`` as a field read (recording the reads inside its owner), or None."""
-        if not (
-            isinstance(node, ast.Subscript)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "F"
-            and isinstance(node.slice, ast.Tuple)
-            and len(node.slice.elts) == 2
-        ):
-            return None
-        owner, field = node.slice.elts
-        if not (isinstance(field, ast.Constant) and type(field.value) is str):
-            return None
-        if isinstance(owner, ast.Constant) and type(owner.value) is str:
-            key: Read = (owner.value, field.value)
-        elif isinstance(owner, ast.Name) or field_read(owner) is not None:
-            key = (None, field.value)
+    __slots__ = ("builtins", "calls", "collection", "me", "opaque", "reads", "runtime", "work")
+
+    def __init__(self) -> None:
+        self.reads: set[Read] = set()
+        self.calls: set[str] = set()
+        self.builtins: set[str] = set()
+        self.runtime: set[str] = set()
+        self.me = False
+        self.opaque = False
+        self.work = 0
+        #: A collection of components written (``C_kind``): (the generator's nesting depth
+        #: there, the kind); the whole expression when written at its top.
+        self.collection: tuple[int, str] | None = None
+
+    def read(self, owner: str | None, field: str) -> None:
+        """``F[(owner, field)]`` is written (owner None: computed)."""
+        self.reads.add((owner, field))
+        self.work += 1
+
+    def call(self, function: str) -> None:
+        """``function(F, R, me, ...)``, a rules function, is written."""
+        self.calls.add(function)
+
+    def builtin(self, name: str, counted: bool = True) -> None:
+        """The built-in ``name`` (``B_``, ``E_``, ``BC_``) is called (``counted``: a ``B_``
+        call, part of what asking the expression costs)."""
+        self.builtins.add(name)
+        if counted:
+            self.work += 1
+
+    def uses(self, attribute: str | None = None) -> None:
+        """The runtime ``R`` is used (``R.attribute``, or ``R`` itself when None)."""
+        if attribute is not None:
+            self.runtime.add(attribute)
         else:
-            return None
-        passed.add(id(node.value))
-        reads.add(key)
-        return key
+            self.runtime.add("")  # R itself: charges, not one of the stateless services
 
-    nodes = list(ast.walk(tree))
-    for node in nodes:
-        if isinstance(node, ast.Subscript) and field_read(node) is not None:
-            counted += 1
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            name = node.func.id
-            if name.startswith("fn_"):
-                head = [a.id if isinstance(a, ast.Name) else "" for a in node.args[:3]]
-                if head == ["F", "R", "me"]:
-                    calls.add(name)
-                    passed.update(id(a) for a in node.args[:3])
-                    passed.add(id(node.func))
-            elif name.startswith(("B_", "E_", "BC_")):
-                builtins.add(name)
-                if name.startswith("B_"):
-                    counted += 1
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "R":
-            runtime.add(node.attr)
-    me = charges = False
-    for node in nodes:
-        if not isinstance(node, ast.Name):
-            continue
-        if node.id == "R" or node.id.startswith("fn_"):
-            charges = True
-        if id(node) in passed:
-            continue
-        if node.id == "F" or node.id.startswith("fn_"):
-            opaque = True
-        elif node.id == "me":
-            me = True
-    collection = tree.id[2:] if isinstance(tree, ast.Name) and tree.id.startswith("C_") else None
-    return Facts(
-        frozenset(reads),
-        opaque,
-        frozenset(calls),
-        frozenset(builtins),
-        frozenset(runtime),
-        me,
-        charges,
-        counted,
-        collection,
-    )
+    def add(self, other: Recorder) -> None:
+        """Add the facts of a nested expression."""
+        self.reads |= other.reads
+        self.calls |= other.calls
+        self.builtins |= other.builtins
+        self.runtime |= other.runtime
+        self.me = self.me or other.me
+        self.opaque = self.opaque or other.opaque
+        self.work += other.work
+
+    def facts(self, collection: str | None = None) -> Facts:
+        """The record of what was noted (``collection``: the whole expression is that
+        collection of components)."""
+        runtime = frozenset(self.runtime)
+        return Facts(
+            frozenset(self.reads),
+            self.opaque,
+            frozenset(self.calls),
+            frozenset(self.builtins),
+            runtime - {""},
+            self.me,
+            bool(runtime or self.calls),
+            self.work,
+            collection,
+        )

@@ -24,9 +24,7 @@ same actions in the same order as testing every candidate against every requirem
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from attrs import field, frozen
 
@@ -36,7 +34,7 @@ from rulekit.compiler.planner_reads import Stable, hoist_reads
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
 from rulekit.limits import LIMITS
-from rulekit.runtime.errors import RuleFailure
+from rulekit.runtime import memo
 from rulekit.runtime.registry import Builtin
 
 
@@ -218,115 +216,24 @@ def _domain_lines(at: str, i: int, code: str, reads: Reads | None, mine: bool, k
 
 
 def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str, object]:
-    """The namespace entries the generated enumerators use: each collection's members as a
-    set (``S_kind``) and their positions (``I_kind``); ``P_set`` is ``set``; ``P_miss`` marks
-    a value not memoized yet."""
+    """The namespace entries the generated enumerators and rules functions use: each
+    collection's members as a set (``S_kind``) and their positions (``I_kind``); ``P_set`` is
+    ``set``; ``P_miss`` marks a value not memoized yet; the run-time helpers of
+    :mod:`rulekit.runtime.memo`."""
     tables: dict[str, object] = {
         "P_set": set,
-        "P_miss": _MISSING,
+        "P_miss": memo.MISSING,
         "P_once": (None,),  # a block run once (rulekit.compiler.planner_decisions)
-        "P_type_error": TypeError,
         "P_limits": LIMITS,
-        "P_too_many": too_many_candidates,
-        "P_table": persistent_table,
-        "P_kept": kept_value,
-        "P_keep": keep_value,
-        "P_off": _OFF,
+        "P_too_many": memo.too_many_candidates,
+        "P_memo": memo.memoized,
+        "P_kept": memo.kept_value,
+        "P_keep": memo.keep_value,
     }
     for kind, ids in kinds:
         tables[f"S_{kind}"] = frozenset(ids)
         tables[f"I_{kind}"] = {id_: i for i, id_ in enumerate(ids)}
     return tables
-
-
-_MISSING = object()
-_OFF = object()  # in R.memo: a function or domain whose table is not kept (given up)
-
-
-#: A table kept across listings is given up (its function memoized per listing only) when,
-#: after this many listings, fewer than one in KEPT_AT_LEAST found its fields unchanged:
-#: comparing the fields then costs more than the kept results save.
-KEPT_TRIAL = 128
-KEPT_AT_LEAST = 4
-
-
-def persistent_table(
-    F: dict[Any, Any], R: Any, key: int | str, reads: tuple[tuple[str | None, str], ...]
-) -> dict:
-    """The results of the memoized rules function ``key`` for this listing (stored in
-    ``R.memo[key]``): its table from earlier listings if the fields it ``reads`` hold the
-    same values as when the table was started (compared by value: state values are
-    immutable), else a new one.  ``R.persist`` holds one entry per function: the size of
-    the field dictionary its keys were resolved for, their getter (None once given up, see
-    KEPT_TRIAL), the values, the table, listings seen, listings that kept the table; None
-    (the reference enumerator) keeps nothing across listings.  A table given up is ``_OFF``."""
-    persist = R.persist
-    table: dict[Any, Any]
-    if persist is None:
-        table = R.memo[key] = {}
-        return table
-    entry = persist.get(key)
-    if entry is None or entry[0] != len(F):
-        keys = [k for k in F if k in reads or (type(k) is tuple and len(k) == 2 and (None, k[1]) in reads)]
-        getter = operator.itemgetter(*keys) if keys else _no_reads
-        entry = persist[key] = [len(F), getter, _MISSING, None, 0, 0]
-    getter = entry[1]
-    if getter is None:  # (not reached while R.memo starts from R.off; kept for safety)
-        R.memo[key] = _OFF
-        return _OFF  # type: ignore[return-value]
-    values = getter(F)
-    table = entry[3]
-    entry[4] += 1
-    if table is None or values != entry[2]:
-        entry[2] = values
-        table = entry[3] = {}
-        if entry[4] >= KEPT_TRIAL and entry[5] * KEPT_AT_LEAST < entry[4]:
-            entry[1] = entry[2] = entry[3] = None  # rarely kept: not worth comparing
-            R.off[key] = _OFF  # every listing's memo starts with it: no call here any more
-            R.memo[key] = _OFF
-            return _OFF  # type: ignore[return-value]
-    else:
-        entry[5] += 1
-    R.memo[key] = table
-    return table
-
-
-def kept_value(
-    F: dict[Any, Any], R: Any, me: Any, key: str, reads: tuple[tuple[str | None, str], ...]
-) -> Any:
-    """A parameter's domain that reads no earlier parameter, as kept from an earlier listing
-    in the table of ``key`` (:func:`persistent_table`) while the fields it reads hold the
-    same values, per acting player ``me`` (None: the same for every player); charges the
-    steps computing it took.  ``_MISSING`` if there is none: the enumerator computes it
-    and hands it to :func:`keep_value`."""
-    table = R.memo.get(key)
-    if table is None:
-        table = persistent_table(F, R, key, reads)
-    if table is _OFF:
-        return _MISSING
-    entry = table.get(me)
-    if entry is None:
-        return _MISSING
-    R.left -= entry[1]
-    if R.left < 0:
-        R.over_budget()
-    return entry[0]
-
-
-def keep_value(R: Any, key: str, me: Any, value: Any, start: int) -> None:
-    """Keep a domain just computed (from step budget ``start``), see :func:`kept_value`."""
-    table = R.memo[key]
-    if table is not _OFF:
-        table[me] = (value, start - R.left)
-
-
-def _no_reads(F: dict[Any, Any]) -> tuple[()]:
-    return ()
-
-
-def too_many_candidates() -> None:
-    """Raised by a generated enumerator whose listing grew beyond the limit."""
-    raise RuleFailure(f"more than {LIMITS.max_candidates} legal actions at once (limit max_candidates)")
 
 
 _HASHABLE = frozenset({"int", "bool", "str", "none", "player", "owner", "entity", "tuple"})
@@ -405,79 +312,26 @@ def memoized_function(
     key: int,
     *,
     memo: bool,
-    entry: str,
     reads: Reads | None = None,
     mine: bool = True,
 ) -> str:
-    """A rules function, memoized while legal actions are listed.
+    """A rules function: its body, then (``memo``) the function the rules call made by the
+    run-time helper :func:`rulekit.runtime.memo.memoized` (``P_memo``), which charges the
+    step of entering it and memoizes it while legal actions are listed.
 
     While the engine lists legal actions the state does not change, so a function
     (an expression: no effects) called again with the same acting player and arguments
-    gives the same value: the engine sets ``R.memo`` to a fresh dict for each listing
-    (None otherwise), and the function keeps its results there.  ``key`` tells the
-    functions apart; ``entry`` is the statement every rule function starts with (the
-    step budget's charge), run on a memo hit too.
-
-    With ``reads`` (the fields it reads, :func:`field_reads`) the results also outlive the
-    listing: kept in a table per function (:func:`persistent_table`) that the first call of
-    a listing keeps if those fields still hold the same values, and empties otherwise.  A
-    result taken from an earlier listing charges the steps computing it took, so the budget
-    counts as if it had been computed again.  A function that does not depend on the
-    acting player (``mine`` false) shares its results between players.
+    gives the same value; ``key`` tells the functions apart.  With ``reads`` (the fields it
+    reads, :func:`field_reads`) the results also outlive the listing while those fields hold
+    the same values; a function that does not depend on the acting player (``mine`` false)
+    shares its results between players.  A function not memoized charges its step itself
+    (:func:`rulekit.compiler.emit.step_entry`).
     """
     args = ", ".join(["F", "R", "me", *params])
     if not memo:
-        return f"def {name}({args}):\n    {entry}\n    return {code}{mark}\n"
-    memo_key = f"({key}, me{''.join(', ' + p for p in params)})"
-    if reads is not None:
-        if not mine:
-            memo_key = f"({key}, {''.join(p + ', ' for p in params)})"
-        return (
-            f"def {name}({args}):\n"
-            f"    {entry}\n"
-            f"    M = R.memo\n"
-            f"    if M is not None:\n"
-            f"        K = {memo_key}\n"
-            f"        try:\n"
-            f"            v = M.get(K, P_miss)\n"
-            f"        except P_type_error:  # an unhashable argument: no memo\n"
-            f"            M = None\n"
-            f"        else:\n"
-            f"            if v is not P_miss:\n"
-            f"                return v\n"
-            f"            T = M.get({key})\n"
-            f"            if T is None:\n"
-            f"                T = P_table(F, R, {key}, {emit.literal(tuple(sorted(reads, key=repr)))})\n"
-            f"            if T is not P_off:\n"
-            f"                E = T.get(K)\n"
-            f"                if E is not None:  # computed in an earlier listing: charge what it cost\n"
-            f"                    R.left -= E[1]\n"
-            f"                    if R.left < 0:\n"
-            f"                        R.over_budget()\n"
-            f"                    v = M[K] = E[0]\n"
-            f"                    return v\n"
-            f"                S = R.left\n"
-            f"    v = {code}{mark}\n"
-            f"    if M is not None:\n"
-            f"        M[K] = v\n"
-            f"        if T is not P_off:\n"
-            f"            T[K] = (v, S - R.left)\n"
-            f"    return v\n"
-        )
+        return f"def {name}({args}):\n    {emit.step_entry()}\n    return {code}{mark}\n"
+    kept = "None" if reads is None else emit.literal(tuple(sorted(reads, key=repr)))
     return (
-        f"def {name}({args}):\n"
-        f"    {entry}\n"
-        f"    M = R.memo\n"
-        f"    if M is not None:\n"
-        f"        try:\n"
-        f"            v = M.get({memo_key}, P_miss)\n"
-        f"        except P_type_error:  # an unhashable argument: no memo\n"
-        f"            M = None\n"
-        f"        else:\n"
-        f"            if v is not P_miss:\n"
-        f"                return v\n"
-        f"    v = {code}{mark}\n"
-        f"    if M is not None:\n"
-        f"        M[{memo_key}] = v\n"
-        f"    return v\n"
+        f"def {name}({args}):\n    return {code}{mark}\n"
+        f"{name} = P_memo({name}, {key}, {kept}, {emit.literal(mine)})\n"
     )

@@ -12,18 +12,38 @@ names the message the rules give and a few of the actions still possible.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 
 def keep(
     found: list[Any], names: Sequence[str], actions: Mapping[str, Any], state: Any, me: int
 ) -> list[Any]:
-    """``found`` without the fallback actions that something else legal rules out (order kept)."""
+    """``found`` without the fallback actions that something else legal rules out (order kept).
+
+    The names present are collected once (``found`` holds ``(name, args)`` tuples); a fallback
+    is decided from them alone when no condition of its ``ignoring ... when`` applies to an
+    action present, else by walking ``found`` in order (:func:`_blocking`), so the conditions
+    asked, and the steps they charge, are the same either way."""
     fallbacks = [actions[name] for name in names if actions[name].fallback is not None]
     if not fallbacks:
         return found
-    ruled_out = {f.name for f in fallbacks if any(True for _ in _blocking(f, found, actions, state, me))}
-    return [a for a in found if a.name not in ruled_out] if ruled_out else found
+    present = set(map(_name, found))
+    others = present.difference([f.name for f in fallbacks])  # what may block a fallback
+    ruled_out = set()
+    for f in fallbacks:
+        conditional = others & f.fallback_ignoring
+        if conditional and not conditional.isdisjoint(f.fallback_when):
+            if any(True for _ in _blocking(f, found, actions, state, me)):
+                ruled_out.add(f.name)
+        elif not others <= f.fallback_ignoring:
+            ruled_out.add(f.name)
+    if not ruled_out or ruled_out.isdisjoint(present):
+        return found
+    return [a for a in found if a[0] not in ruled_out]
+
+
+_name = itemgetter(0)
 
 
 def blocking(
@@ -37,12 +57,18 @@ def _blocking(
     compiled: Any, legal: Sequence[Any], actions: Mapping[str, Any], state: Any, me: int
 ) -> Iterator[Any]:
     when = compiled.fallback_when
+    ignoring = compiled.fallback_ignoring
+    skipped: dict[str, bool] = {}  # per name: itself or another fallback (never blocks)
     for a in legal:
-        if a.name == compiled.name or actions[a.name].fallback is not None:
+        name = a[0]  # (name, args): read as a tuple, not through Action's properties
+        skip = skipped.get(name)
+        if skip is None:
+            skip = skipped[name] = name == compiled.name or actions[name].fallback is not None
+        if skip:
             continue
-        if a.name not in compiled.fallback_ignoring:
+        if name not in ignoring:
             yield a
-        elif a.name in when and not when[a.name](state.fields, state.game.runtime, me, *a.args):
+        elif name in when and not when[name](state.fields, state.game.runtime, me, *a[1]):
             yield a  # ignored only when its condition holds, and it does not
 
 

@@ -76,7 +76,7 @@ class Runtime:
         #: Results of rules functions while legal actions are listed (None: not listing).
         self.memo: dict[Any, Any] | None = None
         #: Results of rules functions kept across listings, per function, with the values of
-        #: the fields they read (rulekit.compiler.planner.persistent_table); None: not kept.
+        #: the fields they read (rulekit.runtime.memo.persistent_table); None: not kept.
         self.persist: dict[int, Any] | None = {}
         #: The tables given up (rarely kept): each listing's ``memo`` starts as a copy.
         self.off: dict[Any, Any] = {}
@@ -111,7 +111,7 @@ class Runtime:
         return self.charged + self.max_steps - self.left
 
     def tick(self) -> None:
-        """Charge one step (a rule function was entered; generated code inlines this)."""
+        """Charge one step (a generated block or rules function was entered)."""
         self.left -= 1
         if self.left < 0:
             self.over_budget()

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from rulekit.compiler import planner_decisions
-from rulekit.compiler.facts import of_code
 from rulekit.compiler.planner import Check, Enumerator
 from rulekit.engine.action import make_action
 from rulekit.engine.game import Game, State
 from rulekit.engine.slots import DECISION
 from rulekit.errors import RuleEvaluationError
 from rulekit.load import load_game
+from tests.unit.code_facts import of_code
 
 ALL_MODULES = ("porto", "lisboa", "islas_canarias")
 

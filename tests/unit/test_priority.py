@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from rulekit.engine import priority
+from rulekit.engine.action import make_action
 from rulekit.engine.game import Game
+from rulekit.engine.priority import _blocking
 from rulekit.errors import IllegalActionError
 from rulekit.load import load_game
 
@@ -126,3 +131,48 @@ def test_an_ignoring_condition_is_checked_with_the_ignored_actions_parameters(
         load_game(str(write_ruleset(CONDITIONAL.replace("n != game.pile", "m != game.pile"))), 2)
     with pytest.raises(RulesetError, match="ignores unknown action 'lok'"):
         load_game(str(write_ruleset(CONDITIONAL.replace("action: look, when", "action: lok, when"))), 2)
+
+
+def _keep_by_walking(found: list[Any], names: Any, actions: Any, state: Any, me: int) -> list[Any]:
+    """The fallback filter as first written: every fallback walks every legal action."""
+    fallbacks = [actions[n] for n in names if actions[n].fallback is not None]
+    out = {f.name for f in fallbacks if any(True for _ in _blocking(f, found, actions, state, me))}
+    return [a for a in found if a.name not in out]
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "modules", "players"),
+    [("el_capitan", ("porto", "lisboa", "islas_canarias"), 4), ("othello", (), 2), ("checkers", (), 2)],
+)
+def test_the_fallback_filter_asks_and_charges_what_walking_every_action_does(
+    ruleset: str, modules: tuple[str, ...], players: int
+) -> None:
+    """Deciding from the names present keeps the same actions, asks the same ``ignoring ...
+    when`` conditions and charges the same steps as walking every legal action per fallback."""
+    game = load_game(ruleset, players, modules)
+    actions = game.program.actions
+    R = game.runtime
+    rng = random.Random(5)
+    ruled_out = compared = 0
+    for seed in range(3):
+        state = game.new_initial_state(seed)
+        while not state.is_terminal() and compared < 400:
+            me, names = state.fields[("_", "decision")] or (None, ())
+            if me is not None and any(actions[n].fallback is not None for n in names):
+                found = list(state.legal_actions())
+                for n in names:  # every fallback listed, as before the filter
+                    if actions[n].fallback is not None and make_action((n, ())) not in found:
+                        found.append(make_action((n, ())))
+                R.memo = {}
+                before = R.left
+                expected = _keep_by_walking(found, names, actions, state, me)
+                walked = before - R.left
+                R.memo = {}
+                before = R.left
+                assert priority.keep(found, names, actions, state, me) == expected
+                assert before - R.left == walked
+                R.memo = None
+                compared += 1
+                ruled_out += len(expected) < len(found)
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert compared and ruled_out
