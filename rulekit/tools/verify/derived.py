@@ -44,12 +44,14 @@ class Derived:
     """A derived property and when it applies."""
 
     decl: PropertyDecl
-    applies: Applies
+    applies: Applies | None = None
 
 
 def derived_properties(program: Program) -> list[Derived]:
     """Every property the rules' declarations imply (see the module's doc)."""
-    found = list(_turn_orders(program))
+    from rulekit.tools.verify.derived_moves import conservation
+
+    found = [*_turn_orders(program), *(Derived(decl) for decl in conservation(program))]
     named: dict[str, int] = {}
     result = []
     for item in found:
