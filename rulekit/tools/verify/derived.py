@@ -45,13 +45,20 @@ class Derived:
 
     decl: PropertyDecl
     applies: Applies | None = None
+    #: A property of this action's steps only (as its ``ensures``: ``me`` and its parameters bound).
+    action: str | None = None
 
 
 def derived_properties(program: Program) -> list[Derived]:
     """Every property the rules' declarations imply (see the module's doc)."""
     from rulekit.tools.verify.derived_moves import conservation
+    from rulekit.tools.verify.derived_once import once_per_x, same_turn
 
-    found = [*_turn_orders(program), *(Derived(decl) for decl in conservation(program))]
+    found = [
+        *_turn_orders(program),
+        *(Derived(decl) for decl in conservation(program)),
+        *(Derived(p.decl, same_turn if p.same_turn_only else None, p.action) for p in once_per_x(program)),
+    ]
     named: dict[str, int] = {}
     result = []
     for item in found:

@@ -153,7 +153,9 @@ def _items(rules: m.RulesModel) -> Iterator[PropertyDecl]:
             continue
         everything = " + ".join(_list(rules, scope, name) for scope, name in sorted(places))
         shown = ", ".join(f"{scope}.{name}" for scope, name in sorted(places))
-        condition = f"(let all = {everything} in [x for x in unique(all) if count_of(all, x) > 1]) == []"
+        # the length test first: cheap, and when it fails the items found twice are shown
+        twice = "[x for x in unique(all) if count_of(all, x) > 1] == []"
+        condition = f"let all = {everything} in len(unique(all)) == len(all) or {twice}"
         yield PropertyDecl(
             f"derived:items:{kind}",
             parse_expression(condition),
