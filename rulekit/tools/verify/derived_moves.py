@@ -154,8 +154,9 @@ def _items(rules: m.RulesModel) -> Iterator[PropertyDecl]:
         everything = " + ".join(_list(rules, scope, name) for scope, name in sorted(places))
         shown = ", ".join(f"{scope}.{name}" for scope, name in sorted(places))
         # the length test first: cheap, and when it fails the items found twice are shown
-        twice = "[x for x in unique(all) if count_of(all, x) > 1] == []"
-        condition = f"let all = {everything} in len(unique(all)) == len(all) or {twice}"
+        every = f"({everything})"
+        twice = f"[x for x in unique({every}) if count_of({every}, x) > 1] == []"
+        condition = f"len(unique({every})) == len({every}) or {twice}"
         yield PropertyDecl(
             f"derived:items:{kind}",
             parse_expression(condition),
