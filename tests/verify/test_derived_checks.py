@@ -94,19 +94,25 @@ FIXED = MARKET.replace(
 #: A card bought goes to the hand but stays in the display.
 BOUGHT_STAYS = FIXED.replace("      move(card, game.display, me.hand)\n", "      me.hand += [card]\n")
 #: A trigger after a build resets the turn's flag: a second build in the same turn.
-BUILD_RESETS = FIXED + """
+BUILD_RESETS = (
+    FIXED
+    + """
 triggers:
   tidy_up:
     after: build
     effect: turn.built = false
 """
+)
 #: A trigger after a play takes the card back from the discard pile.
-PLAY_KEEPS = FIXED + """
+PLAY_KEEPS = (
+    FIXED
+    + """
 triggers:
   keep:
     after: play
     effect: move(card, game.discard, me.hand)
 """
+)
 
 
 def _verify(path: Path, out: Path | None = None) -> tuple[str | None, int, str]:
@@ -219,7 +225,9 @@ def test_a_draw_scored_as_a_loss_for_all_disagrees_with_the_declared_outcome(
             replay.step(state, game.parse_action(text))
 
 
-def test_a_score_the_engine_computes_otherwise_than_declared_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_score_the_engine_computes_otherwise_than_declared_is_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(State, "scores", lambda self: [1] * self.game.num_players)
     result = verify(VerifyOptions("tic_tac_toe", examples=60, out=None))
     example = result.counterexample

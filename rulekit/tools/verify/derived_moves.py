@@ -28,7 +28,15 @@ from rulekit.dsl.parser import parse_expression
 from rulekit.dsl.printer import print_expr
 from rulekit.rules import model as m
 from rulekit.rules.model import PropertyDecl
-from rulekit.tools.verify.rule_walk import ZONE_EFFECTS, Field, Origin, blocks, fields_named, statements, written
+from rulekit.tools.verify.rule_walk import (
+    ZONE_EFFECTS,
+    Field,
+    Origin,
+    blocks,
+    fields_named,
+    statements,
+    written,
+)
 
 #: The blocks that run during play (the setup runs before the first action is checked).
 PLAY = {"action", "trigger", "procedure", "flow"}
@@ -136,7 +144,7 @@ def _total(rules: m.RulesModel, scope: str, name: str) -> str | None:
 def _items(rules: m.RulesModel) -> Iterator[PropertyDecl]:
     zones: dict[str, set[Field]] = {}
     first: dict[str, ast.Stmt] = {}
-    for origin, block in blocks(rules):
+    for _, block in blocks(rules):
         for statement in statements(block):
             if not (isinstance(statement, ast.CallStatement) and statement.call.function in ZONE_EFFECTS):
                 continue

@@ -71,7 +71,10 @@ def _flags(name: str, action: m.ActionDecl, top: tuple[ast.Stmt, ...]) -> Iterat
     set_true = {
         print_expr(s.target): s
         for s in top
-        if isinstance(s, ast.Assign) and s.op == "=" and isinstance(s.value, ast.Literal) and s.value.value is True
+        if isinstance(s, ast.Assign)
+        and s.op == "="
+        and isinstance(s.value, ast.Literal)
+        and s.value.value is True
     }
     for requirement in action.requires:
         flag = _negated(requirement.condition)
@@ -96,7 +99,11 @@ def _flags(name: str, action: m.ActionDecl, top: tuple[ast.Stmt, ...]) -> Iterat
 
 def _negated(condition: ast.Expr) -> ast.Attribute | None:
     """``F`` of ``not F`` or ``F == false`` (``F`` an attribute chain), else ``None``."""
-    if isinstance(condition, ast.Unary) and condition.op == "not" and isinstance(condition.operand, ast.Attribute):
+    if (
+        isinstance(condition, ast.Unary)
+        and condition.op == "not"
+        and isinstance(condition.operand, ast.Attribute)
+    ):
         return condition.operand
     if (
         isinstance(condition, ast.Binary)
@@ -121,7 +128,11 @@ def _zones(rules: m.RulesModel) -> set[tuple[str, str]]:
 
 
 def _consumed(
-    rules: m.RulesModel, name: str, action: m.ActionDecl, top: tuple[ast.Stmt, ...], zones: set[tuple[str, str]]
+    rules: m.RulesModel,
+    name: str,
+    action: m.ActionDecl,
+    top: tuple[ast.Stmt, ...],
+    zones: set[tuple[str, str]],
 ) -> Iterator[ActionProperty]:
     for param in action.params:
         domain = param.domain
@@ -149,7 +160,12 @@ def _removes(statement: ast.Stmt, param: str, place: str) -> bool:
     """``move(param, place, ...)`` or ``place = without(place, param)``."""
     if isinstance(statement, ast.CallStatement) and statement.call.function == "move":
         args = statement.call.args
-        return len(args) == 3 and isinstance(args[0], ast.Name) and args[0].id == param and print_expr(args[1]) == place
+        return (
+            len(args) == 3
+            and isinstance(args[0], ast.Name)
+            and args[0].id == param
+            and print_expr(args[1]) == place
+        )
     if isinstance(statement, ast.Assign) and statement.op == "=" and print_expr(statement.target) == place:
         value = statement.value
         return (

@@ -72,7 +72,9 @@ class Recomputed:
         engine_scores = list(state.scores())
         if scores != engine_scores:
             return f"the declared score gives {_seats(scores)}, the engine {_seats(engine_scores)}"
-        expected = self._returns(scores, [tuple(value(fn, p) for fn in self.tiebreaks) for p in range(n)], value)
+        expected = self._returns(
+            scores, [tuple(value(fn, p) for fn in self.tiebreaks) for p in range(n)], value
+        )
         returns = [float(r) for r in state.returns()]
         if expected != returns:
             return (
@@ -98,7 +100,9 @@ class Recomputed:
             summed: dict[int, tuple[int, ...]] = {}
             for p, team in enumerate(members):
                 old = summed.get(team)
-                summed[team] = keys[p] if old is None else tuple(a + b for a, b in zip(old, keys[p], strict=True))
+                summed[team] = (
+                    keys[p] if old is None else tuple(a + b for a, b in zip(old, keys[p], strict=True))
+                )
             keys = [summed[members[p]] for p in range(n)]
         best = max(keys)
         if all(k == best for k in keys):
@@ -107,4 +111,6 @@ class Recomputed:
 
 
 def _seats(values: list[Any]) -> str:
-    return ", ".join(f"P{p + 1} {v:g}" if isinstance(v, float) else f"P{p + 1} {v}" for p, v in enumerate(values))
+    return ", ".join(
+        f"P{p + 1} {v:g}" if isinstance(v, float) else f"P{p + 1} {v}" for p, v in enumerate(values)
+    )

@@ -80,7 +80,11 @@ def fields_named(rules: m.RulesModel, expr: ast.Expr) -> set[Field]:
     subject = expr.subject
     if isinstance(subject, ast.Name) and subject.id in ("game", "turn"):
         return {(subject.id, expr.name)} if expr.name in rules.fields.get(subject.id, {}) else set()
-    return {(scope, expr.name) for scope, found in rules.fields.items() if scope not in ("game", "turn") and expr.name in found}
+    return {
+        (scope, expr.name)
+        for scope, found in rules.fields.items()
+        if scope not in ("game", "turn") and expr.name in found
+    }
 
 
 def writes(rules: m.RulesModel, statement: ast.Stmt) -> set[Field]:
@@ -91,13 +95,20 @@ def writes(rules: m.RulesModel, statement: ast.Stmt) -> set[Field]:
     if isinstance(statement, ast.CallStatement):
         call = statement.call
         if call.function in ZONE_EFFECTS:
-            return {f for i in ZONE_EFFECTS[call.function] if i < len(call.args) for f in fields_named(rules, call.args[i])}
+            return {
+                f
+                for i in ZONE_EFFECTS[call.function]
+                if i < len(call.args)
+                for f in fields_named(rules, call.args[i])
+            }
         if call.function in ("transfer", "transfer_up_to") and rules.money:
             return {("player", rules.money)}
     return set()
 
 
-def written(rules: m.RulesModel, origins: set[str] | None = None) -> dict[Field, list[tuple[Origin, ast.Stmt]]]:
+def written(
+    rules: m.RulesModel, origins: set[str] | None = None
+) -> dict[Field, list[tuple[Origin, ast.Stmt]]]:
     """Every field some statement writes, with the statements (of blocks of ``origins``' kinds;
     all without)."""
     found: dict[Field, list[tuple[Origin, ast.Stmt]]] = {}
