@@ -19,9 +19,10 @@ from rulekit.tools.scenario import run_scenario
 from rulekit.tools.verify import VerifyOptions, format_counterexample, verify
 from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.derived import derived_properties
+from rulekit.tools.verify.derived_outcome import Recomputed
 from rulekit.tools.verify.failures import PropertyFailure
 from rulekit.tools.verify.options import Stats
-from tests.rulesets import shipped_rulesets
+from tests.rulesets import module_names, shipped_rulesets
 
 # Cards move from a deck to a display, are bought into a hand and played to a discard pile;
 # stones are given from one player to another; one build per turn; a player's score is the
@@ -235,10 +236,29 @@ def test_a_score_the_engine_computes_otherwise_than_declared_is_found(
     assert "the engine P1 1, P2 1" in example.message
 
 
+def _shipped() -> list[tuple[Path, tuple[str, ...], tuple[str, ...]]]:
+    """Each shipped ruleset alone, with all its modules, and with each of its variants."""
+    found = []
+    for ruleset in shipped_rulesets():
+        found.append((ruleset, (), ()))
+        if module_names(ruleset):
+            found.append((ruleset, module_names(ruleset), ()))
+        for variant in sorted((ruleset / "variants").glob("*.yaml")):
+            found.append((ruleset, module_names(ruleset), (str(variant),)))
+    return found
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("ruleset", shipped_rulesets(), ids=lambda p: p.name)
-def test_no_derived_check_fires_on_a_shipped_ruleset(ruleset: Path) -> None:
-    program = load_program(str(ruleset))
+@pytest.mark.parametrize(
+    ("ruleset", "modules", "variants"),
+    _shipped(),
+    ids=lambda v: v.name if isinstance(v, Path) else "+".join(Path(x).stem for x in v),
+)
+def test_no_derived_check_fires_on_a_shipped_ruleset(
+    ruleset: Path, modules: tuple[str, ...], variants: tuple[str, ...]
+) -> None:
+    program = load_program(str(ruleset), modules, variants=variants)
+    assert Recomputed(program).usable  # the outcome is recomputed in every shipped game
     for seed in range(3):
         rng = random.Random(seed)
         players = rng.randint(program.rules.min_players, min(program.rules.max_players, 4))
