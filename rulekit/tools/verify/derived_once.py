@@ -9,7 +9,9 @@
 * **a consumed item** (``derived:consumed:ACTION``): an action whose parameter is taken from a
   zone (``card: me.hand``, a list field the rules ``move``/``draw``) and whose effect moves that
   item out of it (``move(card, me.hand, game.discard)``, ``me.hand = without(me.hand, card)``,
-  unconditionally) uses it up: after the action the item is no longer there.
+  unconditionally) uses it up: after the action the item is no longer there. Not derived for a
+  zone a trigger, procedure or flow step writes (it may get the item back in the same step,
+  legitimately: a discard pile shuffled into the deck and drawn again).
 
 What a flag is reset by (turn, round, game) is not checked here: a flag the rules reset in the
 wrong place is a declaration of its own.
@@ -28,8 +30,10 @@ from rulekit.dsl.parser import parse_expression
 from rulekit.dsl.printer import print_expr
 from rulekit.rules import model as m
 from rulekit.rules.model import PropertyDecl
-from rulekit.tools.verify.rule_walk import ZONE_EFFECTS, blocks, fields_named, statements
+from rulekit.tools.verify.rule_walk import ZONE_EFFECTS, blocks, fields_named, statements, written
 
+#: The blocks that may run in the same step as an action, after its effect.
+_SAME_STEP = {"trigger", "procedure", "flow"}
 _FLOW = ("_", "flow")
 _ASKS = ("_", "asks")
 _DECISION = ("_", "decision")
@@ -134,9 +138,13 @@ def _consumed(
     top: tuple[ast.Stmt, ...],
     zones: set[tuple[str, str]],
 ) -> Iterator[ActionProperty]:
+    # a zone a trigger, procedure or flow step fills may get the item back in the same step
+    # (the discard pile shuffled into the deck, a card drawn again): used up means nothing there
+    refilled = set(written(rules, _SAME_STEP))
     for param in action.params:
         domain = param.domain
-        if not (isinstance(domain, ast.Attribute) and fields_named(rules, domain) & zones):
+        named = fields_named(rules, domain)
+        if not (isinstance(domain, ast.Attribute) and named & zones) or named & refilled:
             continue
         if not isinstance(domain.subject, ast.Name) or domain.subject.id not in ("me", "game"):
             continue  # a zone named through another parameter may change owner with the effect
