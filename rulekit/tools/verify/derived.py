@@ -15,6 +15,12 @@ counterexample):
 
 Only what the declaration fixes is checked: a wrong ``do`` (a function that skips a player)
 agrees with itself and is not found here.
+
+The other derivations live in their own modules and are collected here: conservation over the
+sources and sinks the rules name (``derived_moves.py``: money moved only by ``transfer``,
+quantities moved in ``-=``/``+=`` pairs, items kept in zones) and once-per-X actions and
+consumed items (``derived_once.py``, checked as the action's ``ensures``). The outcome of a
+finished game recomputed from the scoring is an engine check (``derived_outcome.py``).
 """
 
 from __future__ import annotations
