@@ -25,7 +25,7 @@ finished game recomputed from the scoring is an engine check (``derived_outcome.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import attrs
@@ -33,6 +33,7 @@ import attrs
 from rulekit.compiler.program import Program
 from rulekit.dsl import ast
 from rulekit.dsl.printer import print_expr
+from rulekit.errors import RulekitError
 from rulekit.rules import model as m
 from rulekit.rules.model import PropertyDecl
 
@@ -61,9 +62,11 @@ def derived_properties(program: Program) -> list[Derived]:
     from rulekit.tools.verify.derived_once import once_per_x, same_turn
 
     found = [
-        *_turn_orders(program),
-        *(Derived(decl) for decl in conservation(program)),
-        *(Derived(p.decl, same_turn if p.same_turn_only else None, p.action) for p in once_per_x(program)),
+        *_safely(_turn_orders(program)),
+        *_safely(Derived(decl) for decl in conservation(program)),
+        *_safely(
+            Derived(p.decl, same_turn if p.same_turn_only else None, p.action) for p in once_per_x(program)
+        ),
     ]
     named: dict[str, int] = {}
     result = []
@@ -73,6 +76,15 @@ def derived_properties(program: Program) -> list[Derived]:
             item = attrs.evolve(item, decl=attrs.evolve(item.decl, name=f"{item.decl.name}:{count}"))
         result.append(item)
     return result
+
+
+def _safely(found: Iterable[Derived]) -> list[Derived]:
+    """A family of derived properties; none if one of them cannot be written as DSL text (a
+    name the generated text cannot hold): what cannot be expressed is not implied."""
+    try:
+        return list(found)
+    except RulekitError:
+        return []
 
 
 # ------------------------------------------------------------------ turn order
