@@ -8,6 +8,7 @@ from typing import Any
 
 from rulekit.compiler.program import CompiledInvariant, Program
 from rulekit.engine.game import Action, Game, State
+from rulekit.tools.verify.derived_outcome import Recomputed
 from rulekit.tools.verify.engine_checks import EngineChecks
 from rulekit.tools.verify.failures import (
     PropertyFailure,
@@ -53,6 +54,7 @@ class Checker(EngineChecks):
         self.turn_ended = False
         self.games: dict[int, Game] = {}
         self.fired: Callable[[str], None] | None = None
+        self.recomputed: Recomputed | None = None
         self.branch: Callable[[Any, int], None] | None = None
 
     def game(self, players: int) -> Game:
@@ -186,6 +188,20 @@ class Checker(EngineChecks):
                 self.check_heavy(state)
         if state.is_terminal():
             self.check_terminal(state)  # the scores are the game's rules: their coverage counts
+            with coverage_off(state):
+                self.check_outcome(state)
+
+    def check_outcome(self, state: State) -> None:
+        """The scores and returns recomputed from the scoring's declaration (``derived_outcome.py``)."""
+        if self.recomputed is None:
+            self.recomputed = Recomputed(self.program)
+        self.stats.property_checks += 1
+        try:
+            wrong = self.recomputed.disagreement(state)
+        except Exception:
+            return  # the engine scored the game; an evaluation the fresh code cannot do is no verdict
+        if wrong is not None:
+            raise self._failure("engine:outcome", wrong, span=self.program.rules.scoring.span, state=state)
 
     def check_heavy(self, state: State) -> None:
         self.check_values(state)

@@ -375,7 +375,9 @@ def _run_one(options: VerifyOptions, say: Callable[[str], None]) -> int:
     else:
         rules = program.rules
         properties = len(rules.properties) + sum(len(a.ensures) for a in rules.actions.values())
-        derived = sum(1 for prop in compile_properties(program).all() if prop.applies is not None)
+        derived = sum(
+            1 for prop in compile_properties(program).all() if prop.decl.name.startswith("derived:")
+        )
         print(
             f"verify {title}: OK, {len(program.invariants)} invariant(s), {properties} transition "
             f"propert{'y' if properties == 1 else 'ies'}, {derived} derived from the rules and "

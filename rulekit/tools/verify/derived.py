@@ -15,11 +15,17 @@ counterexample):
 
 Only what the declaration fixes is checked: a wrong ``do`` (a function that skips a player)
 agrees with itself and is not found here.
+
+The other derivations live in their own modules and are collected here: conservation over the
+sources and sinks the rules name (``derived_moves.py``: money moved only by ``transfer``,
+quantities moved in ``-=``/``+=`` pairs, items kept in zones) and once-per-X actions and
+consumed items (``derived_once.py``, checked as the action's ``ensures``). The outcome of a
+finished game recomputed from the scoring is an engine check (``derived_outcome.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import attrs
@@ -27,6 +33,7 @@ import attrs
 from rulekit.compiler.program import Program
 from rulekit.dsl import ast
 from rulekit.dsl.printer import print_expr
+from rulekit.errors import RulekitError
 from rulekit.rules import model as m
 from rulekit.rules.model import PropertyDecl
 
@@ -44,12 +51,23 @@ class Derived:
     """A derived property and when it applies."""
 
     decl: PropertyDecl
-    applies: Applies
+    applies: Applies | None = None
+    #: A property of this action's steps only (as its ``ensures``: ``me`` and its parameters bound).
+    action: str | None = None
 
 
 def derived_properties(program: Program) -> list[Derived]:
     """Every property the rules' declarations imply (see the module's doc)."""
-    found = list(_turn_orders(program))
+    from rulekit.tools.verify.derived_moves import conservation
+    from rulekit.tools.verify.derived_once import once_per_x, same_turn
+
+    found = [
+        *_safely(_turn_orders(program)),
+        *_safely(Derived(decl) for decl in conservation(program)),
+        *_safely(
+            Derived(p.decl, same_turn if p.same_turn_only else None, p.action) for p in once_per_x(program)
+        ),
+    ]
     named: dict[str, int] = {}
     result = []
     for item in found:
@@ -58,6 +76,15 @@ def derived_properties(program: Program) -> list[Derived]:
             item = attrs.evolve(item, decl=attrs.evolve(item.decl, name=f"{item.decl.name}:{count}"))
         result.append(item)
     return result
+
+
+def _safely(found: Iterable[Derived]) -> list[Derived]:
+    """A family of derived properties; none if one of them cannot be written as DSL text (a
+    name the generated text cannot hold): what cannot be expressed is not implied."""
+    try:
+        return list(found)
+    except RulekitError:
+        return []
 
 
 # ------------------------------------------------------------------ turn order

@@ -98,6 +98,10 @@ ENGINE_PROPERTIES = {
         "in rules that single out no seat, rotating the seats in a state and an action rotates "
         "the legal actions, the state after and the final standings the same way"
     ),
+    "outcome": (
+        "a finished game's scores and returns are those its scoring declares, recomputed from the "
+        "scoring's expressions and the declared outcome"
+    ),
     "state-values": "state values are immutable JSON-able values (int, bool, str, none, tuple, map)",
     "ends": "every game ends within the action limit (--max-actions)",
 }

@@ -167,9 +167,16 @@ def compile_properties(program: Program, *, derived: bool = True) -> Properties:
 
         for item in derived_properties(program):
             quiet = DiagnosticBag()
-            fn = _compile(program, item.decl.condition, quiet, me=False, params=())
+            of = program.actions.get(item.action) if item.action is not None else None
+            params = list(zip(of.params, of.param_types, strict=True)) if of is not None else []
+            fn = _compile(program, item.decl.condition, quiet, me=of is not None, params=params)
             if quiet.items:
                 continue  # a declaration the derivation cannot express: nothing is implied
+            if item.action is not None:
+                names = tuple(p for p, _ in params)
+                derived_ensures = CompiledProperty(item.decl, fn, item.action, names, applies=item.applies)
+                ensures.setdefault(item.action, []).append(derived_ensures)
+                continue
             target = over_turn if item.decl.over == "turn" else over_action
             target.append(CompiledProperty(item.decl, fn, applies=item.applies))
     return Properties(over_action, over_turn, ensures)
