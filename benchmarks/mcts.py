@@ -7,9 +7,11 @@ rounds alternating in one process.  Usage (from the repository root; needs ``ope
     PYTHONPATH=/tmp/before python benchmarks/mcts.py # another source tree, same yardstick
     python benchmarks/mcts.py --profile              # cProfile of rulekit's side only
 
-Each side plays ``--games`` whole games a round, one bot per seat (so a bot meets the
-position after its own move and the opponent's reply, as in real play), ``--simulations``
-per decision, every roll-out to the end of the game with uniformly random actions
+Each round, both sides search every position of the same ``--games`` uniformly random games
+(the games' own moves are played, not the bots'; with ``--bots-play`` each side plays its
+bots' moves instead), one bot per seat, so a bot meets the position after its own turn and
+the opponent's (its tree kept from its last search holds it when it was explored);
+``--simulations`` per decision, every roll-out to the end of the game with uniformly random actions
 (rulekit: ``cutoff=0`` and no ``bots.weights``).  Only the bots' ``choose``/``mcts_search``
 calls are timed (CPU time, ``time.process_time``); applying the chosen move is not.
 OpenSpiel's iterations are read from its root's visit count (its solver may stop a search
@@ -23,6 +25,7 @@ import argparse
 import cProfile
 import inspect
 import pstats
+import random
 import statistics
 import time
 from collections.abc import Callable
@@ -43,17 +46,37 @@ def rulekit_bot(seed: int, simulations: int, exploration: float) -> Any:
     return rk_mcts.MctsBot(seed, iterations=simulations, cutoff=0, exploration=exploration)
 
 
+def random_games(cpp_name: str, games: int, seed: int) -> list[list[int]]:
+    """The moves of ``games`` uniformly random games of the OpenSpiel game (its action ids:
+    the column in Connect Four, ``a`` = 0), from seed ``seed``."""
+    import pyspiel
+
+    game = pyspiel.load_game(cpp_name)
+    rng = random.Random(seed)
+    found = []
+    for _ in range(games):
+        state = game.new_initial_state()
+        moves = []
+        while not state.is_terminal():
+            moves.append(rng.choice(state.legal_actions()))
+            state.apply_action(moves[-1])
+        found.append(moves)
+    return found
+
+
 def run_rulekit(
-    ruleset: str, simulations: int, games: int, seed: int, exploration: float
+    ruleset: str, simulations: int, games: list[list[int]] | int, seed: int, exploration: float
 ) -> tuple[int, float]:
-    """``games`` games of rulekit's MCTS against itself:
-    (iterations, CPU seconds)."""
+    """Searches of rulekit's MCTS at every position of ``games`` (the moves of each; a
+    number: that many games played by the bots themselves): (iterations, CPU seconds)."""
     game = load_game(ruleset, 2)
     iterations = 0
     spent = 0.0
-    for n in range(games):
+    scripts = [None] * games if isinstance(games, int) else games
+    for n, script in enumerate(scripts):
         state = game.new_initial_state(seed + n)
         bots = [rulekit_bot(seed * 1000 + n * 2 + p, simulations, exploration) for p in range(2)]
+        taken = 0
         while not state.is_terminal():
             bot = bots[state.current_player()]
             searched = len(state.legal_actions()) > 1
@@ -65,11 +88,16 @@ def run_rulekit(
                 iterations += bot.iterations_run - before
             elif searched:
                 iterations += simulations
+            if script is not None:  # the column, by its letter (Connect Four's a..g)
+                action = game.parse_action(f"drop({'abcdefg'[script[taken]]})")
             state.apply_action(action)
+            taken += 1
     return iterations, spent
 
 
-def run_openspiel(cpp_name: str, simulations: int, games: int, seed: int, uct_c: float) -> tuple[int, float]:
+def run_openspiel(
+    cpp_name: str, simulations: int, games: list[list[int]] | int, seed: int, uct_c: float
+) -> tuple[int, float]:
     """The same with OpenSpiel's ``MCTSBot`` on its C++ game."""
     import numpy as np
     import pyspiel
@@ -78,20 +106,23 @@ def run_openspiel(cpp_name: str, simulations: int, games: int, seed: int, uct_c:
     game = pyspiel.load_game(cpp_name)
     iterations = 0
     spent = 0.0
-    for n in range(games):
+    scripts = [None] * games if isinstance(games, int) else games
+    for n, script in enumerate(scripts):
         state = game.new_initial_state()
         bots = []
         for p in range(2):
             rng = np.random.RandomState(seed * 1000 + n * 2 + p)
             evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
             bots.append(mcts.MCTSBot(game, uct_c, simulations, evaluator, random_state=rng))
+        taken = 0
         while not state.is_terminal():
             bot = bots[state.current_player()]
             start = time.process_time()
             root = bot.mcts_search(state)
             spent += time.process_time() - start
             iterations += root.explore_count
-            state.apply_action(root.best_child().action)
+            state.apply_action(root.best_child().action if script is None else script[taken])
+            taken += 1
     return iterations, spent
 
 
@@ -111,11 +142,17 @@ def main() -> None:
     parser.add_argument(
         "--uct-c", type=float, default=2.0, help="OpenSpiel's uct_c (default 2, its examples')"
     )
+    parser.add_argument(
+        "--bots-play",
+        action="store_true",
+        help="play the bots' own moves (default: both sides search the same random games' positions)",
+    )
     parser.add_argument("--profile", action="store_true", help="profile rulekit's side once, no OpenSpiel")
     args = parser.parse_args()
     if args.profile:
         profile = cProfile.Profile()
-        profile.runcall(run_rulekit, args.ruleset, args.simulations, args.games, args.seed, args.c)
+        games = args.games if args.bots_play else random_games(args.openspiel, args.games, args.seed)
+        profile.runcall(run_rulekit, args.ruleset, args.simulations, games, args.seed, args.c)
         pstats.Stats(profile).sort_stats("tottime").print_stats(25)
         return
     print(
@@ -124,12 +161,13 @@ def main() -> None:
     )
     ratios = []
     for r in range(args.rounds):
+        games = args.games if args.bots_play else random_games(args.openspiel, args.games, args.seed + r)
 
-        def rulekit_side(r: int = r) -> tuple[int, float]:
-            return run_rulekit(args.ruleset, args.simulations, args.games, args.seed + r, args.c)
+        def rulekit_side(r: int = r, games: list[list[int]] | int = games) -> tuple[int, float]:
+            return run_rulekit(args.ruleset, args.simulations, games, args.seed + r, args.c)
 
-        def openspiel_side(r: int = r) -> tuple[int, float]:
-            return run_openspiel(args.openspiel, args.simulations, args.games, args.seed + r, args.uct_c)
+        def openspiel_side(r: int = r, games: list[list[int]] | int = games) -> tuple[int, float]:
+            return run_openspiel(args.openspiel, args.simulations, games, args.seed + r, args.uct_c)
 
         sides: list[tuple[str, Callable[[], tuple[int, float]]]] = [
             ("rulekit", rulekit_side),

@@ -124,7 +124,9 @@ class MctsBot:
         self._low = self._high = 0.0
         #: Iterations run since the bot was made (a time budget runs a varying number).
         self.iterations_run = 0
-        self._tree: TreeSearch | None = None
+        #: The tree kept between decisions on a game with nothing hidden and no chance
+        #: (:mod:`rulekit.tools.mcts_tree`); None before such a search.
+        self.tree: TreeSearch | None = None
 
     def choose(self, state: State) -> Action:
         legal = state.legal_actions()
@@ -161,9 +163,9 @@ class MctsBot:
 
     def _choose_in_tree(self, state: State, legal: list[Action]) -> Action:
         """The search of :mod:`rulekit.tools.mcts_tree`, its tree kept for the next decision."""
-        tree = self._tree
+        tree = self.tree
         if tree is None or tree.game is not state.game:
-            tree = self._tree = TreeSearch(state.game)
+            tree = self.tree = TreeSearch(state.game)
         root = tree.root(state)
         rng, c = self._rng, self.exploration
         choose = self._choice
