@@ -246,10 +246,17 @@ class MctsBot:
     def _play_out(self, state: State) -> None:
         rng = self._rng
         limit = self.cutoff or self.max_playout
+        weighted = self.weighted and state.has_bot_weights()
+        apply = state.apply_action
         for _ in range(limit):
             if state.is_terminal():
                 return
-            if not _apply(state, weighted_choice(state, state.legal_actions(), rng, self.weighted)):
+            legal = state.legal_actions()
+            # (uniform: weighted_choice's own draw, without its calls)
+            action = weighted_choice(state, legal, rng) if weighted else rng.choice(legal)
+            try:
+                apply(action)
+            except IllegalActionError:  # a rule refused it there: the play-out ends
                 return
 
 
