@@ -175,5 +175,33 @@ def _run_length(grid: Mapping[Any, Any], cell: Sequence[int], direction: Sequenc
     example='n_in_a_row(put(put({}, (0, 0), 1), (1, 1), 1), (1, 1), 2, directions("lines"))',
 )
 def _n_in_a_row(grid: Mapping[Any, Any], cell: Sequence[int], n: int, directions: Sequence[Any]) -> bool:
-    start = _cell(cell, "n_in_a_row: the cell")
-    return any(_run(grid, start, _cell(d, "n_in_a_row: a direction")) >= n for d in directions)
+    # _run for each direction in turn, written out: a named set of directions needs no check
+    # (checked in the same order as before: the cell, then each direction as it comes)
+    x0, y0 = _cell(cell, "n_in_a_row: the cell")
+    named = any(directions is known for known in DIRECTIONS.values())
+    value = None
+    for index, d in enumerate(directions):
+        dx, dy = d if named else _cell(d, "n_in_a_row: a direction")
+        if not index:
+            if not isinstance(grid, Mapping):
+                raise RuleFailure(f"run_length: the grid must be a map, not {grid!r}")
+            value = grid.get((x0, y0))
+        if value is None:
+            count = 0
+        elif dx == 0 and dy == 0:
+            count = 1
+        else:
+            count = 1
+            size = len(grid)
+            get = grid.get
+            x, y = x0 + dx, y0 + dy
+            while count <= size and get((x, y)) == value:
+                count += 1
+                x, y = x + dx, y + dy
+            x, y = x0 - dx, y0 - dy
+            while count <= size and get((x, y)) == value:
+                count += 1
+                x, y = x - dx, y - dy
+        if count >= n:
+            return True
+    return False

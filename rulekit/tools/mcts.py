@@ -35,6 +35,11 @@ of others are never read: :func:`determinize` deals them again.)
 The move played is the root's most visited action.  With an iteration budget the bot is
 deterministic for its seed; with a time budget (``ms``) the number of iterations depends
 on the machine.
+
+When the rules hide nothing, draw nothing and have no simultaneous step, there is nothing to
+determinize and the search runs on :mod:`rulekit.tools.mcts_tree` instead: the same
+selection, expansion, play-outs and values, with states kept in the nodes, transpositions,
+and the tree kept from one decision to the next.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rulekit.engine.game import Action, State
 from rulekit.engine.information import determinize
@@ -50,6 +55,7 @@ from rulekit.engine.outcome import bot_values
 from rulekit.engine.slots import CHOSEN
 from rulekit.errors import IllegalActionError
 from rulekit.tools.evaluation import evaluate, weighted_choice
+from rulekit.tools.mcts_tree import TreeSearch, best_action, is_open_and_deterministic
 
 
 class _Node:
@@ -93,7 +99,9 @@ def state_values(state: State) -> list[float]:
 
 
 class MctsBot:
-    """Information-set MCTS with UCB1 selection and weighted random play-outs."""
+    """Information-set MCTS with UCB1 selection and weighted random play-outs (uniform
+    without ``weighted``); on a game with nothing hidden and no chance, MCTS with
+    transpositions and tree reuse (:mod:`rulekit.tools.mcts_tree`)."""
 
     def __init__(
         self,
@@ -104,6 +112,7 @@ class MctsBot:
         cutoff: int = 0,
         exploration: float = 0.7,
         max_playout: int = 10_000,
+        weighted: bool = True,
     ) -> None:
         self._rng = random.Random(seed)
         self.iterations = iterations
@@ -111,24 +120,24 @@ class MctsBot:
         self.cutoff = cutoff
         self.exploration = exploration
         self.max_playout = max_playout
+        self.weighted = weighted
         self._low = self._high = 0.0
+        #: Iterations run since the bot was made (a time budget runs a varying number).
+        self.iterations_run = 0
+        #: The tree kept between decisions on a game with nothing hidden and no chance
+        #: (:mod:`rulekit.tools.mcts_tree`); None before such a search.
+        self.tree: TreeSearch | None = None
 
     def choose(self, state: State) -> Action:
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
+        if is_open_and_deterministic(state.game):
+            return self._choose_in_tree(state, legal)
         me = state.current_player()
         root = _Node(state.game.num_players)
         self._low, self._high = math.inf, -math.inf
-        if self.milliseconds is not None:
-            deadline = time.perf_counter() + self.milliseconds / 1000
-            while True:
-                self._iterate(root, state, me)
-                if time.perf_counter() >= deadline:
-                    break
-        else:
-            for _ in range(self.iterations):
-                self._iterate(root, state, me)
+        self._run(lambda: self._iterate(root, state, me))
 
         def preference(action: Action) -> tuple[int, float]:
             child = root.children.get(action)
@@ -137,6 +146,35 @@ class MctsBot:
             return child.visits, child.reward[me] / child.visits
 
         return max(legal, key=preference)
+
+    def _run(self, iterate: Callable[[], None]) -> None:
+        """Iterate for the bot's budget: its iterations, or until its time is up."""
+        if self.milliseconds is not None:
+            deadline = time.perf_counter() + self.milliseconds / 1000
+            while True:
+                iterate()
+                self.iterations_run += 1
+                if time.perf_counter() >= deadline:
+                    break
+        else:
+            for _ in range(self.iterations):
+                iterate()
+            self.iterations_run += self.iterations
+
+    def _choose_in_tree(self, state: State, legal: list[Action]) -> Action:
+        """The search of :mod:`rulekit.tools.mcts_tree`, its tree kept for the next decision."""
+        tree = self.tree
+        if tree is None or tree.game is not state.game:
+            tree = self.tree = TreeSearch(state.game)
+        root = tree.root(state)
+        rng, c = self._rng, self.exploration
+        choose = self._choice
+        play_out, values = self._play_out, state_values
+        self._run(lambda: tree.iterate(root, rng, c, choose, play_out, values))
+        return best_action(root, legal, state.current_player())
+
+    def _choice(self, state: State, legal: list[Action], rng: random.Random) -> Action:
+        return weighted_choice(state, legal, rng, self.weighted)
 
     def _iterate(self, root: _Node, real: State, me: int) -> None:
         rng = self._rng
@@ -168,7 +206,7 @@ class MctsBot:
                 else:
                     child.avail += 1
             if untried:
-                action = weighted_choice(state, untried, rng)
+                action = weighted_choice(state, untried, rng, self.weighted)
                 child = _Node(len(root.reward))
                 if not _apply(state, action):
                     break
@@ -208,10 +246,17 @@ class MctsBot:
     def _play_out(self, state: State) -> None:
         rng = self._rng
         limit = self.cutoff or self.max_playout
+        weighted = self.weighted and state.has_bot_weights()
+        apply = state.apply_action
         for _ in range(limit):
             if state.is_terminal():
                 return
-            if not _apply(state, weighted_choice(state, state.legal_actions(), rng)):
+            legal = state.legal_actions()
+            # (uniform: weighted_choice's own draw, without its calls)
+            action = weighted_choice(state, legal, rng) if weighted else rng.choice(legal)
+            try:
+                apply(action)
+            except IllegalActionError:  # a rule refused it there: the play-out ends
                 return
 
 

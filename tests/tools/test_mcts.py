@@ -7,7 +7,6 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import pytest
 
@@ -169,22 +168,17 @@ def test_two_hidden_decks_of_one_type_without_hands_stay_apart(
         assert Counter(copy.value("game", "deck")) == Counter(state.value("game", "deck"))
 
 
-def test_a_time_budget_searches_until_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("ruleset", ["tic_tac_toe", "kuhn_poker"])
+def test_a_time_budget_searches_until_the_deadline(monkeypatch: pytest.MonkeyPatch, ruleset: str) -> None:
     # a fake clock that advances 1 ms each time the bot reads it: no real timing in the test
+    # (tic-tac-toe is searched with states in the tree, Kuhn poker by determinizations)
     ticks = iter(range(10**6))
     monkeypatch.setattr(mcts, "time", SimpleNamespace(perf_counter=lambda: next(ticks) / 1000))
-    game = load_game("tic_tac_toe", 2)
+    game = load_game(ruleset, 2)
     state = game.new_initial_state(0)
+    while len(state.legal_actions()) < 2:
+        state.apply_action(state.legal_actions()[0])
     bot = make_bot("mcts:ms=25", 1, game)
     assert isinstance(bot, MctsBot)
-    iterations = 0
-    real = bot._iterate
-
-    def counted(*args: Any) -> None:
-        nonlocal iterations
-        iterations += 1
-        real(*args)
-
-    monkeypatch.setattr(bot, "_iterate", counted)
     assert bot.choose(state) in state.legal_actions()
-    assert iterations == 25  # one clock reading per iteration after the one that sets the deadline
+    assert bot.iterations_run == 25  # one clock reading per iteration after the one that sets the deadline

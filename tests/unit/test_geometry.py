@@ -76,6 +76,36 @@ def test_n_in_a_row_agrees_with_checking_every_line_through_the_cell(
     assert _call("n_in_a_row", grid, cell, n, _call("directions", "lines")) == expected
 
 
+@given(
+    st.dictionaries(
+        st.tuples(st.integers(0, 4), st.integers(0, 4)), st.sampled_from(["X", "O"]), max_size=25
+    ),
+    st.tuples(st.integers(0, 4), st.integers(0, 4)),
+    st.integers(-1, 5),
+    st.one_of(
+        st.sampled_from(["orthogonal", "diagonal", "all", "lines"]).map(lambda w: _call("directions", w)),
+        st.lists(st.tuples(st.integers(-2, 2), st.integers(-2, 2)), max_size=4),
+    ),
+)
+def test_n_in_a_row_is_a_run_length_of_n_along_one_of_the_directions(
+    grid: dict[tuple[int, int], str], cell: tuple[int, int], n: int, directions: list[tuple[int, int]]
+) -> None:
+    """Along named or any other directions (a (0, 0) one included), n_in_a_row is whether the
+    run through the cell reaches n along one of them."""
+    expected = any(_call("run_length", grid, cell, d) >= n for d in directions)
+    assert _call("n_in_a_row", grid, cell, n, directions) == expected
+
+
+def test_n_in_a_row_checks_its_cell_directions_and_grid() -> None:
+    """A bad cell, direction or grid is a rule failure naming it, as with run_length."""
+    with pytest.raises(RuleFailure, match="n_in_a_row: the cell"):
+        _call("n_in_a_row", {}, (1, 2, 3), 2, _call("directions", "lines"))
+    with pytest.raises(RuleFailure, match="n_in_a_row: a direction"):
+        _call("n_in_a_row", {}, (1, 2), 2, [(1, 0), "east"])
+    with pytest.raises(RuleFailure, match="the grid must be a map"):
+        _call("n_in_a_row", [1, 2], (1, 2), 2, [(1, 0)])
+
+
 def test_an_unknown_direction_set_is_a_located_load_error() -> None:
     """directions("line") is caught when the rules load, with the known names as a hint."""
     program = load_game("tic_tac_toe", 2).program
