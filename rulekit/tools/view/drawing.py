@@ -389,7 +389,7 @@ class _Drawer:
             else:
                 x, y = origin[0] + col * step, origin[1] + row * (h + 6)
             item_args = (*args, item, index)
-            own = {
+            own: dict[str, Any] = {
                 "ref": self.ref(a.get("ref"), *item_args),
                 "action": self.actions(a.get("action")),
                 "faded": bool(self.value(a.get("faded"), *item_args, default=False)),
