@@ -13,6 +13,8 @@ from rulekit.tools.verify.failures import (
     PropertyFailure,
     describe_error,
 )
+from rulekit.tools.verify.generalise import KEY as SCENARIOS
+from rulekit.tools.verify.generalise import check_scenarios
 from rulekit.tools.verify.options import HEAVY_EVERY, Stats
 from rulekit.tools.verify.properties import (
     CompiledProperty,
@@ -87,6 +89,8 @@ class Checker(EngineChecks):
                 self.check_invariants(state, self.focus)
         else:
             self.check_state(state)
+            with coverage_off(state):
+                self.check_scenarios(state)
         return state
 
     def follow(self, state: State) -> None:
@@ -161,6 +165,8 @@ class Checker(EngineChecks):
             if heavy or state.is_terminal():
                 self.check_seat_symmetry(twin, action, state)
         self.check_state(state, heavy=heavy)
+        with coverage_off(state):
+            self.check_scenarios(state)
         if before_fields is not None:
             with coverage_off(state):
                 self.check_properties(before_fields, state, action, player)
@@ -293,6 +299,15 @@ class Checker(EngineChecks):
                 details=details,
                 explain=explain,
             )
+
+    def check_scenarios(self, state: State) -> None:
+        """``engine:scenarios-generalised``: the ruleset's scenarios from ``state``
+        (:mod:`rulekit.tools.verify.generalise`)."""
+        runs = self.__dict__.setdefault("_scenario_runs", {})
+        found = check_scenarios(self.program, self.stats, runs, state)
+        if found is not None:
+            message, details = found
+            raise self._failure(SCENARIOS, message, state=state, details=details)
 
     def unfinished(self, state: State, limit: int) -> PropertyFailure:
         """The failure of a game still running after ``limit`` actions."""

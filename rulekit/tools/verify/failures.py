@@ -98,6 +98,11 @@ ENGINE_PROPERTIES = {
         "in rules that single out no seat, rotating the seats in a state and an action rotates "
         "the legal actions, the state after and the final standings the same way"
     ),
+    "scenarios-generalised": (
+        "each scenario of the ruleset, run from a state reached in play where its given holds "
+        "(with the seats rotated in seat-symmetric rules), changes what it measures as from its "
+        "own set-up and keeps its absolute expectations where what they read is unchanged"
+    ),
     "state-values": "state values are immutable JSON-able values (int, bool, str, none, tuple, map)",
     "ends": "every game ends within the action limit (--max-actions)",
 }
