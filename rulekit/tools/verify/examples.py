@@ -315,6 +315,13 @@ def load_example(program: Program, directory: Path, path: Path) -> Example | str
     given = {k: v for k, v in example.start.items() if k in traced.log[0] and k not in IGNORED}
     for key in measured:
         given.pop(key, None)
+    relative = [
+        (i, e) for i, s in enumerate(example.steps) if s.checks for e in s.checks.expectations if e.relative
+    ]
+    for key in list(given):
+        given[key] = _pattern(example, relative, key)
+        if given[key] is ANY:
+            del given[key]
     fixed = [(k, v) for k, v in given.items() if _fixed(program, k)]
     seated = [(k, v) for k, v in given.items() if not _fixed(program, k)]
     example.given = sorted(fixed, key=_order) + sorted(seated, key=_order)
@@ -408,16 +415,16 @@ def _checks(run: ScenarioRun, source: Any, *, end: bool) -> Checks | None:
             checks.terminal = bool(source.get("expect_terminal"))
         for key in ("expect_winners", "expect_standings"):
             if key in source:
-                players = [values.convert(run, v, t.PLAYER, run.span(v, key)) for v in as_list(source.get(key))]
+                players = [
+                    values.convert(run, v, t.PLAYER, run.span(v, key)) for v in as_list(source.get(key))
+                ]
                 setattr(checks, key.removeprefix("expect_"), players)
         scores = source.get("expect_scores")
         if isinstance(scores, dict):
             for key, value in scores.items():
                 player = values.convert(run, key, t.PLAYER, run.span(scores, "expect_scores"))
                 if isinstance(player, int) and isinstance(value, int):
-                    checks.expectations.append(
-                        Expectation(f"{key}'s score", _score(player), value)
-                    )
+                    checks.expectations.append(Expectation(f"{key}'s score", _score(player), value))
     run.bag.raise_if_any()
     empty = not (checks.expectations or checks.legal or checks.not_legal)
     if empty and checks.terminal is None and checks.winners is None and checks.standings is None:
@@ -535,6 +542,97 @@ def _carried_over(
                 kept.append((index, expectation))
         return kept
     return []
+
+
+#: How a number of the set-up is moved to see whether the example depends on it.
+NUDGES = (1, -1, 2, 5)
+#: The numbers inside one field's value (a flow's counters, a tuple's) probed at most.
+MAX_LEAVES = 16
+
+
+class _Any:
+    """A number of the given that may have any value (moving it changes nothing checked)."""
+
+    def __repr__(self) -> str:
+        return "ANY"
+
+
+ANY: Any = _Any()
+
+
+def agrees(value: Any, pattern: Any) -> bool:
+    """Whether a field's ``value`` fits the given's ``pattern`` (``ANY`` matching anything)."""
+    if pattern is ANY:
+        return True
+    if type(pattern) is tuple and type(value) is tuple and len(pattern) == len(value):
+        return all(agrees(v, p) for v, p in zip(value, pattern, strict=True))
+    return bool(value == pattern)
+
+
+def has_any(pattern: Any) -> bool:
+    return pattern is ANY or (type(pattern) is tuple and any(has_any(p) for p in pattern))
+
+
+def _leaves(value: Any, path: tuple[int, ...] = ()) -> Iterator[tuple[int, ...]]:
+    """The places of the numbers and flags inside nested tuples."""
+    if _whole(value) or isinstance(value, bool):
+        yield path
+    elif type(value) is tuple:
+        for index, item in enumerate(value):
+            yield from _leaves(item, (*path, index))
+
+
+def _replace(value: Any, path: tuple[int, ...], new: Any) -> Any:
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    return (*value[:head], _replace(value[head], rest, new), *value[head + 1 :])
+
+
+def _at(value: Any, path: tuple[int, ...]) -> Any:
+    for index in path:
+        value = value[index]
+    return value
+
+
+def _pattern(example: Example, relative: list[tuple[int, Expectation]], key: Any) -> Any:
+    """The set-up's value of ``key`` with ``ANY`` for each number the example does not depend on."""
+    value = example.start[key]
+    leaves = list(_leaves(value))
+    if not leaves or len(leaves) > MAX_LEAVES:
+        return value
+    pattern = value
+    for path in leaves:
+        if not _matters(example, relative, key, path):
+            pattern = _replace(pattern, path, ANY)
+    return pattern
+
+
+def _matters(
+    example: Example, relative: list[tuple[int, Expectation]], key: Any, path: tuple[int, ...]
+) -> bool:
+    """Whether moving a number (or flag) of the set-up's ``key`` makes the steps take another
+    path or a relative expectation change by another amount (with no relative expectation
+    nothing depends on it: an absolute one is checked only where what it reads is as from
+    the set-up, and a run that takes another path is not checked)."""
+    if not relative:
+        return False
+    value = _at(example.start[key], path)
+    for nudge in (not value,) if isinstance(value, bool) else (value + n for n in NUDGES):
+        fields = dict(example.start)
+        fields[key] = _replace(fields[key], path, nudge)
+        state = State(example.game, fields)
+        try:
+            points = [point for _, point in example.play(state)]
+            if not _same_path(points, example.reference):
+                return True
+            for index, expectation in relative:
+                at = State(example.game, points[index].fields)
+                if expectation.measure(at) != example_value(example, index, expectation):
+                    return True
+        except Exception:
+            return True
+    return False
 
 
 def example_value(example: Example, index: int, expectation: Expectation) -> Any:

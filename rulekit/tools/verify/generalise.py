@@ -29,6 +29,7 @@ from rulekit.tools.verify.examples import (
     Example,
     Expectation,
     Point,
+    agrees,
     example_value,
     load_examples,
     reads_of,
@@ -70,13 +71,13 @@ def check_scenarios(
         if example.players != players or runs.get(name, 0) >= MAX_RUNS:
             continue
         given = example.given
-        if any(fields.get(k, _NONE) != v for k, v in given[: example.fixed]):
+        if not all(agrees(fields.get(k, _NONE), v) for k, v in given[: example.fixed]):
             continue
         shift = _shift(example, state)
         if shift is None:
             continue
         start = fields if shift == 0 else _rotate(program, state, shift, rotated)
-        if start is None or any(start.get(k, _NONE) != v for k, v in given[example.fixed :]):
+        if start is None or not all(agrees(start.get(k, _NONE), v) for k, v in given[example.fixed :]):
             continue
         counts["scenario_given"] = counts.get("scenario_given", 0) + 1
         runs[name] = runs.get(name, 0) + 1
@@ -187,7 +188,12 @@ def _check(example: Example, index: int, point: Point, bases: dict[int, Any]) ->
 
 
 def _expectation(
-    example: Example, index: int, expectation: Expectation, state: State, reference: Point, bases: dict[int, Any]
+    example: Example,
+    index: int,
+    expectation: Expectation,
+    state: State,
+    reference: Point,
+    bases: dict[int, Any],
 ) -> str | None:
     try:
         if expectation.relative:
