@@ -38,7 +38,7 @@ from rulekit.engine.game import Action, Game, State
 from rulekit.errors import IllegalActionError, RuleEvaluationError, RulekitError, Span
 from rulekit.rules.schema_scenario import SCENARIO
 from rulekit.rules.structure import Structurer
-from rulekit.rules.yaml_source import LocStr, load_file, span_of
+from rulekit.rules.yaml_source import LocDict, LocStr, load_file, span_of
 from rulekit.tools.scenario import rewrite, start, steps, values
 from rulekit.tools.scenario import run as scenario_run
 from rulekit.tools.scenario.context import (
@@ -59,7 +59,7 @@ IGNORED = frozenset(
 SEAT_FIELDS = frozenset((ENGINE_OWNER, name) for name in ("decision", "turn", "flow", "asks"))
 
 
-class Reads(dict):  # type: ignore[type-arg]
+class Reads(dict[Any, Any]):
     """A field dict that records the fields read before they were written."""
 
     __slots__ = ("read", "written")
@@ -273,7 +273,7 @@ def load_example(program: Program, directory: Path, path: Path) -> Example | str
     """``path`` as an example, or why it cannot be one."""
     parsed = load_file(path)
     text = path.read_text(encoding="utf-8")
-    rewritten = rewrite.rewrite(text, path, data=parsed if isinstance(parsed, dict) else None)
+    rewritten = rewrite.rewrite(text, path, data=parsed if isinstance(parsed, LocDict) else None)
     data = rewrite.read(rewritten.text, str(path)) if rewritten.old else rewritten.data
     scenario = ScenarioFile(path, data, ScenarioResult(str(path), path.stem), format=rewritten.format)
     Structurer(scenario.bag).value(SCENARIO, data, span_of(data), "")
