@@ -18,6 +18,8 @@ from rulekit.tools.verify.examples import load_examples
 from rulekit.tools.verify.failures import PropertyFailure
 from rulekit.tools.verify.generalise import KEY, check_scenarios
 from rulekit.tools.verify.options import Stats
+from rulekit.tools.verify.rotated import KEY as ROTATED
+from rulekit.tools.verify.rotated import check_rotated, replay
 from rulekit.tools.verify.shrink import play_sequence
 
 # Players take coins in turn; the richest wins. Nothing singles out a seat.
@@ -61,6 +63,8 @@ expect:
 """
 #: Planted: a take pays double (the scenario from its own set-up fails; verify missed it).
 DOUBLE = COINS.replace("me.coins += n\n", "me.coins += 2 * n\n")
+#: Planted: the first seat gets a coin more (seat-blind in form: ``first(players)``).
+FIRST_SEAT = COINS.replace("me.coins += n\n", "me.coins += n + (1 if me == first(players) else 0)\n")
 #: Planted: a take pays double once the taker has 3 coins (the scenario from its own set-up
 #: passes: only a state reached in play shows it).
 RICH_DOUBLE = COINS.replace("me.coins += n\n", "me.coins += n if me.coins < 3 else 2 * n\n")
@@ -164,6 +168,24 @@ def test_a_scenario_for_other_modules_is_not_generalised(write_ruleset: Callable
     book = load_examples(load_program(str(directory)))
     assert not book.examples
     assert book.skipped[0][1] == "written for modules extra"
+
+
+def test_a_scenario_replayed_with_the_seats_rotated_finds_a_seat_singled_out(
+    write_ruleset: Callable[..., Path], tmp_path: Path
+) -> None:
+    result = _verify(_ruleset(write_ruleset, FIRST_SEAT), tmp_path)
+    example = result.counterexample  # type: ignore[attr-defined]
+    assert example is not None and example.key == ROTATED
+    assert "(P1 as P2, P2 as P1): after take(2), P2.coins is 2 but the real game's, rotated, is 3" in (
+        example.message
+    )
+
+
+def test_the_scenarios_rotate_in_the_symmetric_shipped_rules(write_ruleset: Callable[..., Path]) -> None:
+    program = load_program(str(_ruleset(write_ruleset, COINS)))
+    examples = load_examples(program).examples
+    assert check_rotated(program, examples, 2, set()) is None
+    assert replay(program, examples[0], 1) is None
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from rulekit.tools.verify.failures import (
     describe_error,
 )
 from rulekit.tools.verify.generalise import KEY as SCENARIOS
-from rulekit.tools.verify.generalise import check_scenarios
+from rulekit.tools.verify.generalise import book_of, check_scenarios
 from rulekit.tools.verify.options import HEAVY_EVERY, Stats
 from rulekit.tools.verify.properties import (
     CompiledProperty,
@@ -23,6 +23,8 @@ from rulekit.tools.verify.properties import (
     evaluate_parts,
     select,
 )
+from rulekit.tools.verify.rotated import KEY as ROTATED
+from rulekit.tools.verify.rotated import check_rotated
 from rulekit.tools.verify.values import ENGINE_OWNER, snapshot
 
 # ------------------------------------------------------------------ the checker
@@ -90,7 +92,7 @@ class Checker(EngineChecks):
         else:
             self.check_state(state)
             with coverage_off(state):
-                self.check_scenarios(state)
+                self.check_scenarios(state, start=True)
         return state
 
     def follow(self, state: State) -> None:
@@ -300,9 +302,16 @@ class Checker(EngineChecks):
                 explain=explain,
             )
 
-    def check_scenarios(self, state: State) -> None:
+    def check_scenarios(self, state: State, *, start: bool = False) -> None:
         """``engine:scenarios-generalised``: the ruleset's scenarios from ``state``
-        (:mod:`rulekit.tools.verify.generalise`)."""
+        (:mod:`rulekit.tools.verify.generalise`); at a game's ``start``, first
+        ``engine:scenarios-rotated`` (:mod:`rulekit.tools.verify.rotated`)."""
+        if start:
+            done = self.__dict__.setdefault("_scenarios_rotated", set())
+            examples = book_of(self.program).examples
+            problem = check_rotated(self.program, examples, state.game.num_players, done)
+            if problem is not None:
+                raise self._failure(ROTATED, problem, state=state)
         runs = self.__dict__.setdefault("_scenario_runs", {})
         found = check_scenarios(self.program, self.stats, runs, state)
         if found is not None:
