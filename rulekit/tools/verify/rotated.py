@@ -102,8 +102,8 @@ def replay(program: Program, example: Example, shift: int) -> str | None:
         other_keys = dict(end.standings())
         for p, key in real_keys.items():
             if other_keys.get(sigma[p]) != key:
-                rotated = other_keys.get(sigma[p])
-                return f"at the end P{p + 1}'s standing is {key}, P{sigma[p] + 1}'s {rotated} rotated"
+                theirs = other_keys.get(sigma[p])
+                return f"at the end P{p + 1}'s standing is {key}, P{sigma[p] + 1}'s {theirs} rotated"
     return None
 
 
