@@ -313,6 +313,8 @@ class Checker(EngineChecks):
             if problem is not None:
                 raise self._failure(ROTATED, problem, state=state)
         runs = self.__dict__.setdefault("_scenario_runs", {})
+        if start:
+            runs.clear()  # counted per game, so that replaying one game checks what it checked
         found = check_scenarios(self.program, self.stats, runs, state)
         if found is not None:
             message, details = found

@@ -38,7 +38,7 @@ from rulekit.tools.verify.examples import (
 from rulekit.tools.verify.options import Stats
 
 KEY = "engine:scenarios-generalised"
-#: Runs of one example a checker plays at most (a given that holds in most states).
+#: Runs of one example in one game at most (a given that holds in most states).
 MAX_RUNS = 200
 #: The books of the programs loaded in this process, by the rules' fingerprints.
 _BOOKS: dict[Any, Book] = {}
@@ -57,7 +57,7 @@ def check_scenarios(
     program: Program, stats: Stats, runs: dict[str, int], state: State
 ) -> tuple[str, list[str]] | None:
     """Try every example of the game's player count from ``state``: the message and details of
-    the first that fails (``runs`` counts each example's runs in this checker)."""
+    the first that fails (``runs`` counts each example's runs in this game)."""
     book = book_of(program)
     if not book.examples:
         return None
