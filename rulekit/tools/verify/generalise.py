@@ -125,8 +125,15 @@ def _rotate(
     if shift not in cache:
         from rulekit.tools.verify.seats import Relabeller
 
-        cache[shift] = Relabeller(program, state.game.num_players, shift).state(state.fields)
+        key = (id(program), state.game.num_players, shift)
+        relabeller = _RELABELLERS.get(key)
+        if relabeller is None or relabeller.program is not program:
+            relabeller = _RELABELLERS[key] = Relabeller(program, state.game.num_players, shift)
+        cache[shift] = relabeller.state(state.fields)
     return cache[shift]
+
+
+_RELABELLERS: dict[tuple[int, int, int], Any] = {}
 
 
 def _run(example: Example, fields: dict[Any, Any]) -> str | None:
