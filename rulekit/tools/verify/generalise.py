@@ -110,13 +110,14 @@ def _shift(example: Example, state: State) -> int | None:
     return (wanted - state.current_player()) % state.game.num_players
 
 
-_ASYMMETRY: dict[int, str | None] = {}
+_ASYMMETRY: dict[int, tuple[Program, str | None]] = {}
 
 
 def _asymmetry(program: Program, asymmetry: Any) -> str | None:
-    if id(program) not in _ASYMMETRY:
-        _ASYMMETRY[id(program)] = asymmetry(program)
-    return _ASYMMETRY[id(program)]
+    known = _ASYMMETRY.get(id(program))
+    if known is None or known[0] is not program:
+        known = _ASYMMETRY[id(program)] = (program, asymmetry(program))
+    return known[1]
 
 
 def _rotate(
