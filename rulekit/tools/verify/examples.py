@@ -59,6 +59,10 @@ IGNORED = frozenset(
 SEAT_FIELDS = frozenset((ENGINE_OWNER, name) for name in ("decision", "turn", "flow", "asks"))
 
 
+#: The value in a given of a field the steps looked for and did not find.
+ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
+
+
 class Reads(dict[Any, Any]):
     """A field dict that records the fields read before they were written."""
 
@@ -312,13 +316,14 @@ def load_example(program: Program, directory: Path, path: Path) -> Example | str
         ):
             return f"its step {step.text} cannot be played as written with these rules (rulekit test)"
     measured = _classify(example)
-    given = {k: v for k, v in example.start.items() if k in traced.log[0] and k not in IGNORED}
+    read = traced.log[0] - IGNORED
+    given = {k: example.start.get(k, ABSENT) for k in read}  # a field read as absent stays so
     for key in measured:
         given.pop(key, None)
     relative = [
         (i, e) for i, s in enumerate(example.steps) if s.checks for e in s.checks.expectations if e.relative
     ]
-    for key in list(given):
+    for key in [k for k in given if k in example.start]:
         given[key] = _pattern(example, relative, key)
         if given[key] is ANY:
             del given[key]

@@ -25,6 +25,7 @@ from typing import Any
 from rulekit.compiler.program import Program
 from rulekit.engine.game import State
 from rulekit.tools.verify.examples import (
+    ABSENT,
     Book,
     Example,
     Expectation,
@@ -71,13 +72,13 @@ def check_scenarios(
         if example.players != players or runs.get(name, 0) >= MAX_RUNS:
             continue
         given = example.given
-        if not all(agrees(fields.get(k, _NONE), v) for k, v in given[: example.fixed]):
+        if not all(agrees(fields.get(k, ABSENT), v) for k, v in given[: example.fixed]):
             continue
         shift = _shift(example, state)
         if shift is None:
             continue
         start = fields if shift == 0 else _rotate(program, state, shift, rotated)
-        if start is None or not all(agrees(start.get(k, _NONE), v) for k, v in given[example.fixed :]):
+        if start is None or not all(agrees(start.get(k, ABSENT), v) for k, v in given[example.fixed :]):
             continue
         counts["scenario_given"] = counts.get("scenario_given", 0) + 1
         runs[name] = runs.get(name, 0) + 1
@@ -90,9 +91,6 @@ def check_scenarios(
             continue
         return _message(example, shift, players, problem), _steps(example)
     return None
-
-
-_NONE = object()
 
 
 def _shift(example: Example, state: State) -> int | None:
