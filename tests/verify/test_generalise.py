@@ -194,3 +194,19 @@ def test_shipped_scenarios_generalise_without_a_false_alarm(ruleset: str, tmp_pa
     result = verify(VerifyOptions(ruleset, examples=40, out=tmp_path / "out", coverage=False))
     assert result.counterexample is None
     assert result.stats.counts["scenario_states"] > 0
+
+
+def test_a_malformed_scenario_is_not_an_example_and_stops_nothing(write_ruleset: Callable[..., Path]) -> None:
+    directory = _ruleset(write_ruleset, COINS)
+    (directory / "scenarios" / "bad.yaml").write_text("scenario: bad\nactions: 5\nexpect: [[1]]\n")
+    (directory / "scenarios" / "worse.yaml").write_text(
+        "scenario: worse\nactions: [take(9)]\nexpect: [game.moves == 1]\n"
+    )
+    book = load_examples(load_program(str(directory)))
+    assert [e.path.name for e in book.examples] == ["taking.yaml"]
+    reasons = {path.name: why for path, why in book.skipped}
+    assert reasons["bad.yaml"].startswith("cannot be set up with these rules")
+    assert (
+        reasons["worse.yaml"]
+        == "its step take(9) cannot be played as written with these rules (rulekit test)"
+    )

@@ -36,6 +36,7 @@ from rulekit.dsl import ast, parse_expression
 from rulekit.dsl import types as t
 from rulekit.engine.game import Action, Game, State
 from rulekit.errors import IllegalActionError, RuleEvaluationError, RulekitError, Span
+from rulekit.rules.compose import find_ruleset
 from rulekit.rules.schema_scenario import SCENARIO
 from rulekit.rules.structure import Structurer
 from rulekit.rules.yaml_source import LocDict, LocStr, load_file, span_of
@@ -48,7 +49,7 @@ from rulekit.tools.scenario.context import (
     ScenarioRun,
     as_list,
 )
-from rulekit.tools.scenario.files import find_scenarios
+from rulekit.tools.scenario.files import find_scenarios, ruleset_for
 from rulekit.tools.verify.values import ENGINE_OWNER
 
 #: Engine fields that only count or note (moves, notes, the bank's ledger): not part of a given.
@@ -265,7 +266,9 @@ def load_examples(program: Program, directory: Path | None = None) -> Book:
         try:
             found = load_example(program, directory, path)
         except (RulekitError, ScenarioFailure, RecursionError) as error:
-            found = f"cannot be set up with these rules ({str(error).splitlines()[0][:100]})"
+            found = f"cannot be set up with these rules ({(str(error).splitlines() or [''])[0][:100]})"
+        except Exception as error:  # a file rulekit test would report: not an example
+            found = f"cannot be read ({type(error).__name__})"
         if isinstance(found, str):
             book.skipped.append((path, found))
         else:
@@ -282,6 +285,9 @@ def load_example(program: Program, directory: Path, path: Path) -> Example | str
     scenario = ScenarioFile(path, data, ScenarioResult(str(path), path.stem), format=rewritten.format)
     Structurer(scenario.bag).value(SCENARIO, data, span_of(data), "")
     scenario.bag.raise_if_any()
+    named = data.get("ruleset")
+    if named and find_ruleset(ruleset_for(path, named)).resolve() != directory.resolve():
+        return f"written for the ruleset {named}"
     why = _other_rules(scenario, program, directory)
     if why is not None:
         return why
