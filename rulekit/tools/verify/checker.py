@@ -14,6 +14,8 @@ from rulekit.tools.verify.failures import (
     PropertyFailure,
     describe_error,
 )
+from rulekit.tools.verify.generalise import KEY as SCENARIOS
+from rulekit.tools.verify.generalise import book_of, check_scenarios
 from rulekit.tools.verify.options import HEAVY_EVERY, Stats
 from rulekit.tools.verify.properties import (
     CompiledProperty,
@@ -22,6 +24,8 @@ from rulekit.tools.verify.properties import (
     evaluate_parts,
     select,
 )
+from rulekit.tools.verify.rotated import KEY as ROTATED
+from rulekit.tools.verify.rotated import check_rotated
 from rulekit.tools.verify.values import ENGINE_OWNER, snapshot
 
 # ------------------------------------------------------------------ the checker
@@ -89,6 +93,8 @@ class Checker(EngineChecks):
                 self.check_invariants(state, self.focus)
         else:
             self.check_state(state)
+            with coverage_off(state):
+                self.check_scenarios(state, start=True)
         return state
 
     def follow(self, state: State) -> None:
@@ -163,6 +169,8 @@ class Checker(EngineChecks):
             if heavy or state.is_terminal():
                 self.check_seat_symmetry(twin, action, state)
         self.check_state(state, heavy=heavy)
+        with coverage_off(state):
+            self.check_scenarios(state)
         if before_fields is not None:
             with coverage_off(state):
                 self.check_properties(before_fields, state, action, player)
@@ -309,6 +317,24 @@ class Checker(EngineChecks):
                 details=details,
                 explain=explain,
             )
+
+    def check_scenarios(self, state: State, *, start: bool = False) -> None:
+        """``engine:scenarios-generalised``: the ruleset's scenarios from ``state``
+        (:mod:`rulekit.tools.verify.generalise`); at a game's ``start``, first
+        ``engine:scenarios-rotated`` (:mod:`rulekit.tools.verify.rotated`)."""
+        if start:
+            done = self.__dict__.setdefault("_scenarios_rotated", set())
+            examples = book_of(self.program).examples
+            problem = check_rotated(self.program, examples, state.game.num_players, done)
+            if problem is not None:
+                raise self._failure(ROTATED, problem, state=state)
+        runs = self.__dict__.setdefault("_scenario_runs", {})
+        if start:
+            runs.clear()  # counted per game, so that replaying one game checks what it checked
+        found = check_scenarios(self.program, self.stats, runs, state)
+        if found is not None:
+            message, details = found
+            raise self._failure(SCENARIOS, message, state=state, details=details)
 
     def unfinished(self, state: State, limit: int) -> PropertyFailure:
         """The failure of a game still running after ``limit`` actions."""

@@ -23,6 +23,7 @@ from rulekit.tools.verify.counterexample import Counterexample, make_counterexam
 from rulekit.tools.verify.coverage import Coverage
 from rulekit.tools.verify.explore import player_counts
 from rulekit.tools.verify.failures import ENGINE_PROPERTIES, PropertyFailure
+from rulekit.tools.verify.generalise import summary as scenario_summary
 from rulekit.tools.verify.lanes import explore
 from rulekit.tools.verify.options import (
     DEFAULT_EXAMPLES,
@@ -387,6 +388,7 @@ def _run_one(options: VerifyOptions, say: Callable[[str], None]) -> int:
     unseen = asymmetry(program)
     if unseen is not None:
         print(f"  seat symmetry not checked: {unseen}")
+    print(f"  {scenario_summary(program, result.stats)}")
     if result.coverage is not None:
         if result.counterexample is not None:
             games = result.stats.games

@@ -102,6 +102,15 @@ ENGINE_PROPERTIES = {
         "a finished game's scores and returns are those its scoring declares, recomputed from the "
         "scoring's expressions and the declared outcome"
     ),
+    "scenarios-generalised": (
+        "each scenario of the ruleset, run from a state reached in play where its given holds "
+        "(with the seats rotated in seat-symmetric rules), changes what it measures as from its "
+        "own set-up and keeps its absolute expectations where what they read is unchanged"
+    ),
+    "scenarios-rotated": (
+        "in rules that single out no seat, each scenario replayed with the seats rotated rotates "
+        "the outcome of every step, who decides, every field and the final standings"
+    ),
     "state-values": "state values are immutable JSON-able values (int, bool, str, none, tuple, map)",
     "ends": "every game ends within the action limit (--max-actions)",
 }

@@ -68,6 +68,7 @@ class GameRecord:
     conditions: dict[str, tuple[int, int]] = field(factory=dict)
     branches: list[tuple[Span, int, int]] = field(factory=list)
     closest: dict[str, tuple[int, str]] = field(factory=dict)
+    counts: dict[str, int] = field(factory=dict)
 
 
 class Lane:
@@ -89,6 +90,7 @@ class Lane:
         self._branches: dict[Span, list[int]] = {}
         self._closest: dict[str, tuple[int, str]] = {}
         self._stats = (0, 0, 0, 0)
+        self._counts: dict[str, int] = {}
 
     def play(self, number: int) -> tuple[GameRecord, PropertyFailure | None]:
         """Play game ``number``; what it added, and its failure (if any)."""
@@ -107,6 +109,8 @@ class Lane:
         )
         self._stats = now
         record = GameRecord(number, games, actions, invariant_checks, property_checks, stats.longest)
+        record.counts = {k: n - self._counts.get(k, 0) for k, n in stats.counts.items()}
+        self._counts = dict(stats.counts)
         coverage = self.coverage
         if coverage is None:
             return record
@@ -353,6 +357,8 @@ def merge(records: Sequence[GameRecord], stats: Stats, coverage: Coverage | None
         stats.invariant_checks += record.invariant_checks
         stats.property_checks += record.property_checks
         stats.longest = max(stats.longest, record.longest)
+        for name, count in record.counts.items():
+            stats.counts[name] = stats.counts.get(name, 0) + count
         if coverage is None:
             continue
         for key, count in record.fired.items():

@@ -75,6 +75,8 @@ class Stats:
     #: Actions of the longest game that ended (a game running much longer than the others
     #: shows a phase or round that does not end, even below ``max_actions``).
     longest: int = 0
+    #: Other checks' counts by name (``engine:scenarios-generalised``: states tried, ...).
+    counts: dict[str, int] = field(factory=dict)
 
     def per_minute(self, count: int) -> float:
         return count * 60.0 / self.seconds if self.seconds > 0 else 0.0
