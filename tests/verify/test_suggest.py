@@ -138,7 +138,7 @@ def test_pig_suggestions_catch_a_hold_that_banks_too_much(
     common = ["--examples", "10", "--no-coverage", "--quiet", "--out", str(tmp_path / "ce"), "--workers", "1"]
     assert main(["pig", "--variant", str(bug), "--variant", str(out / "pig-suggested.yaml"), *common]) == 1
     report = capsys.readouterr().out
-    assert "suggested: me.banked changes by +turn.total" in report
+    assert "suggested: me.banked changes by +before(turn.total)" in report
     assert "P1 hold" in report or "P2 hold" in report
 
 
