@@ -108,7 +108,7 @@ def test_a_wrong_price_breaks_the_accepted_suggestion_with_a_counterexample(
     assert f"written to {suggested}" in printed
     data = yaml.safe_load(suggested.read_text(encoding="utf-8"))
     assert data["variant"] == "market_suggested" and data["add"]["properties"]
-    assert any(e["holds"].endswith("- ware.price") for e in data["extend"]["actions"]["buy"]["ensures"])
+    assert any(e["holds"].endswith("- ware.price") for e in data["add"]["postconditions"]["buy"])
     load_program(str(directory), (), (str(suggested),))  # a variant that loads as written
     bug = tmp_path / "bug.yaml"
     bug.write_text(
