@@ -172,7 +172,7 @@ def suggest(options: VerifyOptions, confidence: Confidence | None = None) -> Min
     for name in program.rules.actions:
         mine = by_action.get(name, [])
         if len(mine) >= confidence.support:
-            mined.suggestions += per_action(name, mine, changed, watched, program, confidence)
+            mined.suggestions += per_action(name, mine, steps, changed, watched, program, confidence)
     return mined
 
 

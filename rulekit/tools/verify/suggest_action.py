@@ -72,6 +72,7 @@ def changers(steps: list[Step], watched: list[Observable]) -> dict[str, set[str]
 def per_action(
     action: str,
     mine: list[Step],
+    steps: list[Step],
     changed: dict[str, set[str]],
     watched: list[Observable],
     program: Program,
@@ -93,6 +94,17 @@ def per_action(
             before = [s.before.get((target.owner(s), o.key)) for s in mine]
             after = [s.after.get((target.owner(s), o.key)) for s in mine]
             changes = sum(1 for a, b in zip(before, after, strict=True) if a != b)
+            if o.kind == "bool" and not target.field and _always(before) and _seen_other(steps, o, before[0]):
+                value = "true" if before[0] else "false"
+                found.append(
+                    Suggestion(
+                        action,
+                        f"before({read}) == {value}",
+                        f"suggested: {read} is {value} when '{action}' is taken ({said})",
+                        len(mine),
+                        relation="precondition",
+                    )
+                )
             if changes == 0:
                 if o.scope != "player" and changed[o.key] - {action}:
                     frames.append(f"after({read}) == before({read})")
@@ -337,6 +349,15 @@ def _who(
                     )
                 ]
     return []
+
+
+def _always(values: list[Any]) -> bool:
+    return bool(values) and isinstance(values[0], bool) and all(v is values[0] for v in values)
+
+
+def _seen_other(steps: list[Step], o: Observable, value: Any) -> bool:
+    """Whether some state watched had ``o`` (of some owner) other than ``value``."""
+    return any(s.before.get((w, o.key)) not in (None, value) for s in steps for w in o.owners(s.players))
 
 
 def _subsets(targets: list[_Target], size: int) -> list[tuple[_Target, ...]]:
