@@ -6,7 +6,7 @@ true/false and player fields of the game, the turn and each player, the sizes of
 sets and maps, and how many map entries or components name each player), and candidate
 relations are kept only if they held at every observation, with enough distinct observations
 behind them (:class:`~rulekit.tools.verify.suggest_action.Confidence`). The survivors are
-written as a variant file (``add: properties:`` and ``add: postconditions: ACTION:``, the
+written as a variant file (``add: properties:`` and ``extend: actions: NAME: ensures:``, the
 format of the rules' own properties) that the author reads, deletes what is wrong or
 accidental, and keeps: as a variant (``--variant FILE``) or moved into the ruleset. A later
 edit or variant that breaks an accepted suggestion is then a property violation of ``verify``,
@@ -66,8 +66,9 @@ class Mined:
             f"# Likely properties of {self.program.name}, suggested by `rulekit verify {ruleset} --suggest`",
             f"# from {self.games} games ({self.actions} actions). Each held in every action watched; that",
             "# does not make it a rule. Review them: delete what is wrong or accidental, then keep the",
-            "# file as a variant (`rulekit verify RULESET --variant THIS_FILE`) or move its",
-            "# `properties:` and `postconditions:` into a file the ruleset includes.",
+            "# file as a variant (`rulekit verify RULESET --variant THIS_FILE`) or move them into a",
+            "# file the ruleset includes: `properties:` as they are, each action's `ensures:` under",
+            "# `postconditions: ACTION:`.",
         ]
         data: dict[str, Any] = {
             "variant": f"{self.program.name}_suggested",
@@ -85,13 +86,10 @@ class Mined:
                 properties[f"suggested_{n}_{_slug(s.holds)}"] = entry
             else:
                 ensures.setdefault(s.action, []).append(entry)
-        added: dict[str, Any] = {}
         if properties:
-            added["properties"] = properties
-        if ensures:
-            added["postconditions"] = ensures
-        if added:
-            data["add"] = added
+            data["add"] = {"properties": properties}
+        if ensures:  # extended, not added: the ruleset may have postconditions of the action already
+            data["extend"] = {"actions": {name: {"ensures": items} for name, items in ensures.items()}}
         body = dump_text(data)
         return "\n".join(header) + "\n" + body
 

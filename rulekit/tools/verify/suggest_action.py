@@ -377,6 +377,7 @@ def _transfers(
     """Who receives what another target pays: a change of one matched by the opposite change
     of another, two different players in every application."""
     found = []
+    pairs: set[tuple[str, str, str]] = set()
     for o in watched:
         if o.scope != "player" or o.kind != "int" or o.derived:
             continue
@@ -388,9 +389,14 @@ def _transfers(
                 if receiver is payer:
                     continue
                 got = [_delta(s, (receiver.owner(s), o.key)) for s in mine]
-                if all(
-                    g is not None and d is not None and g == -d for g, d in zip(got, paid, strict=True)
-                ) and all(payer.owner(s) != receiver.owner(s) for s in mine):
+                if (
+                    (receiver.label, payer.label, o.key) not in pairs
+                    and all(
+                        g is not None and d is not None and g == -d for g, d in zip(got, paid, strict=True)
+                    )
+                    and all(payer.owner(s) != receiver.owner(s) for s in mine)
+                ):
+                    pairs.add((payer.label, receiver.label, o.key))
                     r, p = o.text(receiver.label), o.text(payer.label)
                     found.append(
                         Suggestion(
