@@ -88,7 +88,7 @@ def per_action(
     frames: list[str] = []
     framed: list[str] = []
     for o in watched:
-        targets = players if o.scope == "player" else [_Target(o.scope, lambda s, scope=o.scope: scope)]
+        targets = players if o.scope == "player" else [_Target(o.scope, _constant_owner(o.scope))]
         for target in targets:
             read = o.text(target.label)
             before = [s.before.get((target.owner(s), o.key)) for s in mine]
@@ -140,15 +140,15 @@ def _player_targets(mine: list[Step], compiled: Any, watched: list[Observable]) 
     """``me``, the player parameters, and the game's and turn's player fields the action leaves
     alone (the player whose turn it is), each once: a target always the same player as an
     earlier one is left out."""
-    targets = [_Target("me", lambda s: s.me)]
+    targets = [_Target("me", _acting)]
     for i, param in enumerate(compiled.params):
         if compiled.param_types[i].name == "player":
-            targets.append(_Target(param, lambda s, i=i: s.args[i]))
+            targets.append(_Target(param, _argument(i)))
     for o in watched:
         if o.kind == "player" and o.scope != "player":
             key = (o.scope, o.key)
             if all(s.before.get(key) is not None and s.before.get(key) == s.after.get(key) for s in mine):
-                targets.append(_Target(o.text(), lambda s, key=key: s.before[key], field=True))
+                targets.append(_Target(o.text(), _value_before(key), field=True))
     kept: list[_Target] = []
     for target in targets:
         if not any(all(target.owner(s) == k.owner(s) for s in mine) for k in kept):
@@ -252,7 +252,7 @@ def _candidates(
     for o in watched:
         if o.kind != "int":
             continue
-        owner: Callable[[Step], Any] = (lambda s: s.me) if o.scope == "player" else (lambda s, c=o.scope: c)
+        owner = _acting if o.scope == "player" else _constant_owner(o.scope)
         values = [s.before.get((owner(s), o.key)) for s in mine]
         text = f"before({o.text('me')})"
         found.append((text, values))
@@ -349,6 +349,31 @@ def _who(
                     )
                 ]
     return []
+
+
+def _acting(step: Step) -> Any:
+    return step.me
+
+
+def _constant_owner(owner: str) -> Callable[[Step], Any]:
+    def read(step: Step) -> Any:
+        return owner
+
+    return read
+
+
+def _argument(index: int) -> Callable[[Step], Any]:
+    def read(step: Step) -> Any:
+        return step.args[index]
+
+    return read
+
+
+def _value_before(key: tuple[Any, str]) -> Callable[[Step], Any]:
+    def read(step: Step) -> Any:
+        return step.before[key]
+
+    return read
 
 
 def _always(values: list[Any]) -> bool:
