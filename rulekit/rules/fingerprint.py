@@ -4,7 +4,7 @@ The full fingerprint (:func:`rulekit.rules.compose.fingerprint`) changes with ev
 edit.  The semantic one leaves out what cannot change a game's course: titles,
 descriptions and versions, ``doc`` and ``cite`` entries, the messages of
 requirements (``else``, also in requirement groups), the invariants, properties and
-actions' ``ensures`` (checks that never change a state), the display panels, the view
+actions' ``ensures`` and ``postconditions`` (checks that never change a state), the display panels, the view
 (the pictures), the bots' hints and the numbering of moves for OpenSpiel (``spaces``).
 A log whose semantic fingerprint still matches replays to the same states (``rulekit
 replay`` accepts it).
@@ -25,6 +25,7 @@ from rulekit.rules.compose import plain_data
 #: PettingZoo; a log records the moves' text).
 COSMETIC_TOP = frozenset(
     {"title", "description", "version", "doc", "cite", "display", "view", "bots", "invariants", "properties"}
+    | {"postconditions"}
     | {"spaces"}
 )
 #: Keys of a section's entry (an action, trigger, function, field, kind...) that never decide play.

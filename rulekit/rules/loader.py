@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import attrs
+
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
 from rulekit.dsl.names import is_name
@@ -459,7 +461,23 @@ class _Builder:
                 offered_with=spec.get("offered_with") or (),
                 ensures=self.ensures(name, spec.get("ensures", [])),
             )
+        self.postconditions(result)
         return result
+
+    def postconditions(self, actions: dict[str, m.ActionDecl]) -> None:
+        """Append the ``postconditions:`` section's entries to the actions they name."""
+        section = _section(self.root, "postconditions")
+        for name, nodes in section.items():
+            action = actions.get(name)
+            if action is None:
+                self.bag.error(f"postconditions of an unknown action '{name}'", section.spans[name])
+                continue
+            more = tuple(
+                self.property(f"{name}.ensures[{len(action.ensures) + i + 1}]", node)
+                for i, node in enumerate(nodes)
+                if "holds" in node.values
+            )
+            actions[name] = attrs.evolve(action, ensures=action.ensures + more)
 
     def requirement(self, node: Node) -> m.Requirement:
         written = node.raw["if"]

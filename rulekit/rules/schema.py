@@ -96,6 +96,7 @@ from rulekit.rules.schema_entries import (
     BOTS,
     COMPONENT_KIND,
     DEFS,
+    ENSURES,
     FIELD,
     FLOW_STEP,
     FUNCTION,
@@ -177,6 +178,13 @@ SECTIONS: tuple[Key, ...] = (
         "properties",
         MapOf(Either(PROPERTY), "property"),
         "Conditions over the states before and after.",
+        section="named",
+    ),
+    Key(
+        "postconditions",
+        MapOf(ListOf(Either(ENSURES), one_ok=True), "action's postconditions"),
+        "Postconditions of actions kept apart from them (a file of properties mined by "
+        "verify --suggest): by action name, checked after that action as its own ensures.",
         section="named",
     ),
     Key("setup", Block(), "Run once after the fields get their initial values.", section="single"),

@@ -130,3 +130,39 @@ def test_two_turns_of_one_player_in_a_row_are_two_turns(write_ruleset: Callable[
     )
     result = verify(VerifyOptions(str(write_ruleset(solo)), examples=20, out=None))
     assert result.ok, format_counterexample(result.counterexample)  # type: ignore[arg-type]
+
+
+POSTCONDITIONS = """
+postconditions:
+  rest:
+    - holds: "after(game.n) == before(game.n) + 1"
+      message: resting counts once
+  pay:
+    - holds: "all(after(p.money) == before(p.money) for p in players if p != me)"
+      message: paying costs nobody else
+"""
+
+
+def test_a_postconditions_section_in_an_included_file_appends_to_the_actions_ensures(
+    write_ruleset: Callable[..., Path], tmp_path: Path
+) -> None:
+    directory = write_ruleset(
+        PAYING.replace("players: {min: 2, max: 2}", "players: {min: 2, max: 2}\ninclude: [mined.yaml]")
+    )
+    (directory / "mined.yaml").write_text(POSTCONDITIONS, encoding="utf-8")
+    program = load_program(str(directory))
+    assert [p.name for p in program.rules.actions["pay"].ensures] == ["pay.ensures[1]", "pay.ensures[2]"]
+    assert [p.name for p in program.rules.actions["rest"].ensures] == ["rest.ensures[1]"]
+    assert verify(VerifyOptions(str(directory), examples=30, out=None)).ok
+    (directory / "mined.yaml").write_text(POSTCONDITIONS.replace("+ 1", "+ 2"), encoding="utf-8")
+    result = verify(VerifyOptions(str(directory), examples=30, out=tmp_path))
+    assert result.counterexample is not None and result.counterexample.key == "property:rest.ensures[1]"
+    assert "mined.yaml:" in format_counterexample(result.counterexample)
+
+
+def test_postconditions_of_an_unknown_action_are_a_located_error(write_ruleset: Callable[..., Path]) -> None:
+    directory = write_ruleset(PAYING + POSTCONDITIONS.replace("  rest:", "  sleep:"))
+    with pytest.raises(RulesetError) as raised:
+        load_program(str(directory))
+    assert "postconditions of an unknown action 'sleep'" in str(raised.value)
+    assert "ruleset.yaml:" in str(raised.value)

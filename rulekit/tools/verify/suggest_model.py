@@ -1,0 +1,37 @@
+"""What ``verify --suggest`` records of a game (:class:`Step`) and proposes (:class:`Suggestion`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import define
+
+
+@define
+class Suggestion:
+    """One likely property: where it goes, its condition and what backs it."""
+
+    action: str | None  # None: a property over every action (or turn)
+    holds: str
+    message: str
+    support: int
+    over: str = "action"  # of a property (action None): over every action or every turn
+    #: What kind of relation: amount, one-of, sign, set, who, transfer, frame, monotonic,
+    #: range, set-once, per-turn.
+    relation: str = ""
+
+
+@define
+class Step:
+    """One action watched: its kind, who took it, its arguments, the observables before and
+    after (by (owner, key))."""
+
+    name: str
+    me: int
+    args: tuple[Any, ...]
+    before: dict[tuple[Any, str], Any]
+    after: dict[tuple[Any, str], Any]
+    players: int
+    #: When this action ended a turn (as verify's properties over a turn count turns): the
+    #: observables at that turn's start and how many actions it had.
+    turn: tuple[dict[tuple[Any, str], Any], int] | None = None
