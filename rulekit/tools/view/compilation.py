@@ -18,7 +18,7 @@ _EXPECTED = {
 }
 
 
-#: Cards of plain values (El Caballero's power cards are whole numbers): ``cards: {int: ...}``.
+#: Cards of plain values (a hand of whole numbers, such as numbered power cards): ``cards: {int: ...}``.
 _PLAIN_CARDS = {"int": t.INT, "str": t.STR}
 
 _COMPILED: dict[int, tuple[Program, CompiledView | None]] = {}
