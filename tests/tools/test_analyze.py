@@ -231,6 +231,7 @@ def test_the_html_report_escapes_what_it_quotes(tmp_path: Path, capsys: pytest.C
     hostile.mkdir()
     source = Path(__file__).resolve().parents[2] / "rulesets" / "pig" / "ruleset.yaml"
     (hostile / "ruleset.yaml").write_text(source.read_text())
+    (hostile / "properties.yaml").write_text((source.parent / "properties.yaml").read_text())
     _analyze(tmp_path, capsys, str(hostile), "--games", "1")
     page = (tmp_path / "report" / "report.html").read_text()
     assert "&lt;img src=x onerror=alert(1)&gt;" in page and "<img src=x" not in page

@@ -47,6 +47,7 @@ def ttt_copy(tmp_path: Path) -> Path:
     text = (TTT / "ruleset.yaml").read_text(encoding="utf-8")
     text = text.replace("players: {min: 2, max: 2}", "players: {min: 2, max: 4}")
     (target / "ruleset.yaml").write_text(text, encoding="utf-8")
+    shutil.copy(TTT / "properties.yaml", target / "properties.yaml")
     (target / "modules").mkdir()
     for name, body in MODULES.items():
         (target / "modules" / f"{name}.yaml").write_text(body, encoding="utf-8")

@@ -347,7 +347,7 @@ def _order(item: tuple[Any, Any]) -> tuple[int, str]:
 
 def _fixed(program: Program, key: tuple[Any, str]) -> bool:
     """Whether rotating the seats leaves the field (its key and its value) as it is."""
-    from rulekit.tools.verify.seats import _names_players
+    from rulekit.tools.verify.seats import names_players
 
     owner, name = key
     if key in SEAT_FIELDS or (isinstance(owner, int) and not isinstance(owner, bool)):
@@ -356,7 +356,7 @@ def _fixed(program: Program, key: tuple[Any, str]) -> bool:
         return True
     scope = owner if owner in ("game", "turn") else _kind(program, owner)
     type_ = program.field_types.get(scope or "", {}).get(name)
-    return type_ is not None and not _names_players(type_)
+    return type_ is not None and not names_players(type_)
 
 
 def _kind(program: Program, item: Any) -> str | None:

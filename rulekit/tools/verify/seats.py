@@ -39,10 +39,10 @@ def asymmetry(program: Program) -> str | None:
     rules = program.rules
     for kind in rules.kinds.values():
         for name, declared in kind.attributes.items():
-            if _names_players(declared.type):
+            if names_players(declared.type):
                 return f"component attribute {kind.name}.{name} names a player"
     for constant in rules.constants.values():
-        if constant.declared is not None and _names_players(constant.declared.type):
+        if constant.declared is not None and names_players(constant.declared.type):
             return f"constant {constant.name} names a player"
     for scope, fields in program.field_types.items():
         for name, type_ in fields.items():
@@ -72,11 +72,11 @@ def asymmetry(program: Program) -> str | None:
     return None
 
 
-def _names_players(type_: t.Type) -> bool:
+def names_players(type_: t.Type) -> bool:
     if type_.name in ("player", "owner"):
         return True
     inner = [type_.element, type_.key, *(ft for _, ft in type_.fields or ())]
-    return any(i is not None and _names_players(i) for i in inner)
+    return any(i is not None and names_players(i) for i in inner)
 
 
 def _untyped(type_: t.Type) -> bool:
