@@ -240,6 +240,17 @@ def build_parser(*, plugins: bool = True) -> tuple[argparse.ArgumentParser, dict
         metavar="RULESET",
         help="the ruleset of files that name none and are outside a ruleset's directory",
     )
+    p.add_argument(
+        "--coverage",
+        action="store_true",
+        help="report, per ruleset configuration, the rules and outcomes no scenario exercised",
+    )
+    p.add_argument("--coverage-json", metavar="FILE", help="write the coverage report as JSON to FILE")
+    p.add_argument(
+        "--require-coverage",
+        action="store_true",
+        help="exit 1 when a rule or outcome is not exercised by any scenario (implies --coverage)",
+    )
     add_rules_options(p)
     p.set_defaults(handler=cmd_scenario)
 
@@ -482,10 +493,29 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_scenario(args: argparse.Namespace) -> int:
     from rulekit.tools.scenario import run_paths
+    from rulekit.tools.scenario.coverage import Collector
 
-    return run_paths(
-        args.paths, variants=args.variants, modules=module_names(args.modules), ruleset=args.ruleset
+    shown = args.coverage or args.require_coverage
+    collector = Collector() if shown or args.coverage_json else None
+    status = run_paths(
+        args.paths,
+        variants=args.variants,
+        modules=module_names(args.modules),
+        ruleset=args.ruleset,
+        coverage=collector,
     )
+    if collector is None:
+        return status
+    if shown:
+        print(printable(collector.text()))
+    if args.coverage_json:
+        from rulekit.tools.files import atomic_write_text
+
+        atomic_write_text(args.coverage_json, collector.json())
+    if args.require_coverage and collector.uncovered():
+        print(f"coverage required: {collector.uncovered()} rule(s) or outcome(s) no scenario exercised")
+        return 1
+    return status
 
 
 def cmd_rules(args: argparse.Namespace) -> int:

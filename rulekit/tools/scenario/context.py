@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import define, field
 
@@ -11,6 +11,9 @@ from rulekit.compiler.program import CompiledInvariant, Program
 from rulekit.engine.game import Game
 from rulekit.errors import Diagnostic, DiagnosticBag, RulekitError, RulesetError, Span
 from rulekit.rules.yaml_source import LocDict, span_of
+
+if TYPE_CHECKING:
+    from rulekit.tools.verify.coverage import Coverage
 
 
 class ScenarioFailure(Exception):
@@ -56,6 +59,8 @@ class ScenarioFile:
     format: int = 1
     #: The ruleset of a file that names none outside any ruleset's directory (``--ruleset``).
     ruleset: str | None = None
+    #: ``--coverage``: the collector the run reports what it exercises to (None: no coverage).
+    collector: Any = None
 
     def span(self, value: Any, key: str | None = None) -> Span:
         """Where ``value`` was written (else the top-level ``key``, else the file's start)."""
@@ -81,6 +86,8 @@ class ScenarioRun(ScenarioFile):
     invariants: list[CompiledInvariant] = field(factory=list)
     #: The verify checker of ``expect_properties`` (None: no property is checked).
     properties: Any = None
+    #: ``--coverage``: the instrumented program's coverage (None: no coverage).
+    coverage: Coverage | None = None
 
 
 def as_list(value: Any) -> list[Any]:

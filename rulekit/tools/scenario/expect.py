@@ -95,7 +95,26 @@ def expectations(run: ScenarioRun, state: State, entries: list[Any]) -> None:
 
 
 def end_expectations(run: ScenarioRun, state: State) -> None:
-    """``expect_terminal``, ``expect_winners``, ``expect_standings`` and ``expect_scores``."""
+    """``expect_terminal``, ``expect_winners``, ``expect_standings`` and ``expect_scores``
+    (with ``--coverage``, those on a finished game count as checking the scoring and its outcome)."""
+    coverage = run.coverage
+    finished = state.is_terminal()
+    if coverage is None or not finished or not any(key in run.data for key in _FINAL):
+        _end_expectations(run, state)
+        return
+    coverage.scoring = True
+    try:
+        _end_expectations(run, state)
+        if "expect_winners" in run.data or "expect_standings" in run.data:
+            coverage.outcome(state)
+    finally:
+        coverage.scoring = False
+
+
+_FINAL = ("expect_winners", "expect_standings", "expect_scores")
+
+
+def _end_expectations(run: ScenarioRun, state: State) -> None:
     failures = run.result.failures
     data = run.data
     if "expect_terminal" in data:

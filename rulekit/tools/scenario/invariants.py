@@ -6,6 +6,7 @@ from rulekit.compiler.program import CompiledInvariant
 from rulekit.engine.game import State
 from rulekit.errors import Diagnostic, Span, did_you_mean
 from rulekit.tools.scenario.context import InvariantFailure, ScenarioRun, as_list, error_text
+from rulekit.tools.verify.coverage import coverage_off
 
 
 def chosen_invariants(run: ScenarioRun) -> list[CompiledInvariant]:
@@ -28,7 +29,13 @@ def chosen_invariants(run: ScenarioRun) -> list[CompiledInvariant]:
 
 
 def check_invariants(run: ScenarioRun, state: State, after: str, where: Span) -> None:
-    """Stop the scenario with a failure if one of the checked invariants does not hold."""
+    """Stop the scenario with a failure if one of the checked invariants does not hold (what
+    they evaluate is not coverage of the rules)."""
+    with coverage_off(state):
+        _check_invariants(run, state, after, where)
+
+
+def _check_invariants(run: ScenarioRun, state: State, after: str, where: Span) -> None:
     for invariant in run.invariants:
         decl = invariant.decl
         run.game.runtime.reset_steps()  # one evaluation, with its own step budget

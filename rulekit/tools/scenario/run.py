@@ -26,6 +26,7 @@ from rulekit.tools.scenario.context import (
     as_list,
     error_text,
 )
+from rulekit.tools.scenario.coverage import Collector, attach
 from rulekit.tools.scenario.files import find_scenarios, ruleset_for
 
 
@@ -36,6 +37,7 @@ def run_scenario(
     *,
     ruleset: str | None = None,
     text: str | None = None,
+    coverage: Collector | None = None,
 ) -> ScenarioResult:
     """Run one scenario file; problems in the file itself count as failures.
 
@@ -43,7 +45,8 @@ def run_scenario(
     added to its ``modules:``; ``ruleset`` is the one a file outside any ruleset's directory
     and without ``ruleset:`` runs against; ``text`` stands for the file's content.  A file of an
     older format or rules version runs as it was written: its DSL through the rewrites of
-    :mod:`rulekit.tools.scenario.rewrite`, invariants as its format checked them.
+    :mod:`rulekit.tools.scenario.rewrite`, invariants as its format checked them. With
+    ``coverage``, it runs on an instrumented copy of its program and reports to it.
     """
     path = Path(path)
     result = ScenarioResult(str(path), path.stem)
@@ -60,7 +63,9 @@ def run_scenario(
         if rewritten.old:
             data = rewrite.read(rewritten.text, str(path))
         result.name = str(data.get("scenario") or path.stem)
-        scenario = ScenarioFile(path, data, result, format=rewritten.format, ruleset=ruleset)
+        scenario = ScenarioFile(
+            path, data, result, format=rewritten.format, ruleset=ruleset, collector=coverage
+        )
         play(_load(scenario, variants, modules))
     except InvariantFailure as failure:
         result.failures.append(str(failure))
@@ -81,8 +86,10 @@ def run_paths(
     variants: Sequence[str] = (),
     modules: Sequence[str] = (),
     ruleset: str | None = None,
+    coverage: Collector | None = None,
 ) -> int:
     """Run every scenario under ``paths``, print PASS/FAIL lines; 0 if all passed, else 1.
+    With ``coverage``, the scenarios report what they exercise to it.
 
     Raises:
         RulekitError: a path does not exist, or there is no scenario at all.
@@ -92,7 +99,7 @@ def run_paths(
         raise RulekitError(Diagnostic(f"no scenario files in {', '.join(str(p) for p in paths)}"))
     failed = 0
     for file in files:
-        result = run_scenario(file, variants, modules, ruleset=ruleset)
+        result = run_scenario(file, variants, modules, ruleset=ruleset, coverage=coverage)
         if result.passed:
             out(f"PASS  {result.name}  ({result.path})")
             continue
@@ -131,7 +138,12 @@ def _load(scenario: ScenarioFile, extra_variants: Sequence[str], extra_modules: 
                 scenario.span(players, "players"),
             )
         )
+    covered = None
+    if scenario.collector is not None:
+        program, covered = scenario.collector.instrument(ruleset, modules, variants, program)
     game = Game(program, players if players is not None else rules.min_players)
+    if covered is not None:
+        attach(game, covered)
     return ScenarioRun(
         scenario.path,
         data,
@@ -141,6 +153,7 @@ def _load(scenario: ScenarioFile, extra_variants: Sequence[str], extra_modules: 
         ruleset=scenario.ruleset,
         program=program,
         game=game,
+        coverage=covered,
     )
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rulekit.compiler.program import CompiledInvariant, Program
 from rulekit.engine.game import Action, Game, State
+from rulekit.tools.verify.coverage import coverage_off
 from rulekit.tools.verify.derived_outcome import Recomputed
 from rulekit.tools.verify.engine_checks import EngineChecks
 from rulekit.tools.verify.failures import (
@@ -359,16 +359,3 @@ def _only(properties: Properties, key: str) -> Properties:
     """The property named by a failure ``key`` alone (all of them if none is)."""
     only = select(properties, {key.removeprefix("property:")}) if key.startswith("property:") else None
     return only if only else properties
-
-
-@contextmanager
-def coverage_off(state: State) -> Iterator[None]:
-    """While invariants, properties, views, rejections and replays are checked (and bots think
-    ahead), the rules they run do not count as coverage: it is of the game's own play."""
-    runtime = state.game.runtime
-    branch, fired = runtime.branch, runtime.fired
-    runtime.branch = runtime.fired = None
-    try:
-        yield
-    finally:
-        runtime.branch, runtime.fired = branch, fired

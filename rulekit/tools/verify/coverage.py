@@ -18,12 +18,22 @@ or changed:
   the report lists the branches never taken (the implicit "none taken" of an
   ``if`` without ``else`` included). Invariants, properties, bot weights and views
   are not the game's rules: their conditionals are not counted.
+
+* the scoring and the outcome (for ``rulekit scenario --coverage``): the branches of the
+  score and tie-break expressions (and of the functions only they call) count only while
+  :attr:`Coverage.scoring` is true (``verify``: always; a scenario: while its final
+  expectations compare winners, standings or scores), and :meth:`Coverage.outcome` records
+  the shape of each finished game whose outcome was checked -- one winner or a tie for first,
+  each tie-break deciding between players the score left equal, a cooperative success or
+  failure (:data:`OUTCOMES`); a Coverage that records none reports none.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from attrs import define, field
@@ -31,6 +41,9 @@ from attrs import define, field
 from rulekit.compiler.program import CompiledRequirement, FlowNode, Program
 from rulekit.dsl import ast
 from rulekit.errors import Span
+
+if TYPE_CHECKING:
+    from rulekit.engine.game import State
 
 Fn = Callable[..., Any]
 
@@ -66,6 +79,13 @@ class Coverage:
     conditionals: set[Span] = field(factory=set)
     #: For conditions never true: how close a game came, ``(distance, text)`` (closeness.py).
     closest: dict[str, tuple[int, str]] = field(factory=dict)
+    #: The spans among ``branches`` only the score and tie-breaks reach (:func:`scoring_nodes`).
+    scoring_spans: set[Span] = field(factory=set)
+    #: Whether their branches count now (a scenario: only while its final expectations run).
+    scoring: bool = True
+    #: Outcome shapes of the finished games whose outcome was checked, by key of
+    #: :func:`outcome_shapes` (None: outcomes are not recorded nor reported).
+    outcomes: dict[str, int] | None = None
 
     def __attrs_post_init__(self) -> None:
         for node in branching_nodes(self.program):
@@ -74,6 +94,7 @@ class Coverage:
             else:
                 self.branches.setdefault(node.span, [0, 0])
                 self.conditionals.add(node.span)
+        self.scoring_spans = {node.span for node in scoring_nodes(self.program)}
 
     # ---------------------------------------------------------- instrument
     def instrument(self) -> Program:
@@ -160,7 +181,7 @@ class Coverage:
         """The runtime's ``branch`` hook: branch ``index`` of the ``if`` statement or conditional
         expression at ``span`` was taken (those of invariants, properties, views: ignored)."""
         counts = self.branches.get(span)
-        if counts is None or index >= len(counts):
+        if counts is None or index >= len(counts) or (not self.scoring and span in self.scoring_spans):
             return
         if not counts[index]:
             self.novel += 1
@@ -184,56 +205,132 @@ class Coverage:
                     result.append((name, span))
         return result
 
+    def outcome(self, state: State) -> None:
+        """A final expectation checked the outcome of the finished game ``state``: record its shapes."""
+        if self.outcomes is None:
+            return
+        for key in outcome_shapes(state):
+            self.outcomes[key] = self.outcomes.get(key, 0) + 1
+
+    def outcomes_missing(self) -> list[str]:
+        """The outcome shapes the rules can have that no checked game had (none if not recorded)."""
+        if self.outcomes is None:
+            return []
+        return [key for key in self._possible_outcomes() if key not in self.outcomes]
+
+    def _possible_outcomes(self) -> list[str]:
+        scoring = self.program.rules.scoring
+        possible = list(OUTCOMES.get(scoring.outcome, OUTCOMES["competitive"]))
+        if scoring.outcome != "cooperative":
+            possible += [f"tiebreak:{k + 1}" for k in range(len(scoring.tiebreak))]
+        return possible
+
     # -------------------------------------------------------------- report
     def never_fired(self) -> list[tuple[str, Span | None]]:
         """Actions and triggers that never fired, with their declarations."""
-        result: list[tuple[str, Span | None]] = []
+        return [(what, span) for what, span, _ in self._never_fired()]
+
+    def _never_fired(self) -> list[tuple[str, Span | None, str]]:
+        result: list[tuple[str, Span | None, str]] = []
         for name, action in self.program.actions.items():
             if f"action:{name}" not in self.fired:
-                result.append((f"action '{name}'", action.decl.span))
+                result.append((f"action '{name}'", action.decl.span, f"action:{name}"))
         for trigger in self.program.triggers:
             if f"trigger:{trigger.decl.name}" not in self.fired:
-                result.append((f"trigger '{trigger.decl.name}'", trigger.decl.span))
+                result.append(
+                    (f"trigger '{trigger.decl.name}'", trigger.decl.span, f"trigger:{trigger.decl.name}")
+                )
         return result
 
-    def report(self) -> str:
-        """The coverage report, one line per gap, each with its file:line."""
-        actions = len(self.program.actions)
-        triggers = len(self.program.triggers)
-        fired_actions = sum(1 for name in self.program.actions if f"action:{name}" in self.fired)
-        fired_triggers = sum(1 for t in self.program.triggers if f"trigger:{t.decl.name}" in self.fired)
-        never_evaluated = [c for c in self.conditions.values() if c.true == 0 and c.false == 0]
-        never_true = [(k, c) for k, c in self.conditions.items() if c.true == 0 and c.false > 0]
-        never_false = [c for c in self.conditions.values() if c.false == 0 and c.true > 0]
-        both = len(self.conditions) - len(never_evaluated) - len(never_true) - len(never_false)
+    def gaps(self, *, cited: bool = False) -> list[Gap]:
+        """Everything never reached, section by section (in the order the report lists them)."""
+        rules = self.program.rules
+        cites: dict[str, str | None] = {}
+        if cited:
+            for name, action in rules.actions.items():
+                cites[f"action:{name}"] = action.cite
+                for i, req in enumerate(action.requires):
+                    cites[f"require:{name}:{i}"] = req.cite or action.cite
+            for name, trigger in rules.triggers.items():
+                cites[f"trigger:{name}"] = cites[f"when:{name}"] = trigger.cite
+        owners = rule_owners(self.program) if cited else {}
 
         def closest(key: str) -> str:
             found = self.closest.get(key)
             return f"; closest: {found[1]}" if found else ""
 
+        result: list[Gap] = []
+        for what, span, key in self._never_fired():
+            result.append(Gap("never fired", what, span, cites.get(key)))
+        for key, c in self.conditions.items():
+            if c.true == 0 and c.false == 0:
+                result.append(Gap("never evaluated", c.what, c.span, cites.get(key)))
+        for key, c in self.conditions.items():
+            if c.true == 0 and c.false > 0:
+                result.append(
+                    Gap("never true", f"{c.what} (false {c.false}x{closest(key)})", c.span, cites.get(key))
+                )
+        for key, c in self.conditions.items():
+            if c.false == 0 and c.true > 0:
+                result.append(Gap("never false", f"{c.what} (true {c.true}x)", c.span, cites.get(key)))
+        scoring_apart = self.outcomes is not None
+        for what, span in self.never_taken():
+            section = (
+                "scoring branches no final expectation checked"
+                if scoring_apart and span in self.scoring_spans
+                else "branches never taken"
+            )
+            owner = owners.get(span) if span is not None else None
+            if owner is not None:
+                what = f"{what}, in {owner[0]}"
+            result.append(Gap(section, what, span, owner[1] if owner else None))
+        for key in self.outcomes_missing():
+            result.append(
+                Gap("outcomes no final expectation checked", outcome_label(key), rules.scoring.span, None)
+            )
+        return result
+
+    def summary(self) -> str:
+        """The report's first line: how much of each kind was reached."""
+        actions = len(self.program.actions)
+        triggers = len(self.program.triggers)
+        fired_actions = sum(1 for name in self.program.actions if f"action:{name}" in self.fired)
+        fired_triggers = sum(1 for t in self.program.triggers if f"trigger:{t.decl.name}" in self.fired)
+        both = sum(1 for c in self.conditions.values() if c.true and c.false)
         branches = sum(len(c) for c in self.branches.values())
         taken = sum(1 for c in self.branches.values() for n in c if n)
-        lines = [
-            f"coverage: {fired_actions}/{actions} actions and {fired_triggers}/{triggers} triggers fired; "
+        line = (
+            f"{fired_actions}/{actions} actions and {fired_triggers}/{triggers} triggers fired; "
             f"{both}/{len(self.conditions)} conditions were both true and false; "
             f"{taken}/{branches} branches taken"
-        ]
+        )
+        if self.outcomes is not None:
+            possible = len(self._possible_outcomes())
+            line += f"; {possible - len(self.outcomes_missing())}/{possible} outcomes checked"
+        return line
 
-        def section(title: str, items: list[tuple[str, Span | None]]) -> None:
-            if not items:
-                return
+    def report(self, *, cited: bool = False) -> str:
+        """The coverage report, one line per gap, each with its file:line (and its rule's
+        citation with ``cited``)."""
+        lines = [f"coverage: {self.summary()}"]
+        gaps = self.gaps(cited=cited)
+        for title in dict.fromkeys(gap.section for gap in gaps):
             lines.append(f"  {title}:")
-            for what, span in sorted(items, key=lambda i: _span_key(i[1])):
-                lines.append(f"    {span or '?'}: {what}")
-
-        section("never fired", self.never_fired())
-        section("never evaluated", [(c.what, c.span) for c in never_evaluated])
-        section("never true", [(f"{c.what} (false {c.false}x{closest(k)})", c.span) for k, c in never_true])
-        section("never false", [(f"{c.what} (true {c.true}x)", c.span) for c in never_false])
-        section("branches never taken", self.never_taken())
+            for gap in sorted((g for g in gaps if g.section == title), key=lambda g: _span_key(g.span)):
+                lines.append(f"    {gap.span or '?'}: {gap.what}" + (f" [{gap.cite}]" if gap.cite else ""))
         if len(lines) == 1:
             lines.append("  every action, trigger and condition was reached both ways")
         return "\n".join(lines)
+
+
+@define
+class Gap:
+    """Something the games never reached: its report section, what it is, where, its citation."""
+
+    section: str
+    what: str
+    span: Span | None
+    cite: str | None = None
 
 
 def branching_nodes(program: Program) -> list[ast.If | ast.Conditional]:
@@ -241,15 +338,99 @@ def branching_nodes(program: Program) -> list[ast.If | ast.Conditional]:
     their ``ensures``), triggers, set-up, flow, procedures, scoring, and the functions these
     call, directly or through other functions (not those only views, invariants or bot
     weights call)."""
+    return _branching(program, [*_play_roots(program), program.rules.scoring])
+
+
+def scoring_nodes(program: Program) -> list[ast.If | ast.Conditional]:
+    """The ``if`` statements and conditional expressions only the scoring's score, tie-breaks
+    and team reach (directly or through functions), not the play nor ``end_when``."""
+    scoring = program.rules.scoring
+    played = {id(node) for node in _branching(program, [*_play_roots(program), scoring.end_when])}
+    found = _branching(program, [scoring.score, *scoring.tiebreak, scoring.team])
+    return [node for node in found if id(node) not in played]
+
+
+def rule_owners(program: Program) -> dict[Span, tuple[str, str | None]]:
+    """For each branching node's span: the rule it is written in and that rule's citation
+    (``("action 'sail'", "§5")``; a function, the set-up, the flow, the scoring: no citation)."""
     rules = program.rules
-    roots: list[Any] = [
+    owners: dict[Span, tuple[str, str | None]] = {}
+    named: list[tuple[str, str | None, Any]] = [
+        *((f"action '{n}'", a.cite, attrs.evolve(a, ensures=())) for n, a in rules.actions.items()),
+        *((f"trigger '{n}'", t.cite, t) for n, t in rules.triggers.items()),
+        *((f"procedure '{n}'", None, p) for n, p in rules.procedures.items()),
+        *((f"function '{n}'", None, f) for n, f in rules.functions.items()),
+        ("the set-up", None, rules.setup),
+        ("the flow", None, rules.flow),
+        ("the scoring", None, rules.scoring),
+    ]
+    for label, cite, root in named:
+        for node in _nodes(root):
+            if isinstance(node, (ast.If, ast.Conditional)) and node.span is not None:
+                owners.setdefault(node.span, (label, cite))
+    return owners
+
+
+#: The outcome shapes :meth:`Coverage.outcome` records, by the ruleset's ``scoring.outcome``
+#: (tie-breaks add ``tiebreak:N``, "tie-break N decided between players equal before it").
+OUTCOMES = {
+    "competitive": {"one_winner": "a game won by one player", "shared": "a tie for first place"},
+    "teams": {"one_winner": "a game won by one team", "shared": "a tie between the best teams"},
+    "cooperative": {"success": "a success (the shared score reached)", "failure": "a failure"},
+}
+
+
+def outcome_shapes(state: State) -> list[str]:
+    """The outcome shapes of a finished game (keys of :data:`OUTCOMES` and ``tiebreak:N``)."""
+    from rulekit.engine import outcome
+
+    game = state.game
+    kind = outcome.kind(game)
+    if kind == outcome.COOPERATIVE:
+        return ["success" if outcome.success(state) else "failure"]
+    winners = state.winners()
+    best = {outcome.teams(state)[p] for p in winners} if kind == outcome.TEAMS else set(winners)
+    shapes = ["one_winner" if len(best) == 1 else "shared"]
+    keys = [key for _, key in state.standings()]
+    for k in range(1, len(keys[0]) if keys else 0):
+        if any(a[:k] == b[:k] and a[k] != b[k] for a, b in pairwise(keys)):
+            shapes.append(f"tiebreak:{k}")
+    return shapes
+
+
+def outcome_label(key: str) -> str:
+    if key.startswith("tiebreak:"):
+        number = key.split(":")[1]
+        return f"tie-break {number} deciding between players equal on the score (and earlier tie-breaks)"
+    return next(table[key] for table in OUTCOMES.values() if key in table)
+
+
+@contextmanager
+def coverage_off(state: State) -> Iterator[None]:
+    """While invariants, properties, views, rejections and replays are checked (and bots think
+    ahead), the rules they run do not count as coverage: it is of the game's own play."""
+    runtime = state.game.runtime
+    branch, fired = runtime.branch, runtime.fired
+    runtime.branch = runtime.fired = None
+    try:
+        yield
+    finally:
+        runtime.branch, runtime.fired = branch, fired
+
+
+def _play_roots(program: Program) -> list[Any]:
+    rules = program.rules
+    return [
         *(attrs.evolve(action, ensures=()) for action in rules.actions.values()),
         *rules.triggers.values(),
         rules.setup,
         *rules.flow,
         *rules.procedures.values(),
-        rules.scoring,
     ]
+
+
+def _branching(program: Program, roots: list[Any]) -> list[ast.If | ast.Conditional]:
+    rules = program.rules
     nodes = _nodes(roots)
     called = [node.function for node in nodes if isinstance(node, ast.Call)]
     seen: set[str] = set()
