@@ -149,11 +149,20 @@ def _count(n: int) -> str:
 def _directory(ruleset: str) -> str:
     from rulekit.load import find_ruleset
 
-    return os.path.relpath(find_ruleset(ruleset))
+    return _shown(Path(find_ruleset(ruleset)))
 
 
 def _variant_key(variant: str) -> str:
-    return os.path.relpath(os.path.normpath(variant)) if is_file(Path(variant)) else variant
+    return _shown(Path(variant)) if is_file(Path(variant)) else variant
+
+
+def _shown(path: Path) -> str:
+    """A path relative to the working directory if it is below it, else absolute (normalised)."""
+    path = Path(os.path.normpath(path.absolute()))
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def _variant_name(variant: str) -> str:
