@@ -194,6 +194,25 @@ def _passes(path: Path, variants: tuple[str, ...], modules: tuple[str, ...]) -> 
     return _CLEAN[key]
 
 
+def _added_variants(bug: Bug, path: Path) -> tuple[str, ...]:
+    """The variants a shipped scenario runs with on top of its own: the bug's, without the
+    shipped variant it is planted on when the scenario applies that one itself (by its name
+    or its file; applied twice, its additions would clash)."""
+    if not bug.on_variant:
+        return bug.variants
+    try:
+        own = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return bug.variants
+    named = own.get("variants") if isinstance(own, dict) else None
+    shipped = ROOT / bug.on_variant
+    for entry in named if isinstance(named, list) else [named] if named else []:
+        text = str(entry)
+        if text == shipped.stem or (path.parent / text).resolve() == shipped.resolve():
+            return (str(bug.path),)
+    return bug.variants
+
+
 def scenarios_catching(bug: Bug, *, first_only: bool = False) -> tuple[list[str], float]:
     """The shipped scenarios that pass on the rules without the bug and fail with it planted
     (``first_only``: the first of them), and the CPU seconds it took (the clean runs are
@@ -201,9 +220,10 @@ def scenarios_catching(bug: Bug, *, first_only: bool = False) -> tuple[list[str]
     cpu = time.process_time()
     caught = []
     for path in shipped_scenarios(bug):
-        if not _passes(path, bug.variants[:-1], bug.modules):
+        variants = _added_variants(bug, path)
+        if not _passes(path, variants[:-1], bug.modules):
             continue  # not a scenario of these rules (another module, or failing already)
-        if run_scenario(path, variants=list(bug.variants), modules=list(bug.modules)).failures:
+        if run_scenario(path, variants=list(variants), modules=list(bug.modules)).failures:
             caught.append(str(path.relative_to(ROOT / "rulesets" / bug.ruleset)))
             if first_only:
                 break
