@@ -44,6 +44,7 @@ from rulekit.tools.verify.observe import Observable, observables, snapshot
 from rulekit.tools.verify.options import MAX_SEED, VerifyOptions
 from rulekit.tools.verify.suggest_action import Confidence, changers, per_action
 from rulekit.tools.verify.suggest_end import End, end_observables, end_relations, record
+from rulekit.tools.verify.suggest_if import conditional, decider
 from rulekit.tools.verify.suggest_model import Step, Suggestion
 
 __all__ = ["Confidence", "Mined", "Suggestion", "suggest"]
@@ -175,7 +176,10 @@ def suggest(options: VerifyOptions, confidence: Confidence | None = None) -> Min
     if len(steps) >= confidence.support:
         mined.suggestions += _global(steps, watched, confidence)
         mined.suggestions += _per_turn(steps, watched, confidence)
-    mined.suggestions += end_relations(ends, at_end, game_players, confidence)
+    optional = frozenset(
+        o.key for o in game_players if program.rules.fields[o.scope][o.key.split(".", 1)[1]].declared.optional
+    )
+    mined.suggestions += end_relations(ends, at_end, game_players, confidence, optional)
     changed = changers(steps, watched)
     by_action: dict[str, list[Step]] = {}
     for s in steps:
@@ -183,7 +187,10 @@ def suggest(options: VerifyOptions, confidence: Confidence | None = None) -> Min
     for name in program.rules.actions:
         mine = by_action.get(name, [])
         if len(mine) >= confidence.support:
-            mined.suggestions += per_action(name, mine, steps, changed, watched, program, confidence)
+            found = per_action(name, mine, steps, changed, watched, program, confidence)
+            found += decider(name, mine, confidence)
+            found += conditional(name, mine, program, watched, confidence, found)
+            mined.suggestions += found
     return mined
 
 

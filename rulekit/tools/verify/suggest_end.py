@@ -90,16 +90,21 @@ def record(fields: Fields, results: list[float], watched: list[Observable], play
 
 
 def end_relations(
-    ends: list[End], watched: list[Observable], game_players: list[Observable], confidence: Confidence
+    ends: list[End],
+    watched: list[Observable],
+    game_players: list[Observable],
+    confidence: Confidence,
+    optional: frozenset[str] = frozenset(),
 ) -> list[Suggestion]:
     """The relations between the returns and the last state that held in every game ``ends``
-    (``watched``: :func:`end_observables`; ``game_players``: the player fields of the game)."""
+    (``watched``: :func:`end_observables`; ``game_players``: the player fields of the game,
+    ``optional`` the keys of those that may be ``none``)."""
     if len(ends) < confidence.support:
         return []
     said = f"at the end of all {len(ends)} games watched"
     found = _values(ends, said, confidence)
     for o in game_players:
-        found += _named(ends, o, said, confidence)
+        found += _named(ends, o, said, confidence, o.key in optional)
     orders: list[tuple[Observable, str]] = []
     for o in watched:
         for sign in (1, -1):
@@ -151,7 +156,9 @@ def _values(ends: list[End], said: str, confidence: Confidence) -> list[Suggesti
     return found
 
 
-def _named(ends: list[End], o: Observable, said: str, confidence: Confidence) -> list[Suggestion]:
+def _named(
+    ends: list[End], o: Observable, said: str, confidence: Confidence, optional: bool
+) -> list[Suggestion]:
     """A player field of the game and the best return: she does better than all others; when
     it is ``none``, all returns are equal."""
     found = []
@@ -180,7 +187,7 @@ def _named(ends: list[End], o: Observable, said: str, confidence: Confidence) ->
                     relation="end-named",
                 )
             )
-    if not nobody and len(some) >= confidence.support:
+    if optional and not nobody and len(some) >= confidence.support:
         found.append(
             Suggestion(
                 None,
