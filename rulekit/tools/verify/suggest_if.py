@@ -8,7 +8,8 @@ side as :mod:`rulekit.tools.verify.suggest_action` mines the whole, keeping what
 side but not over all of them, written ``not (CONDITION) or (RELATION)``. The conditions are
 
 * a chance outcome or any whole-number value of the game or turn the action sets, equal to a
-  named constant (``after(game.last_roll) == PIG``: a roll of 1);
+  named constant that an action or a trigger compares a value with (``after(game.last_roll)
+  == PIG``: a roll of 1, as ``when: face == PIG`` branches);
 * a true/false value before the action, of the game, the turn, ``me`` or a player parameter
   (``before(target.protected)``);
 * two values of the same field, of ``me`` and of a player parameter, equal before the action
@@ -23,7 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rulekit.compiler.callgraph import walk
 from rulekit.compiler.program import Program
+from rulekit.dsl import ast
 from rulekit.tools.verify.observe import Observable
 from rulekit.tools.verify.suggest_action import Confidence, per_action
 from rulekit.tools.verify.suggest_model import Step, Suggestion
@@ -125,8 +128,11 @@ def _splits(
     the value it reads (a relation about that value only says the condition again; ``""``:
     none)."""
     found: list[tuple[tuple[str, str], Test, str]] = []
+    compared = _compared_constants(program)
     constants = {
-        c.value: c.name for c in program.rules.constants.values() if type(c.value) is int and c.value >= 0
+        c.value: c.name
+        for c in program.rules.constants.values()
+        if type(c.value) is int and c.value >= 0 and c.name in compared
     }
     compiled = program.actions[action]
     people: list[tuple[str, Callable[[Step], Any]]] = [("me", lambda s: s.me)]
@@ -169,6 +175,19 @@ def _splits(
             for label, who in people[1:]:
                 a, b = f"before({o.text('me')})", f"before({o.text(label)})"
                 found.append(((f"{a} == {b}", f"{a} != {b}"), _same_before(o.key, who), ""))
+    return found
+
+
+def _compared_constants(program: Program) -> set[str]:
+    """The constants the actions and triggers compare a value with (``face == PIG``): the
+    conditions the rules themselves branch on."""
+    rules = program.rules
+    found: set[str] = set()
+    for node in walk((*rules.actions.values(), *rules.triggers.values())):
+        if isinstance(node, ast.Binary) and node.op in ("==", "!="):
+            for side in (node.left, node.right):
+                if isinstance(side, ast.Name) and side.id in rules.constants:
+                    found.add(side.id)
     return found
 
 
