@@ -13,7 +13,10 @@ edit or variant that breaks an accepted suggestion is then a property violation 
 with its counterexample.
 
 The relations of one action kind (amounts, who pays and receives, frames) are mined by
-:mod:`rulekit.tools.verify.suggest_action`; here, those over every action and every turn:
+:mod:`rulekit.tools.verify.suggest_action`, who decides after it and what holds on one side of
+a condition (implications) by :mod:`rulekit.tools.verify.suggest_if`, the relations between the
+returns and the last state (properties ``over: game``) by
+:mod:`rulekit.tools.verify.suggest_end`; here, those over every action and every turn:
 
 * a value never decreases (or never increases), by at most a small step (a round counter
   advancing by one at a time); is never negative; a player field once set never changes (a
