@@ -216,3 +216,31 @@ def test_result_outside_a_property_over_the_game_is_an_error_with_its_position(
     assert "ruleset.yaml:" in err and "result" in err
     directory = write_ruleset(text.replace("holds: all", "over: game\n    holds: all"))
     assert main([str(directory), "--examples", "2", "--out", str(tmp_path / "o"), "--workers", "1"]) == 0
+
+
+SCENARIO = """
+scenario: the tie on points goes to the more stylish player
+format: 2
+players: 2
+expect_properties: [mined]
+actions: [pass, pass, pass, poke(P1), pass, pass, pass, pass]
+"""
+
+
+@pytest.mark.parametrize(("tiebreak", "passes"), [("player.style", True), ("0 - player.style", False)])
+def test_a_scenario_checks_a_property_over_the_game_when_it_ends(
+    write_ruleset: Callable[..., Path], tiebreak: str, passes: bool
+) -> None:
+    from rulekit.tools.scenario import run_scenario
+
+    text = RACE.replace("tiebreak: [player.style]", f'tiebreak: ["{tiebreak}"]')
+    text += f'properties:\n  mined:\n    over: game\n    holds: "{TIE_BREAK}"\n'
+    directory = write_ruleset(text)
+    scenario = directory / "scenarios" / "tie.yaml"
+    scenario.parent.mkdir()
+    scenario.write_text(SCENARIO, encoding="utf-8")
+    result = run_scenario(scenario)
+    assert result.passed is passes, result.failures
+    if not passes:
+        assert "property 'mined' fails after pass" in result.failures[0]
+        assert "fails for p" in result.failures[0]
