@@ -244,3 +244,35 @@ def test_a_scenario_checks_a_property_over_the_game_when_it_ends(
     if not passes:
         assert "property 'mined' fails after pass" in result.failures[0]
         assert "fails for p" in result.failures[0]
+
+
+NEXT_STILL_IN = (
+    "after(decider()) == none or "
+    "after(decider()) == first(q for q in players_from(next_player(me)) if not q.out)"
+)
+
+
+def test_the_next_player_still_in_is_mined_and_a_turn_given_to_a_player_out_breaks_it(tmp_path: Path) -> None:
+    mined = suggest(VerifyOptions("royal_letter", examples=60, out=None))
+    assert any(s.action == "guard" and s.holds == NEXT_STILL_IN for s in mined.suggestions)
+    plant = tmp_path / "plant.yaml"
+    plant.write_text(
+        yaml.safe_dump(
+            {
+                "variant": "plant",
+                "title": "t",
+                "description": "players knocked out still take turns",
+                "ruleset": "royal_letter",
+                "set": {"functions.next_in_round.body": "next_player(p)"},
+                # the invariant sees the card a player out draws: only the mined relation is checked
+                "remove": ["invariants.out_players_hold_nothing"],
+                "replace": {"postconditions": {"guard": [{"holds": NEXT_STILL_IN}]}},
+            }
+        ),
+        encoding="utf-8",
+    )
+    options = VerifyOptions(
+        "royal_letter", variants=(str(plant),), examples=60, out=tmp_path / "ce", workers=1
+    )
+    example = verify(options).counterexample
+    assert example is not None and example.condition == NEXT_STILL_IN, example and example.key

@@ -191,7 +191,7 @@ def suggest(options: VerifyOptions, confidence: Confidence | None = None) -> Min
         mine = by_action.get(name, [])
         if len(mine) >= confidence.support:
             found = per_action(name, mine, steps, changed, watched, program, confidence)
-            found += decider(name, mine, confidence)
+            found += decider(name, mine, confidence, watched)
             found += conditional(name, mine, program, watched, confidence, found)
             mined.suggestions += found
     return mined

@@ -21,7 +21,7 @@ Each side needs ``Confidence.support`` applications behind it, and a relation ab
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rulekit.compiler.callgraph import walk
@@ -37,8 +37,12 @@ MAX_SPLIT_VALUES = 6
 Test = Callable[[Step], bool]
 
 
-def decider(action: str, mine: list[Step], confidence: Confidence) -> list[Suggestion]:
-    """Who decides after ``action`` in all its applications ``mine``: ``me`` or the next player."""
+def decider(
+    action: str, mine: list[Step], confidence: Confidence, watched: Sequence[Observable] = ()
+) -> list[Suggestion]:
+    """Who decides after ``action`` in all its applications ``mine``: ``me``, the next player, or
+    the next player for whom a true/false player value of ``watched`` is false after it (the
+    next player still in the round)."""
     if len(mine) < confidence.support:
         return []
     ended = any(s.next is None for s in mine)
@@ -46,10 +50,20 @@ def decider(action: str, mine: list[Step], confidence: Confidence) -> list[Sugge
     if not going:
         return []
     said = f"in all {len(mine)} '{action}' actions watched"
-    for text, who, what in (
+    candidates: list[tuple[str, Callable[[Step], Any], str]] = [
         ("me", lambda s: s.me, "the same player decides again"),
         ("next_player(me)", lambda s: (s.me + 1) % s.players, "the next player in seating order decides"),
-    ):
+    ]
+    for o in watched:
+        if o.scope == "player" and o.kind == "bool":
+            candidates.append(
+                (
+                    f"first(q for q in players_from(next_player(me)) if not {o.text('q')})",
+                    _next_without(o.key),
+                    f"the next player in seating order without {o.text('p')} decides",
+                )
+            )
+    for text, who, what in candidates:
         if all(s.next == who(s) for s in going):
             holds = f"after(decider()) == {text}"
             return [
@@ -89,7 +103,7 @@ def conditional(
                 continue
             steps = [mine[i] for i in branch]
             mined = per_action(action, steps, steps, changed, watched, program, confidence)
-            mined += decider(action, steps, confidence)
+            mined += decider(action, steps, confidence, watched)
             for relation in mined:
                 if (
                     relation.relation == "precondition"
@@ -176,6 +190,19 @@ def _splits(
                 a, b = f"before({o.text('me')})", f"before({o.text(label)})"
                 found.append(((f"{a} == {b}", f"{a} != {b}"), _same_before(o.key, who), ""))
     return found
+
+
+def _next_without(key: str) -> Callable[[Step], Any]:
+    """The first player after ``me`` in seating order whose value ``key`` is false after the step."""
+
+    def who(step: Step) -> Any:
+        for k in range(1, step.players + 1):
+            q = (step.me + k) % step.players
+            if step.after.get((q, key)) is False:
+                return q
+        return None
+
+    return who
 
 
 def _compared_constants(program: Program) -> set[str]:
