@@ -226,7 +226,12 @@ PROPERTY = Table(
         Key("holds", Expr(), "The condition.", required=True),
         _MESSAGE,
         _CITE,
-        Key("over", Enum(("action", "turn")), "Compare across an action or a turn.", default="action"),
+        Key(
+            "over",
+            Enum(("action", "turn", "game")),
+            "Compare across an action, a turn or the whole game (checked at its end).",
+            default="action",
+        ),
     ),
     "A condition over the states before and after (before(...), after(...)).",
     short="holds",

@@ -56,6 +56,8 @@ class Checker(EngineChecks):
         self.turn_player: int | None = None
         self.turn_context: Any = None
         self.turn_ended = False
+        #: The game's first state, for the properties ``over: game`` (checked when it ends).
+        self.game_start: dict[Any, Any] | None = None
         self.games: dict[int, Game] = {}
         self.fired: Callable[[str], None] | None = None
         self.recomputed: Recomputed | None = None
@@ -84,6 +86,7 @@ class Checker(EngineChecks):
             raise self._failure("engine:setup", f"setup failed: {describe_error(error)}") from None
         self.stats.games += 1
         self.turn_start, self.turn_player, self.turn_context, self.turn_ended = None, None, None, False
+        self.game_start = dict(state.fields) if self.properties.over_game else None
         if self.properties.over_turn and not state.is_terminal():
             self._begin_turn(state)
         if self.focus_properties:
@@ -103,6 +106,7 @@ class Checker(EngineChecks):
         self.history = []
         self.players, self.seed = state.game.num_players, 0
         self.turn_start, self.turn_player, self.turn_context, self.turn_ended = None, None, None, False
+        self.game_start = dict(state.fields) if self.properties.over_game else None
         if self.properties.over_turn and not state.is_terminal():
             self._begin_turn(state)
 
@@ -123,7 +127,12 @@ class Checker(EngineChecks):
         text = str(game.action_to_string(action))  # a plain str: it is written to YAML
         player = state.current_player()
         properties = self.properties
-        wanted = properties.over_action or properties.over_turn or action.name in properties.ensures
+        wanted = (
+            properties.over_action
+            or properties.over_turn
+            or properties.over_game
+            or action.name in properties.ensures
+        )
         before_fields = dict(state.fields) if wanted else None
         if self.focus_properties:
             self.history.append((player, text))
@@ -253,6 +262,15 @@ class Checker(EngineChecks):
             self._check_property(prop, before, state, player, action.args)
         if self.properties.over_turn:
             self._turn_boundary(state)
+        if self.properties.over_game and self.game_start is not None and state.is_terminal():
+            self.check_game(self.game_start, state)
+
+    def check_game(self, start: dict[Any, Any], state: State) -> None:
+        """The properties ``over: game``, from the game's first state ``start`` to its last,
+        ``result(p)`` reading each seat's return."""
+        results = tuple(int(r) if float(r).is_integer() else float(r) for r in state.returns())
+        for prop in self.properties.over_game:
+            self._check_property(prop, start, state, -1, (results,))
 
     def _turn_boundary(self, state: State) -> None:
         """After an action: if it ended the turn, check the properties over that turn (so a

@@ -507,9 +507,11 @@ def _run_suggest(options: VerifyOptions) -> int:
         return 1
     suggestions = mined.suggestions
     per_action = [s for s in suggestions if s.action is not None]
+    at_end = sum(1 for s in suggestions if s.action is None and s.over == "game")
     print(
         f"suggest {mined.program.name}: {len(suggestions)} likely properties from {mined.games} games "
-        f"({mined.actions} actions): {len(suggestions) - len(per_action)} over every action, "
+        f"({mined.actions} actions): {len(suggestions) - len(per_action) - at_end} over every action, "
+        f"{at_end} at the end of the game, "
         f"{len(per_action)} postconditions of {len({s.action for s in per_action})} action(s); "
         f"written to {path}"
     )

@@ -45,6 +45,10 @@ from rulekit.rules.model import PropertyDecl
 Fn = Callable[..., Any]
 #: The generated code's names of the two states (the generated code uses A, B_..., F, R itself).
 _SIDES = {"before": "S_before", "after": "S_after"}
+#: The generated code's name of the returns of a finished game (a property ``over: game``).
+_RESULTS = "S_result"
+#: The engine's slot of who decides (``(seat, actions)``, ``None`` at the end).
+_DECISION = '("_", "decision")'
 
 
 class _TwoStateGen(CodeGen):
@@ -59,6 +63,35 @@ class _TwoStateGen(CodeGen):
             return "None", t.ANY
         code, type_ = self.expr(node.args[0], ctx)
         return f"(lambda F: {code})({side})", type_
+
+    def _decider(self, node: ast.Call) -> tuple[str, Type] | None:
+        """``decider()``: the player who decides in the state read (``none`` at the end)."""
+        if node.function != "decider" or node.function in self.rules.functions:
+            return None
+        if node.args or node.keywords:
+            self.error("decider() takes no argument", node)
+        return f"(lambda D: None if D is None else D[0])(F.get({_DECISION}))", t.PLAYER
+
+
+class _PropertyGen(_TwoStateGen):
+    """A property's generator: ``before``, ``after`` and ``decider()``."""
+
+    def _expr_Call(self, node: ast.Call, ctx: Context) -> tuple[str, Type]:
+        return self._decider(node) or super()._expr_Call(node, ctx)
+
+
+class _GameGen(_PropertyGen):
+    """A property ``over: game``'s generator, with ``result(PLAYER)``: her return at the end."""
+
+    def _expr_Call(self, node: ast.Call, ctx: Context) -> tuple[str, Type]:
+        if node.function != "result" or node.function in self.rules.functions:
+            return super()._expr_Call(node, ctx)
+        if len(node.args) != 1 or node.keywords:
+            self.error("result(...) takes one player", node)
+            return "None", t.ANY
+        code, type_ = self.expr(node.args[0], ctx)
+        self.expect(t.PLAYER, type_, node.args[0], "result(...)'s argument")
+        return f"{_RESULTS}[{code}]", t.INT
 
 
 def two_state(expr: ast.Expr) -> ast.Expr:
@@ -119,12 +152,19 @@ class Properties:
     over_action: list[CompiledProperty]
     over_turn: list[CompiledProperty]
     ensures: dict[str, list[CompiledProperty]]
+    #: ``over: game``: from the game's first state to its last, checked when it ends.
+    over_game: list[CompiledProperty] = attrs.Factory(list)
 
     def __bool__(self) -> bool:
-        return bool(self.over_action or self.over_turn or self.ensures)
+        return bool(self.over_action or self.over_turn or self.ensures or self.over_game)
 
     def all(self) -> list[CompiledProperty]:
-        return [*self.over_action, *self.over_turn, *(p for ps in self.ensures.values() for p in ps)]
+        return [
+            *self.over_action,
+            *self.over_turn,
+            *self.over_game,
+            *(p for ps in self.ensures.values() for p in ps),
+        ]
 
 
 def select(properties: Properties, names: set[str]) -> Properties:
@@ -134,7 +174,9 @@ def select(properties: Properties, names: set[str]) -> Properties:
         return [p for p in found if p.decl.name in names]
 
     ensures = {name: keep(found) for name, found in properties.ensures.items() if keep(found)}
-    return Properties(keep(properties.over_action), keep(properties.over_turn), ensures)
+    return Properties(
+        keep(properties.over_action), keep(properties.over_turn), ensures, keep(properties.over_game)
+    )
 
 
 def compile_properties(program: Program, *, derived: bool = True) -> Properties:
@@ -148,9 +190,10 @@ def compile_properties(program: Program, *, derived: bool = True) -> Properties:
     bag = DiagnosticBag()
     over_action: list[CompiledProperty] = []
     over_turn: list[CompiledProperty] = []
+    over_game: list[CompiledProperty] = []
     for decl in rules.properties.values():
-        fn = _compile(program, decl.condition, bag, me=False, params=())
-        target = over_turn if decl.over == "turn" else over_action
+        fn = _compile(program, decl.condition, bag, me=False, params=(), game=decl.over == "game")
+        target = {"turn": over_turn, "game": over_game}.get(decl.over, over_action)
         target.append(CompiledProperty(decl, fn))
     ensures: dict[str, list[CompiledProperty]] = {}
     for name, action in rules.actions.items():
@@ -179,20 +222,34 @@ def compile_properties(program: Program, *, derived: bool = True) -> Properties:
                 continue
             target = over_turn if item.decl.over == "turn" else over_action
             target.append(CompiledProperty(item.decl, fn, applies=item.applies))
-    return Properties(over_action, over_turn, ensures)
+    return Properties(over_action, over_turn, ensures, over_game)
+
+
+def _generator(game: bool) -> tuple[type[CodeGen], tuple[str, ...]]:
+    """The code generator and extra arguments of a property (``game``: over a whole game)."""
+    if game:
+        return _GameGen, (*_SIDES.values(), _RESULTS)
+    return _PropertyGen, tuple(_SIDES.values())
 
 
 def _compile(
-    program: Program, condition: ast.Expr, bag: DiagnosticBag, *, me: bool, params: Sequence[tuple[str, Type]]
+    program: Program,
+    condition: ast.Expr,
+    bag: DiagnosticBag,
+    *,
+    me: bool,
+    params: Sequence[tuple[str, Type]],
+    game: bool = False,
 ) -> Fn:
+    generator, extra = _generator(game)
     try:
         return program.compile_predicate(
             two_state(condition),
             "a property",
             me=me,
             params=params,
-            generator=_TwoStateGen,
-            extra_args=tuple(_SIDES.values()),
+            generator=generator,
+            extra_args=extra,
         )
     except RulesetError as error:
         bag.extend(error.diagnostics)
@@ -220,13 +277,15 @@ def evaluate_parts(
         compiled = program.actions[prop.action]
         params = list(zip(compiled.params, compiled.param_types, strict=True))
 
+    generator, extra = _generator(prop.decl.over == "game" and prop.action is None)
+
     def evaluate(expr: ast.Expr, bindings: Sequence[Binding]) -> tuple[Any, Type]:
         fn, type_ = program.compile_function(
             two_state(expr),
             params=[*params, *((name, type_) for name, type_, _ in bindings)],
             me=prop.action is not None,
-            generator=_TwoStateGen,
-            extra_args=tuple(_SIDES.values()),
+            generator=generator,
+            extra_args=extra,
         )
         runtime.reset_steps()  # each part with its own step budget
         return fn(after, runtime, me, before, after, *args, *(value for _, _, value in bindings)), type_

@@ -13,7 +13,10 @@ edit or variant that breaks an accepted suggestion is then a property violation 
 with its counterexample.
 
 The relations of one action kind (amounts, who pays and receives, frames) are mined by
-:mod:`rulekit.tools.verify.suggest_action`; here, those over every action and every turn:
+:mod:`rulekit.tools.verify.suggest_action`, who decides after it and what holds on one side of
+a condition (implications) by :mod:`rulekit.tools.verify.suggest_if`, the relations between the
+returns and the last state (properties ``over: game``) by
+:mod:`rulekit.tools.verify.suggest_end`; here, those over every action and every turn:
 
 * a value never decreases (or never increases), by at most a small step (a round counter
   advancing by one at a time); is never negative; a player field once set never changes (a
@@ -30,7 +33,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from attrs import define, field
@@ -43,6 +46,8 @@ from rulekit.tools.verify.explore import player_counts
 from rulekit.tools.verify.observe import Observable, observables, snapshot
 from rulekit.tools.verify.options import MAX_SEED, VerifyOptions
 from rulekit.tools.verify.suggest_action import Confidence, changers, per_action
+from rulekit.tools.verify.suggest_end import End, end_observables, end_relations, record
+from rulekit.tools.verify.suggest_if import conditional, decider
 from rulekit.tools.verify.suggest_model import Step, Suggestion
 
 __all__ = ["Confidence", "Mined", "Suggestion", "suggest"]
@@ -105,7 +110,12 @@ def _slug(text: str) -> str:
 
 
 def _watch(
-    options: VerifyOptions, program: Program, counts: list[int], watched: list[Observable]
+    options: VerifyOptions,
+    program: Program,
+    counts: list[int],
+    watched: list[Observable],
+    ends: list[End] | None = None,
+    at_end: Sequence[Observable] = (),
 ) -> Iterator[Step]:
     games: dict[int, Game] = {}
     for number in range(options.examples):
@@ -124,6 +134,9 @@ def _watch(
             state.apply_action(action)
             after = snapshot(state.fields, watched, players)
             step = Step(action.name, me, tuple(action.args), before, after, players)
+            step.next = None if state.is_terminal() else state.current_player()
+            if ends is not None and state.is_terminal():
+                ends.append(record(state.fields, state.returns(), list(at_end), players))
             start, player, context, length = turn
             length += 1
             ended = program.actions[action.name].decl.ends_turn
@@ -158,11 +171,18 @@ def suggest(options: VerifyOptions, confidence: Confidence | None = None) -> Min
     confidence = confidence or Confidence()
     program, counts = player_counts(options)
     watched = observables(program)
-    steps = list(_watch(options, program, counts, watched))
+    at_end = end_observables(program, watched)
+    game_players = [o for o in watched if o.kind == "player" and o.scope == "game"]
+    ends: list[End] = []
+    steps = list(_watch(options, program, counts, watched, ends, [*at_end, *game_players]))
     mined = Mined(program, options.examples, len(steps))
     if len(steps) >= confidence.support:
         mined.suggestions += _global(steps, watched, confidence)
         mined.suggestions += _per_turn(steps, watched, confidence)
+    optional = frozenset(
+        o.key for o in game_players if program.rules.fields[o.scope][o.key.split(".", 1)[1]].declared.optional
+    )
+    mined.suggestions += end_relations(ends, at_end, game_players, confidence, optional)
     changed = changers(steps, watched)
     by_action: dict[str, list[Step]] = {}
     for s in steps:
@@ -170,7 +190,10 @@ def suggest(options: VerifyOptions, confidence: Confidence | None = None) -> Min
     for name in program.rules.actions:
         mine = by_action.get(name, [])
         if len(mine) >= confidence.support:
-            mined.suggestions += per_action(name, mine, steps, changed, watched, program, confidence)
+            found = per_action(name, mine, steps, changed, watched, program, confidence)
+            found += decider(name, mine, confidence, watched)
+            found += conditional(name, mine, program, watched, confidence, found)
+            mined.suggestions += found
     return mined
 
 

@@ -256,6 +256,8 @@ def _candidates(
         values = [s.before.get((owner(s), o.key)) for s in mine]
         text = f"before({o.text('me')})"
         found.append((text, values))
+        if o.scope != "player" and not o.derived:  # a value the action sets: a face rolled
+            found.append((f"after({o.text()})", [s.after.get((o.scope, o.key)) for s in mine]))
         if not o.derived:
             indices.append((text, values))
             indices.append((f"{text} - 1", [v - 1 if type(v) is int else None for v in values]))
@@ -280,7 +282,7 @@ def _amount(
         sign = "+" if first > 0 else "-"
         return f"after({read}) == before({read}) {sign} {amount}", f"{read} changes by {sign}{amount}{note}"
     for text, values in candidates:
-        if text == f"before({read})":
+        if text in (f"before({read})", f"after({read})"):
             continue
         for factor, op in ((1, "+"), (-1, "-")):
             if all(type(v) is int and d == factor * v for d, v in zip(deltas, values, strict=True)):
@@ -300,6 +302,8 @@ def _set_to(
         amount, note = _constant(program, after[0]) if after[0] > 1 else (str(after[0]), "")
         return f"after({read}) == {amount}", f"{read} is {amount} after it{note}"
     for text, values in candidates:
+        if text == f"after({read})":
+            continue
         if _varied(values, confidence) and all(
             type(v) is int and a == v for a, v in zip(after, values, strict=True)
         ):

@@ -17,7 +17,8 @@ class Suggestion:
     support: int
     over: str = "action"  # of a property (action None): over every action or every turn
     #: What kind of relation: amount, one-of, sign, set, who, transfer, frame, monotonic,
-    #: range, set-once, per-turn.
+    #: range, set-once, per-turn, decider, end-values, end-sum, end-named, end-order,
+    #: end-tiebreak; a conditional relation is "if-" and the kind of the relation it implies.
     relation: str = ""
 
 
@@ -35,3 +36,5 @@ class Step:
     #: When this action ended a turn (as verify's properties over a turn count turns): the
     #: observables at that turn's start and how many actions it had.
     turn: tuple[dict[tuple[Any, str], Any], int] | None = None
+    #: Who decides after the action (``None``: the game is over).
+    next: int | None = None
