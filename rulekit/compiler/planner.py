@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from attrs import field, frozen
 
 from rulekit.compiler import callgraph, emit
-from rulekit.compiler.facts import Facts
+from rulekit.compiler.facts import Facts, combine
 from rulekit.compiler.planner_reads import Stable, hoist_reads
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
@@ -76,6 +76,8 @@ class ActionPlan:
     stable: Stable | None = None
     #: Per domain: the kind when it is a whole collection of components (``C_kind``).
     collections: tuple[str | None, ...] = ()
+    #: Per domain: the facts of its code (None: not known, then the enumerator's neither).
+    domain_facts: tuple[Facts, ...] | None = None
 
 
 @frozen
@@ -83,11 +85,18 @@ class Enumerator:
     """A generated enumerator before its field reads are made once: its lines (a header,
     then one statement or block header per line, four spaces per level), the tests that
     end it when they fail before its first loop (line index -> the check), and the lines
-    that end it (``return``)."""
+    that end it (``return``), each recorded where the planner writes it."""
 
     lines: list[str]
     firsts: dict[int, Check] = field(factory=dict)
     exits: frozenset[int] = frozenset()
+    #: The line that binds ``add = out.append``.
+    appender: int = 0
+    #: Its last statement is the check of the limit ``max_candidates`` at the top level of
+    #: the function (one parameter: after its one loop).
+    limited: bool = False
+    #: What it reads, calls and writes, and its exits (:func:`facts.combine` of its parts).
+    facts: Facts | None = None
 
 
 def membership_sets(
@@ -134,6 +143,7 @@ def enumerator(plan: ActionPlan, fname: str) -> Enumerator:
     if plan.cost is not None and plan.money is not None:  # the state does not change while
         lines.append(f"    P_money = {money}")  # listing: read the money once
         money = "P_money"
+    appender = len(lines)
     lines.append("    add = out.append")
 
     answers = {id(check): f"Q{k}" for k, check in enumerate(at_depth[n]) if n and check.every}
@@ -196,7 +206,22 @@ def enumerator(plan: ActionPlan, fname: str) -> Enumerator:
         # run of the innermost loop, whose length the step budget already bounds
         lines.append(f"{indent[:-4]}if len(out) > P_limits.max_candidates:")
         lines.append(f"{indent[:-4]}    P_too_many()")
-    return Enumerator(lines, firsts, frozenset(exits))
+    return Enumerator(lines, firsts, frozenset(exits), appender, n == 1, _facts(plan, bool(exits)))
+
+
+def _facts(plan: ActionPlan, returns: bool) -> Facts | None:
+    """The facts of the enumerator of ``plan``: those of its domains, tests and cost, the
+    money read, and its exits (``return`` before its first loop, ``continue`` in one)."""
+    if plan.domain_facts is None or any(c.facts is None for c in plan.checks):
+        return None
+    checks = [*plan.checks, *([plan.cost] if plan.cost is not None else [])]
+    parts = [*plan.domain_facts, *(c.facts for c in checks if c.facts is not None)]
+    tested = [min(c.arity, len(plan.params)) for c in checks]
+    exits = ["return"] if returns else []
+    if any(depth > 0 for depth in tested):
+        exits.append("continue")
+    money = [(None, plan.money)] if plan.cost is not None and plan.money is not None else []
+    return combine(parts, exits, money)
 
 
 def _domain_lines(at: str, i: int, code: str, reads: Reads | None, mine: bool, key: str) -> list[str]:

@@ -6,7 +6,9 @@ kind of action, a phase check written once as a ``use:`` requirement) and read t
 fields.  :func:`fuse` writes the enumerators of one decision into a single function:
 
 * each enumerator's body becomes a block ``for _ in P_once:`` (one pass), whose failing
-  first tests ``break`` to the next block instead of returning;
+  first tests ``break`` to the next block instead of returning (the lines the planner
+  recorded as the enumerator's exits, :attr:`planner.Enumerator.exits`: no generated text
+  is matched);
 * a first test that two or more blocks share (the same generated code, which calls no
   rules function and charges no step, and reads two fields or calls a built-in) is
   computed once, at the first block that reaches it, into a local ``G<n>`` (``P_miss``
@@ -25,6 +27,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from attrs import evolve
+
+from rulekit.compiler.facts import Facts, combine
 from rulekit.compiler.planner import Check, Enumerator
 from rulekit.compiler.planner_reads import Stable, hoist_reads
 
@@ -49,7 +54,7 @@ def fuse(fname: str, enumerators: Sequence[Enumerator], stable: Stable | None) -
     for body, tests, enumerator in zip(bodies, firsts, enumerators, strict=True):
         lines.append(f"{_INDENT}for _ in P_once:")
         for index, line in enumerate(body):
-            if line == f"{_INDENT}add = out.append":
+            if index + 1 == enumerator.appender:  # (bound once, above)
                 continue
             if index + 1 in enumerator.exits:
                 line = f"{_INDENT * 2}break"
@@ -61,13 +66,25 @@ def fuse(fname: str, enumerators: Sequence[Enumerator], stable: Stable | None) -
                     f"{check.mark}"
                 )
             lines.append(_INDENT + line)
-        if body[-1:] != [f"{_INDENT * 2}P_too_many()"] or body[-2].startswith(_INDENT * 2):
-            # (as checked after each enumerator when they are called one by one)
+        if not enumerator.limited:  # (as checked after each enumerator when they are called one by one)
             lines.append(f"{_INDENT * 2}if len(out) > P_limits.max_candidates:")
             lines.append(f"{_INDENT * 3}P_too_many()")
     if stable is not None:
         lines = hoist_reads(lines, stable)
     return "\n".join(lines) + "\n"
+
+
+def facts(enumerators: Sequence[Enumerator]) -> Facts | None:
+    """The facts of the function :func:`fuse` writes: its enumerators' together, each
+    ``return`` of theirs a ``break`` out of its block (None: some enumerator's are unknown)."""
+    parts = [enumerator.facts for enumerator in enumerators]
+    if any(part is None for part in parts):
+        return None
+    known = [part for part in parts if part is not None]
+    exits = {kind for part in known for kind in part.exits}
+    if "return" in exits:
+        exits = (exits - {"return"}) | {"break"}
+    return combine([evolve(part, exits=frozenset()) for part in known], exits)
 
 
 def _worth_sharing(check: Check) -> bool:
