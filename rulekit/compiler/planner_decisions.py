@@ -31,9 +31,7 @@ from attrs import evolve
 
 from rulekit.compiler.facts import Facts, combine
 from rulekit.compiler.planner import Check, Enumerator
-from rulekit.compiler.planner_reads import Stable, hoist_reads
-
-_INDENT = "    "
+from rulekit.compiler.planner_reads import Line, Stable, hoist_reads, source
 
 
 def fuse(fname: str, enumerators: Sequence[Enumerator], stable: Stable | None) -> str:
@@ -48,30 +46,28 @@ def fuse(fname: str, enumerators: Sequence[Enumerator], stable: Stable | None) -
         code: f"G{k}"
         for k, code in enumerate(code for code, count in uses.items() if count > 1 and code in worth)
     }
-    lines = [f"def {fname}(F, R, me, mk, out):"]
-    lines.extend(f"{_INDENT}{local} = P_miss" for local in shared.values())
-    lines.append(f"{_INDENT}add = out.append")
+    lines = [Line(0, f"def {fname}(F, R, me, mk, out):")]
+    lines.extend(Line(1, f"{local} = P_miss") for local in shared.values())
+    lines.append(Line(1, "add = out.append"))
     for body, tests, enumerator in zip(bodies, firsts, enumerators, strict=True):
-        lines.append(f"{_INDENT}for _ in P_once:")
+        lines.append(Line(1, "for _ in P_once:"))
         for index, line in enumerate(body):
             if index + 1 == enumerator.appender:  # (bound once, above)
                 continue
             if index + 1 in enumerator.exits:
-                line = f"{_INDENT * 2}break"
+                line = Line(line.depth, "break")
             elif index in tests and tests[index].code in shared:
                 check = tests[index]
                 local = shared[check.code]
-                line = (
-                    f"{_INDENT}if not ({local} if {local} is not P_miss else ({local} := ({check.code}))):"
-                    f"{check.mark}"
-                )
-            lines.append(_INDENT + line)
+                code = f"if not ({local} if {local} is not P_miss else ({local} := ({check.code}))):"
+                line = Line(line.depth, code, check.mark)
+            lines.append(Line(line.depth + 1, line.code, line.mark))
         if not enumerator.limited:  # (as checked after each enumerator when they are called one by one)
-            lines.append(f"{_INDENT * 2}if len(out) > P_limits.max_candidates:")
-            lines.append(f"{_INDENT * 3}P_too_many()")
+            lines.append(Line(2, "if len(out) > P_limits.max_candidates:"))
+            lines.append(Line(3, "P_too_many()"))
     if stable is not None:
         lines = hoist_reads(lines, stable)
-    return "\n".join(lines) + "\n"
+    return source(lines)
 
 
 def facts(enumerators: Sequence[Enumerator]) -> Facts | None:

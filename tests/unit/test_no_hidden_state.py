@@ -160,11 +160,12 @@ def _text_tests(path: Path) -> list[str]:
 
 def test_the_planner_and_the_decision_fusion_match_no_generated_line_against_text() -> None:
     """What a generated enumerator's lines are (its exits, where ``add`` is bound, whether it
-    ends with the candidates check) is recorded where the planner writes them
-    (planner.Enumerator), never found again by looking at the text."""
+    ends with the candidates check, each line's depth and span marker) is recorded where the
+    planner writes them (planner.Enumerator, planner_reads.Line), never found again by
+    looking at the text's indentation or comments."""
     found = [
         test
-        for name in ("planner.py", "planner_decisions.py")
+        for name in ("planner.py", "planner_decisions.py", "planner_reads.py")
         for test in _text_tests(ROOT / "compiler" / name)
     ]
     assert found == []
