@@ -227,9 +227,13 @@ class _Compiler(FlowBuilder):
             ),
             stable=self.stable_field,
             collections=tuple(self.facts[d].collection for d in domains),
+            domain_facts=tuple(self.facts[d] for d in domains),
         )
         fname = self.fresh(f"enum_{decl.name}")
-        self.enumerators[decl.name] = (planner.enumerator(plan, fname), plan.stable)
+        planned = planner.enumerator(plan, fname)
+        self.enumerators[decl.name] = (planned, plan.stable)
+        if planned.facts is not None:
+            self.block_facts[fname] = planned.facts
         self.lines.append(planner.generate(plan, fname))
         return fname
 
@@ -249,7 +253,11 @@ class _Compiler(FlowBuilder):
                 continue
             fname = self.fresh("decide")
             stable = self.enumerators[names[0]][1]
-            self.lines.append(planner_decisions.fuse(fname, [self.enumerators[n][0] for n in names], stable))
+            planned = [self.enumerators[n][0] for n in names]
+            self.lines.append(planner_decisions.fuse(fname, planned, stable))
+            found = planner_decisions.facts(planned)
+            if found is not None:
+                self.block_facts[fname] = found
             fused[names] = fname
         return fused
 
@@ -335,12 +343,14 @@ class _Compiler(FlowBuilder):
         if decl.condition is not None:
             ctx = Context()
             names = [ctx.bind(n, ty) for n, ty in params]
-            code, type_ = self.gen.expr(decl.condition, ctx)
+            code, type_, found = self.gen.expr_facts(decl.condition, ctx)
             self.gen.expect(t.BOOL, type_, decl.condition, "a trigger condition")
             condition = self.fresh(f"when_{decl.name}")
+            mark = self.gen.mark(decl.condition.span)
+            self.codes[condition] = (code, mark)
+            self.facts[condition] = found
             self.lines.append(
-                f"def {condition}({', '.join(['F', 'R', 'me', *names, '**_'])}):\n"
-                f"    return {code}{self.gen.mark(decl.condition.span)}\n"
+                f"def {condition}({', '.join(['F', 'R', 'me', *names, '**_'])}):\n    return {code}{mark}\n"
             )
         effect = self.define_block(f"trig_{decl.name}", decl.effect, params, kwargs=True)
         return {"condition": condition, "effect": effect}
@@ -349,7 +359,7 @@ class _Compiler(FlowBuilder):
         rules = self.rules
         gen = self.gen
         self.functions()
-        self.lines.extend(procedures.compile_all(gen, rules.procedures, self.bag))
+        self.lines.extend(procedures.compile_all(gen, rules.procedures, self.bag, self.block_facts))
         field_inits = []
         for scope, fields in rules.fields.items():
             for name, field_decl in fields.items():

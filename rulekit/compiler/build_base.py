@@ -31,6 +31,10 @@ class BuildBase:
         #: and what the code does (rulekit.compiler.facts).
         self.codes: dict[str, tuple[str, str]] = {}
         self.facts: dict[str, Facts] = {}
+        #: The facts of each generated function that is a statement block (an effect, a
+        #: trigger, a flow block, a procedure: the fields it writes, its exits), an
+        #: enumerator or a decision's listing (its exits).
+        self.block_facts: dict[str, Facts] = {}
         #: Per generated rules function: the fields it reads (None: unknown) and whether it
         #: depends on the acting player (rulekit.compiler.planner.field_reads, reads_me).
         self.fn_reads: dict[str, frozenset[tuple[str | None, str]] | None] = {}
@@ -81,8 +85,9 @@ class BuildBase:
     ) -> str:
         ctx = Context(me=me, effects=True)
         names = [ctx.bind(n, ty) for n, ty in params]
-        body = self.gen.block(block, ctx, 1)
+        body, found = self.gen.block_facts(block, ctx, 1)
         fname = self.fresh(prefix)
+        self.block_facts[fname] = found
         args = ["F", "R", "me", *names]
         if kwargs:
             args.append("**_")

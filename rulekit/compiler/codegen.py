@@ -20,6 +20,7 @@ from rulekit.compiler.codegen_support import (
     article,
     describe,
 )
+from rulekit.compiler.facts import Facts
 from rulekit.compiler.scope import Context, Symbol
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
@@ -44,6 +45,15 @@ class CodeGen(ExpressionGen):
             lines.append("    " * indent + "pass")
         return lines
 
+    def block_facts(
+        self, block: ast.Block | tuple[ast.Stmt, ...], ctx: Context, indent: int
+    ) -> tuple[list[str], Facts]:
+        """:meth:`block` with the facts of its lines (:mod:`rulekit.compiler.facts`): what
+        they read and call, the fields they write, their exits."""
+        with self.recording() as recorder:
+            lines = self.block(block, ctx, indent)
+        return lines, recorder.facts()
+
     def stmt(self, node: ast.Stmt, ctx: Context, indent: int) -> list[str]:
         with self.nesting(node) as deep:
             lines = [] if deep else self._stmt(node, ctx, indent)
@@ -55,7 +65,10 @@ class CodeGen(ExpressionGen):
         pad = "    " * indent
         if isinstance(node, ast.Assign):
             reported = len(self.bag.items)
-            _, ftype, key = self.attribute(node.target, ctx)
+            with self.recording() as target:
+                _, ftype, key = self.attribute(node.target, ctx)
+            if key is not None and target.last is not None:
+                self.note.write(target.last)  # (the field it names is the last read written)
             value, vtype = self.expr(node.value, ctx)
             if key is None:
                 if len(self.bag.items) > reported:
@@ -114,6 +127,7 @@ class CodeGen(ExpressionGen):
             return [f"{pad}R.emit(F, {me}, {emit.literal(node.event)}, {{{', '.join(parts)}}})"]
         if isinstance(node, ast.Fail):
             message, _ = self.expr(node.message, ctx)
+            self.note.exit("fail")
             return [f"{pad}raise RuleFailure(str({message}), {self.span_ref(node.span)})"]
         if isinstance(node, ast.Pass):
             return [f"{pad}pass"]

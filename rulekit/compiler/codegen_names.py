@@ -21,9 +21,11 @@ from rulekit.dsl.names import is_name
 from rulekit.dsl.printer import loop_target, print_expr
 from rulekit.dsl.types import Type
 from rulekit.errors import did_you_mean
+from rulekit.rules.evaluate import whole_number
 from rulekit.runtime.builtins import BUILTINS, PLAYER_BUILTINS, VALUE_EFFECTS
 
-#: ``between``/``range`` of constants up to this many numbers are written as their tuple.
+#: ``between``/``range`` of constant numbers (arithmetic on literals and constants) up to this
+#: many numbers are written as their tuple.
 INLINED_RANGE = 64
 
 
@@ -315,7 +317,37 @@ class NameGen(CodeGenBase):
             if builtin.variadic:
                 shown = f"at least {required}"
             self.error(f"'{builtin.name}' takes {shown} argument(s), not {count}", node)
-        codes, types = [], []
+        codes: list[str] = []
+        types: list[Type] = []
+        with self.recording(merge=False) as written:  # (the facts of the arguments' code)
+            self.arguments(builtin, node, ctx, codes, types)
+        problem = builtin.check(types) if builtin.check is not None else None
+        if problem is not None:
+            self.error(problem[1], node.args[problem[0]])
+        result = builtin.result_type(types)
+        if builtin.effect:
+            self.note.add(written)
+            self.note.builtin(emit.name("E_", builtin.name), counted=False)
+            self.note.opaque = True  # it is handed the whole state
+            self.note.uses()
+            return f"{emit.name('E_', builtin.name)}(R, F{''.join(', ' + c for c in codes)})", result
+        inlined = self.inlined_builtin(builtin.name, node.args, codes, ctx)
+        if inlined is not None and builtin.name in ("between", "range"):
+            return inlined, result  # a tuple of numbers: the arguments' code is not written
+        self.note.add(written)
+        if inlined is not None:
+            return inlined, result
+        self.note.builtin(emit.name("B_", builtin.name))
+        if builtin.name in PLAYER_BUILTINS:
+            self.note.uses("num_players")
+            return f"{emit.name('B_', builtin.name)}(R.num_players{''.join(', ' + c for c in codes)})", result
+        return f"{emit.name('B_', builtin.name)}({', '.join(codes)})", result
+
+    def arguments(
+        self, builtin: Any, node: ast.Call, ctx: Context, codes: list[str], types: list[Type]
+    ) -> None:
+        """The code and type of each argument of a call of ``builtin``, appended to ``codes``
+        and ``types`` (checked against its parameters)."""
         for i, arg in enumerate(node.args):
             if i in builtin.fields:
                 if not isinstance(arg, ast.Attribute):
@@ -345,23 +377,6 @@ class NameGen(CodeGenBase):
                 code = as_text(code, type_, self.note)
             codes.append(code)
             types.append(type_)
-        problem = builtin.check(types) if builtin.check is not None else None
-        if problem is not None:
-            self.error(problem[1], node.args[problem[0]])
-        result = builtin.result_type(types)
-        if builtin.effect:
-            self.note.builtin(emit.name("E_", builtin.name), counted=False)
-            self.note.opaque = True  # it is handed the whole state
-            self.note.uses()
-            return f"{emit.name('E_', builtin.name)}(R, F{''.join(', ' + c for c in codes)})", result
-        inlined = self.inlined_builtin(builtin.name, node.args, codes, ctx)
-        if inlined is not None:
-            return inlined, result
-        self.note.builtin(emit.name("B_", builtin.name))
-        if builtin.name in PLAYER_BUILTINS:
-            self.note.uses("num_players")
-            return f"{emit.name('B_', builtin.name)}(R.num_players{''.join(', ' + c for c in codes)})", result
-        return f"{emit.name('B_', builtin.name)}({', '.join(codes)})", result
 
     def inlined_builtin(self, name: str, args: Any, codes: list[str], ctx: Context) -> str | None:
         """A built-in call written out as what it computes, where that is the same value and
@@ -379,14 +394,15 @@ class NameGen(CodeGenBase):
         return None
 
     def int_value(self, node: ast.Expr, ctx: Context) -> int | None:
-        """The whole number ``node`` always is (a literal or a constant), else None."""
-        if isinstance(node, ast.Literal):
-            value = node.value
-        elif isinstance(node, ast.Name) and node.id in self.rules.constants and ctx.lookup(node.id) is None:
-            value = self.rules.constants[node.id].value
-        else:
-            return None
-        return value if type(value) is int else None
+        """The whole number ``node`` always is (arithmetic on literals and constants), as the
+        one evaluator of DSL expressions computes it when the rules load
+        (:func:`rulekit.rules.evaluate.whole_number`), else None."""
+        constants = {
+            name: decl.value
+            for name, decl in self.rules.constants.items()
+            if type(decl.value) is int and ctx.lookup(name) is None
+        }
+        return whole_number(node, constants)
 
     def check_choice(self, builtin: Any, index: int, arg: ast.Expr) -> None:
         """A literal text argument that must name one of a built-in's fixed set."""

@@ -1,14 +1,20 @@
-"""What a generated expression does, as a record: the facts the planner works on.
+"""What generated code does, as a record: the facts the planner works on.
 
 The code generator records the facts of what it writes at the points where it writes
 it (:class:`Recorder`, :meth:`rulekit.compiler.codegen_base.CodeGenBase.recording`): a
 field read when it writes ``F[(owner, 'field')]``, a rules function when it writes its
-call, a built-in, a use of the runtime ``R`` or of the acting player ``me``.  The
-generated text is never read back.  The planner (:mod:`rulekit.compiler.planner`: which
-fields a memoized function depends on, whether it depends on the acting player), the
-enumerator planner (a domain that is a whole collection, a test that charges no step)
-and the fusion of a decision's enumerators (:mod:`rulekit.compiler.planner_decisions`:
-which first tests are worth sharing) read those records.
+call, a built-in, a use of the runtime ``R`` or of the acting player ``me``; in a
+statement block (an effect, a trigger, a procedure, a flow block:
+:meth:`rulekit.compiler.codegen.CodeGen.block_facts`) also each field it assigns
+(``F[(owner, 'field')] = ...``) and each way out of the block it writes (``raise`` for
+``fail``).  The planner records the same of the enumerators it writes, with their
+``return`` and ``continue`` (:func:`combine`), and the fusion of a decision's
+enumerators turns their ``return`` into ``break``.  The generated text is never read
+back.  The planner (:mod:`rulekit.compiler.planner`: which fields a memoized function
+depends on, whether it depends on the acting player), the enumerator planner (a domain
+that is a whole collection, a test that charges no step) and the fusion of a decision's
+enumerators (:mod:`rulekit.compiler.planner_decisions`: which first tests are worth
+sharing, which lines end an enumerator) read those records.
 
 * a field read is ``(owner, field)``: the owner when it is written as a literal
   (``'game'``, ``'turn'``, a component id), else None (that field of any owner);
@@ -18,6 +24,8 @@ which first tests are worth sharing) read those records.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from attrs import frozen
 
@@ -49,6 +57,30 @@ class Facts:
     work: int
     #: It is a whole collection of components (``C_kind``): the kind, else None.
     collection: str | None = None
+    #: The fields a statement block assigns (``F[(owner, 'field')] = ...``, see :data:`Read`);
+    #: it may change the state otherwise too (an effect built-in, an event, a procedure)
+    #: when ``opaque``.
+    writes: frozenset[Read] = frozenset()
+    #: The ways out of a block it writes, other than running to its end: ``"return"``,
+    #: ``"continue"``, ``"break"``, ``"fail"`` (a ``raise``), each once.
+    exits: frozenset[str] = frozenset()
+
+
+#: The kinds of exit a generated block may have (:attr:`Facts.exits`).
+EXITS = frozenset({"return", "continue", "break", "fail"})
+
+
+def combine(parts: Iterable[Facts], exits: Iterable[str] = (), reads: Iterable[Read] = ()) -> Facts:
+    """The facts of a function the planner writes from generated ``parts`` (their union),
+    with the ``exits`` and the extra ``reads`` it writes around them itself."""
+    recorder = Recorder()
+    for part in parts:
+        recorder.add_facts(part)
+    for read in reads:
+        recorder.read(*read)
+    for kind in exits:
+        recorder.exit(kind)
+    return recorder.facts()
 
 
 class Recorder:
@@ -56,7 +88,19 @@ class Recorder:
     fact where it writes the code that has it (see :meth:`rulekit.compiler.codegen_base.
     CodeGenBase.recording`); a nested recording adds its facts to the enclosing one."""
 
-    __slots__ = ("builtins", "calls", "collection", "me", "opaque", "reads", "runtime", "work")
+    __slots__ = (
+        "builtins",
+        "calls",
+        "collection",
+        "exits",
+        "last",
+        "me",
+        "opaque",
+        "reads",
+        "runtime",
+        "work",
+        "writes",
+    )
 
     def __init__(self) -> None:
         self.reads: set[Read] = set()
@@ -69,11 +113,25 @@ class Recorder:
         #: A collection of components written (``C_kind``): (the generator's nesting depth
         #: there, the kind); the whole expression when written at its top.
         self.collection: tuple[int, str] | None = None
+        self.writes: set[Read] = set()
+        self.exits: set[str] = set()
+        #: The last field read noted (an assignment's target is the last one it writes).
+        self.last: Read | None = None
 
     def read(self, owner: str | None, field: str) -> None:
         """``F[(owner, field)]`` is written (owner None: computed)."""
-        self.reads.add((owner, field))
+        self.last = (owner, field)
+        self.reads.add(self.last)
         self.work += 1
+
+    def write(self, field: Read) -> None:
+        """``F[field] = ...``, an assignment to a field, is written."""
+        self.writes.add(field)
+
+    def exit(self, kind: str) -> None:
+        """A way out of the block (one of :data:`EXITS`) is written."""
+        assert kind in EXITS, kind
+        self.exits.add(kind)
 
     def call(self, function: str) -> None:
         """``function(F, R, me, ...)``, a rules function, is written."""
@@ -102,6 +160,22 @@ class Recorder:
         self.me = self.me or other.me
         self.opaque = self.opaque or other.opaque
         self.work += other.work
+        self.writes |= other.writes
+        self.exits |= other.exits
+
+    def add_facts(self, facts: Facts) -> None:
+        """Add the recorded facts of a part."""
+        self.reads |= facts.reads
+        self.calls |= facts.calls
+        self.builtins |= facts.builtins
+        self.runtime |= facts.runtime
+        if facts.charges and not facts.runtime and not facts.calls:
+            self.runtime.add("")
+        self.me = self.me or facts.me
+        self.opaque = self.opaque or facts.opaque
+        self.work += facts.work
+        self.writes |= facts.writes
+        self.exits |= facts.exits
 
     def facts(self, collection: str | None = None) -> Facts:
         """The record of what was noted (``collection``: the whole expression is that
@@ -117,4 +191,6 @@ class Recorder:
             bool(runtime or self.calls),
             self.work,
             collection,
+            frozenset(self.writes),
+            frozenset(self.exits),
         )

@@ -29,8 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from attrs import field, frozen
 
 from rulekit.compiler import callgraph, emit
-from rulekit.compiler.facts import Facts
-from rulekit.compiler.planner_reads import Stable, hoist_reads
+from rulekit.compiler.facts import Facts, combine
+from rulekit.compiler.planner_reads import Line, Stable, hoist_reads, source
 from rulekit.dsl import ast
 from rulekit.dsl import types as t
 from rulekit.limits import LIMITS
@@ -76,18 +76,27 @@ class ActionPlan:
     stable: Stable | None = None
     #: Per domain: the kind when it is a whole collection of components (``C_kind``).
     collections: tuple[str | None, ...] = ()
+    #: Per domain: the facts of its code (None: not known, then the enumerator's neither).
+    domain_facts: tuple[Facts, ...] | None = None
 
 
 @frozen
 class Enumerator:
     """A generated enumerator before its field reads are made once: its lines (a header,
-    then one statement or block header per line, four spaces per level), the tests that
-    end it when they fail before its first loop (line index -> the check), and the lines
-    that end it (``return``)."""
+    then one statement or block header per line, :class:`planner_reads.Line`), the tests
+    that end it when they fail before its first loop (line index -> the check), and the
+    lines that end it (``return``), each recorded where the planner writes it."""
 
-    lines: list[str]
+    lines: list[Line]
     firsts: dict[int, Check] = field(factory=dict)
     exits: frozenset[int] = frozenset()
+    #: The line that binds ``add = out.append``.
+    appender: int = 0
+    #: Its last statement is the check of the limit ``max_candidates`` at the top level of
+    #: the function (one parameter: after its one loop).
+    limited: bool = False
+    #: What it reads, calls and writes, and its exits (:func:`facts.combine` of its parts).
+    facts: Facts | None = None
 
 
 def membership_sets(
@@ -115,7 +124,7 @@ def generate(plan: ActionPlan, fname: str) -> str:
     lines = enumerator(plan, fname).lines
     if plan.stable is not None:
         lines = hoist_reads(lines, plan.stable)
-    return "\n".join(lines) + "\n"
+    return source(lines)
 
 
 def enumerator(plan: ActionPlan, fname: str) -> Enumerator:
@@ -126,45 +135,46 @@ def enumerator(plan: ActionPlan, fname: str) -> Enumerator:
     for check in plan.checks:
         at_depth[min(check.arity, n)].append(check)
     cost_depth = None if plan.cost is None else min(plan.cost.arity, n)
-    lines = [f"def {fname}(F, R, me, mk, out):"]
+    lines = [Line(0, f"def {fname}(F, R, me, mk, out):")]
     hoisted = [i for i in range(1, n) if not plan.domains[i][2]]
     for i in hoisted:
-        lines.append(f"    D{i} = None")
+        lines.append(Line(1, f"D{i} = None"))
     money = f"F[(me, {emit.literal(plan.money)})]"
     if plan.cost is not None and plan.money is not None:  # the state does not change while
-        lines.append(f"    P_money = {money}")  # listing: read the money once
+        lines.append(Line(1, f"P_money = {money}"))  # listing: read the money once
         money = "P_money"
-    lines.append("    add = out.append")
+    appender = len(lines)
+    lines.append(Line(1, "add = out.append"))
 
     answers = {id(check): f"Q{k}" for k, check in enumerate(at_depth[n]) if n and check.every}
     firsts: dict[int, Check] = {}
     exits: set[int] = set()
 
-    def tests(depth: int, indent: str, fail: str, skip: Check | None = None) -> None:
+    def tests(depth: int, at: int, fail: str, skip: Check | None = None) -> None:
         for check in at_depth[depth]:
             if check is skip:
                 continue
             if depth == n and id(check) in answers:  # asked once per run of the innermost loop,
                 every, index = check.every or ("", "")  # at the first value that reaches it
                 q = answers[id(check)]
-                lines.append(f"{indent}if {q} is None:")
-                lines.append(f"{indent}    {q} = {every}{check.mark}")
-                lines.append(f"{indent}if not {q}[{index}]:")
+                lines.append(Line(at, f"if {q} is None:"))
+                lines.append(Line(at + 1, f"{q} = {every}", check.mark))
+                lines.append(Line(at, f"if not {q}[{index}]:"))
             else:
                 if depth == 0:
                     firsts[len(lines)] = check
-                lines.append(f"{indent}if not ({check.code}):{check.mark}")
+                lines.append(Line(at, f"if not ({check.code}):", check.mark))
             if depth == 0:
                 exits.add(len(lines))
-            lines.append(f"{indent}    {fail}")
+            lines.append(Line(at + 1, fail))
         if cost_depth == depth and plan.cost is not None:
-            lines.append(f"{indent}if {money} < ({plan.cost.code}):{plan.cost.mark}")
+            lines.append(Line(at, f"if {money} < ({plan.cost.code}):", plan.cost.mark))
             if depth == 0:
                 exits.add(len(lines))
-            lines.append(f"{indent}    {fail}")
+            lines.append(Line(at + 1, fail))
 
-    tests(0, "    ", "return")
-    indent = "    "
+    tests(0, 1, "return")
+    at = 1
     for i, param in enumerate(plan.params):
         code, mark, _ = plan.domains[i]
         first = at_depth[i + 1][0] if at_depth[i + 1] else None
@@ -173,46 +183,67 @@ def enumerator(plan: ActionPlan, fname: str) -> Enumerator:
         skip = None
         if first is not None and first.member_of and kind is not None:
             members = " | ".join(f"P_set({e})" for e in first.member_of)
-            source = emit.step_iter(f"(sorted(({members}) & S_{kind}, key=I_{kind}.get) if S_{kind} else ())")
+            iterated = emit.step_iter(
+                f"(sorted(({members}) & S_{kind}, key=I_{kind}.get) if S_{kind} else ())"
+            )
             mark = first.mark
             if not first.member_charges:
                 skip = first  # `p in E or p in G` holds for every p of E and G: not tested again
         elif i in hoisted:
-            lines.append(f"{indent}if D{i} is None:")
-            lines.extend(_domain_lines(indent + "    ", i, code + mark, reads, mine, f"{fname}/{i}"))
-            source = emit.step_iter(f"D{i}")  # charged at every use, as a domain function call is
+            lines.append(Line(at, f"if D{i} is None:"))
+            lines.extend(_domain_lines(at + 1, i, code, mark, reads, mine, f"{fname}/{i}"))
+            iterated = emit.step_iter(f"D{i}")  # charged at every use, as a domain function call is
         elif i == 0 and reads is not None:
-            lines.extend(_domain_lines(indent, i, code + mark, reads, mine, f"{fname}/{i}"))
-            source = emit.step_iter("D0")
+            lines.extend(_domain_lines(at, i, code, mark, reads, mine, f"{fname}/{i}"))
+            iterated = emit.step_iter("D0")
         else:
-            source = emit.step_iter(code)
+            iterated = emit.step_iter(code)
         if i == n - 1:
-            lines.extend(f"{indent}{q} = None" for q in answers.values())
-        lines.append(f"{indent}for {param} in {source}:{mark}")
-        indent += "    "
-        tests(i + 1, indent, "continue", skip)
-    lines.append(f"{indent}add(mk(({emit.literal(plan.name)}, ({''.join(p + ', ' for p in plan.params)}))))")
+            lines.extend(Line(at, f"{q} = None") for q in answers.values())
+        lines.append(Line(at, f"for {param} in {iterated}:", mark))
+        at += 1
+        tests(i + 1, at, "continue", skip)
+    lines.append(
+        Line(at, f"add(mk(({emit.literal(plan.name)}, ({''.join(p + ', ' for p in plan.params)}))))")
+    )
     if n:  # a listing may not grow without bound (the limit max_candidates): checked after each
         # run of the innermost loop, whose length the step budget already bounds
-        lines.append(f"{indent[:-4]}if len(out) > P_limits.max_candidates:")
-        lines.append(f"{indent[:-4]}    P_too_many()")
-    return Enumerator(lines, firsts, frozenset(exits))
+        lines.append(Line(at - 1, "if len(out) > P_limits.max_candidates:"))
+        lines.append(Line(at, "P_too_many()"))
+    return Enumerator(lines, firsts, frozenset(exits), appender, n == 1, _facts(plan, bool(exits)))
 
 
-def _domain_lines(at: str, i: int, code: str, reads: Reads | None, mine: bool, key: str) -> list[str]:
-    """``D{i} = code`` (at indent ``at``); with ``reads``, kept across listings
+def _domain_lines(
+    at: int, i: int, code: str, mark: str, reads: Reads | None, mine: bool, key: str
+) -> list[Line]:
+    """``D{i} = code`` (at depth ``at``); with ``reads``, kept across listings
     (:func:`kept_value`, :func:`keep_value`), per acting player if it reads ``me``."""
     if reads is None:
-        return [f"{at}D{i} = {code}"]
+        return [Line(at, f"D{i} = {code}", mark)]
     owner = "me" if mine else "None"
     key_code = emit.literal(key)
     return [
-        f"{at}D{i} = P_kept(F, R, {owner}, {key_code}, {emit.literal(tuple(sorted(reads, key=repr)))})",
-        f"{at}if D{i} is P_miss:",
-        f"{at}    S{i} = R.left",
-        f"{at}    D{i} = {code}",
-        f"{at}    P_keep(R, {key_code}, {owner}, D{i}, S{i})",
+        Line(at, f"D{i} = P_kept(F, R, {owner}, {key_code}, {emit.literal(tuple(sorted(reads, key=repr)))})"),
+        Line(at, f"if D{i} is P_miss:"),
+        Line(at + 1, f"S{i} = R.left"),
+        Line(at + 1, f"D{i} = {code}", mark),
+        Line(at + 1, f"P_keep(R, {key_code}, {owner}, D{i}, S{i})"),
     ]
+
+
+def _facts(plan: ActionPlan, returns: bool) -> Facts | None:
+    """The facts of the enumerator of ``plan``: those of its domains, tests and cost, the
+    money read, and its exits (``return`` before its first loop, ``continue`` in one)."""
+    if plan.domain_facts is None or any(c.facts is None for c in plan.checks):
+        return None
+    checks = [*plan.checks, *([plan.cost] if plan.cost is not None else [])]
+    parts = [*plan.domain_facts, *(c.facts for c in checks if c.facts is not None)]
+    tested = [min(c.arity, len(plan.params)) for c in checks]
+    exits = ["return"] if returns else []
+    if any(depth > 0 for depth in tested):
+        exits.append("continue")
+    money = [(None, plan.money)] if plan.cost is not None and plan.money is not None else []
+    return combine(parts, exits, money)
 
 
 def collection_tables(kinds: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str, object]:

@@ -6,7 +6,9 @@ kind of action, a phase check written once as a ``use:`` requirement) and read t
 fields.  :func:`fuse` writes the enumerators of one decision into a single function:
 
 * each enumerator's body becomes a block ``for _ in P_once:`` (one pass), whose failing
-  first tests ``break`` to the next block instead of returning;
+  first tests ``break`` to the next block instead of returning (the lines the planner
+  recorded as the enumerator's exits, :attr:`planner.Enumerator.exits`: no generated text
+  is matched);
 * a first test that two or more blocks share (the same generated code, which calls no
   rules function and charges no step, and reads two fields or calls a built-in) is
   computed once, at the first block that reaches it, into a local ``G<n>`` (``P_miss``
@@ -25,10 +27,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from rulekit.compiler.planner import Check, Enumerator
-from rulekit.compiler.planner_reads import Stable, hoist_reads
+from attrs import evolve
 
-_INDENT = "    "
+from rulekit.compiler.facts import Facts, combine
+from rulekit.compiler.planner import Check, Enumerator
+from rulekit.compiler.planner_reads import Line, Stable, hoist_reads, source
 
 
 def fuse(fname: str, enumerators: Sequence[Enumerator], stable: Stable | None) -> str:
@@ -43,31 +46,41 @@ def fuse(fname: str, enumerators: Sequence[Enumerator], stable: Stable | None) -
         code: f"G{k}"
         for k, code in enumerate(code for code, count in uses.items() if count > 1 and code in worth)
     }
-    lines = [f"def {fname}(F, R, me, mk, out):"]
-    lines.extend(f"{_INDENT}{local} = P_miss" for local in shared.values())
-    lines.append(f"{_INDENT}add = out.append")
+    lines = [Line(0, f"def {fname}(F, R, me, mk, out):")]
+    lines.extend(Line(1, f"{local} = P_miss") for local in shared.values())
+    lines.append(Line(1, "add = out.append"))
     for body, tests, enumerator in zip(bodies, firsts, enumerators, strict=True):
-        lines.append(f"{_INDENT}for _ in P_once:")
+        lines.append(Line(1, "for _ in P_once:"))
         for index, line in enumerate(body):
-            if line == f"{_INDENT}add = out.append":
+            if index + 1 == enumerator.appender:  # (bound once, above)
                 continue
             if index + 1 in enumerator.exits:
-                line = f"{_INDENT * 2}break"
+                line = Line(line.depth, "break")
             elif index in tests and tests[index].code in shared:
                 check = tests[index]
                 local = shared[check.code]
-                line = (
-                    f"{_INDENT}if not ({local} if {local} is not P_miss else ({local} := ({check.code}))):"
-                    f"{check.mark}"
-                )
-            lines.append(_INDENT + line)
-        if body[-1:] != [f"{_INDENT * 2}P_too_many()"] or body[-2].startswith(_INDENT * 2):
-            # (as checked after each enumerator when they are called one by one)
-            lines.append(f"{_INDENT * 2}if len(out) > P_limits.max_candidates:")
-            lines.append(f"{_INDENT * 3}P_too_many()")
+                code = f"if not ({local} if {local} is not P_miss else ({local} := ({check.code}))):"
+                line = Line(line.depth, code, check.mark)
+            lines.append(Line(line.depth + 1, line.code, line.mark))
+        if not enumerator.limited:  # (as checked after each enumerator when they are called one by one)
+            lines.append(Line(2, "if len(out) > P_limits.max_candidates:"))
+            lines.append(Line(3, "P_too_many()"))
     if stable is not None:
         lines = hoist_reads(lines, stable)
-    return "\n".join(lines) + "\n"
+    return source(lines)
+
+
+def facts(enumerators: Sequence[Enumerator]) -> Facts | None:
+    """The facts of the function :func:`fuse` writes: its enumerators' together, each
+    ``return`` of theirs a ``break`` out of its block (None: some enumerator's are unknown)."""
+    parts = [enumerator.facts for enumerator in enumerators]
+    if any(part is None for part in parts):
+        return None
+    known = [part for part in parts if part is not None]
+    exits = {kind for part in known for kind in part.exits}
+    if "return" in exits:
+        exits = (exits - {"return"}) | {"break"}
+    return combine([evolve(part, exits=frozenset()) for part in known], exits)
 
 
 def _worth_sharing(check: Check) -> bool:

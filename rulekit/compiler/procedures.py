@@ -13,6 +13,7 @@ from typing import Any
 
 from rulekit.compiler import callgraph, emit
 from rulekit.compiler.codegen import CodeGen, Context
+from rulekit.compiler.facts import Facts
 from rulekit.dsl import ast
 from rulekit.dsl.types import Type
 from rulekit.errors import DiagnosticBag
@@ -57,19 +58,33 @@ def param_types(procedure: Procedure) -> tuple[tuple[str, Type], ...]:
     return tuple((pname, declared.type) for pname, declared in procedure.params)
 
 
-def define(gen: CodeGen, procedure: Procedure, types: tuple[tuple[str, Type], ...]) -> str:
-    """The Python source of a procedure's function (``gen`` is the ruleset's CodeGen)."""
+def define(
+    gen: CodeGen,
+    procedure: Procedure,
+    types: tuple[tuple[str, Type], ...],
+    facts: dict[str, Facts] | None = None,
+) -> str:
+    """The Python source of a procedure's function (``gen`` is the ruleset's CodeGen); its
+    facts go to ``facts`` (by function name) when given."""
     ctx = Context(effects=True)
     names = [ctx.bind(n, ty) for n, ty in types]
-    body = gen.block(procedure.body, ctx, 1)
+    body, found = gen.block_facts(procedure.body, ctx, 1)
+    if facts is not None:
+        facts[code_name(procedure.name)] = found
     args = ", ".join(["F", "R", "me", *names])
     return f"def {code_name(procedure.name)}({args}):\n    {emit.step_entry()}\n" + "\n".join(body) + "\n"
 
 
-def compile_all(gen: CodeGen, procedures: Mapping[str, Procedure], bag: DiagnosticBag) -> list[str]:
+def compile_all(
+    gen: CodeGen,
+    procedures: Mapping[str, Procedure],
+    bag: DiagnosticBag,
+    facts: dict[str, Facts] | None = None,
+) -> list[str]:
     """Check the procedures (types, no cycle, no clash with a built-in or function) and give
-    the source of their functions.  Sets ``gen.procedures`` first, so that every effect
-    compiled afterwards (including the procedures' own bodies) can call them."""
+    the source of their functions (their facts to ``facts``, by function name).  Sets
+    ``gen.procedures`` first, so that every effect compiled afterwards (including the
+    procedures' own bodies) can call them."""
     typed = {name: param_types(p) for name, p in procedures.items()}
     gen.procedures = typed
     for name, procedure in procedures.items():
@@ -84,4 +99,4 @@ def compile_all(gen: CodeGen, procedures: Mapping[str, Procedure], bag: Diagnost
             hint="rules must terminate; a procedure cannot call itself, directly or through others",
         )
         return []
-    return [define(gen, procedures[name], typed[name]) for name in procedures]
+    return [define(gen, procedures[name], typed[name], facts) for name in procedures]

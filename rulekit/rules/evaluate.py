@@ -1,8 +1,9 @@
-"""The one evaluator of DSL expressions when the rules load, before any state exists.
+"""The one evaluator of DSL expressions known before any state exists.
 
-Generated components (:mod:`rulekit.rules.generate`: ``for: {n: "range(1, MAX + 1)"}``) and a
-variant's ``adjust:`` (:mod:`rulekit.rules.adjust`: ``"old + 5"``) both evaluate DSL
-arithmetic here: names bound by the caller (constants; ``old``), literals, lists,
+Generated components (:mod:`rulekit.rules.generate`: ``for: {n: "range(1, MAX + 1)"}``), a
+variant's ``adjust:`` (:mod:`rulekit.rules.adjust`: ``"old + 5"``) and the compiler's
+constant folding (:func:`whole_number`: ``between(1, SIZE - 1)`` written as its tuple) all
+evaluate DSL arithmetic here: names bound by the caller (constants; ``old``), literals, lists,
 ``+ - * // %`` and unary ``-`` on whole numbers, and the calls the caller allows.  Like the
 compiled rules, an evaluation has a step budget (``max_steps``) and numbers are capped at
 ``max_int_bits`` (:mod:`rulekit.limits`); every problem is an :class:`Unevaluable` with the
@@ -20,7 +21,7 @@ from rulekit.dsl import ast
 from rulekit.errors import Span
 from rulekit.limits import LIMITS
 
-__all__ = ["Call", "Scope", "Unevaluable", "evaluate"]
+__all__ = ["Call", "Scope", "Unevaluable", "evaluate", "whole_number"]
 
 
 class Unevaluable(Exception):
@@ -83,6 +84,18 @@ def evaluate(node: ast.Expr, scope: Scope) -> Any:
             ``max_int_bits`` or more than ``max_steps`` steps, at the node's span.
     """
     return _Evaluation(scope).value(node)
+
+
+def whole_number(node: ast.Expr, names: Mapping[str, int]) -> int | None:
+    """The whole number ``node`` always is, when it is whole-number arithmetic (``+ - * //
+    %``, unary ``-``) on literals and ``names`` (the constants not hidden by a local name):
+    what the compiler folds.  None for anything else, or when evaluating it fails (a
+    division by zero, a number beyond the cap), which the generated code then meets."""
+    try:
+        value = evaluate(node, Scope(names, refused="not a constant", only_numbers=True))
+    except Unevaluable:
+        return None
+    return value if type(value) is int else None
 
 
 class _Evaluation:

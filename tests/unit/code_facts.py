@@ -91,3 +91,46 @@ def of_code(code: str) -> Facts:
         counted,
         collection,
     )
+
+
+Found = frozenset[Read]
+
+
+def of_block(function: ast.FunctionDef) -> tuple[Found, Found, frozenset[str], frozenset[str]]:
+    """What a generated function that is a statement block (an effect, a procedure, an
+    enumerator, a decision) does, read back off its syntax tree: the fields it reads and
+    the fields it assigns (``F[(owner, 'field')]``, owner as in :func:`of_code`), the rules
+    functions it calls and its exits (``return``, ``continue``, ``break``, ``raise`` as
+    ``fail``), leaving out the statements of the functions and lambdas inside it."""
+    reads: set[Read] = set()
+    writes: set[Read] = set()
+    calls: set[str] = set()
+    exits: set[str] = set()
+    kinds = {ast.Return: "return", ast.Continue: "continue", ast.Break: "break", ast.Raise: "fail"}
+    for node in ast.walk(ast.Module(body=function.body, type_ignores=[])):
+        key = _key(node)
+        if key is not None:
+            (writes if isinstance(node.ctx, ast.Store) else reads).add(key)  # type: ignore[attr-defined]
+        elif type(node) in kinds:
+            exits.add(kinds[type(node)])
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            calls.add(node.func.id)
+    calls = {name for name in calls if name.startswith("fn_")}
+    return frozenset(reads), frozenset(writes), frozenset(calls), frozenset(exits)
+
+
+def _key(node: ast.AST) -> Read | None:
+    """``node`` as ``F[(owner, 'field')]``: (the literal owner, else None, 'field')."""
+    if not (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "F"
+        and isinstance(node.slice, ast.Tuple)
+        and len(node.slice.elts) == 2
+    ):
+        return None
+    owner, field = node.slice.elts
+    if not (isinstance(field, ast.Constant) and type(field.value) is str):
+        return None
+    literal = isinstance(owner, ast.Constant) and type(owner.value) is str
+    return (owner.value if literal else None, field.value)  # type: ignore[union-attr]

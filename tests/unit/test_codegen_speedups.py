@@ -8,7 +8,7 @@ from functools import cache
 from typing import Any
 
 from rulekit.compiler import planner
-from rulekit.compiler.planner_reads import hoist_reads
+from rulekit.compiler.planner_reads import Line, hoist_reads
 from rulekit.engine.game import Game
 from rulekit.load import load_game
 
@@ -84,6 +84,17 @@ def _stable(owner: str | None, field: str) -> bool:
     return field != "maybe"
 
 
+def _hoisted(texts: list[str]) -> list[str]:
+    """:func:`hoist_reads` on lines written as the generated module has them (four spaces a
+    level, the marker at the end), given as the planner records them."""
+    lines = []
+    for text in texts:
+        code = text.lstrip(" ")
+        code, at, mark = code.rpartition("  #@") if "  #@" in code else (code, "", "")
+        lines.append(Line((len(text) - len(text.lstrip(" "))) // 4, code, at + mark))
+    return [line.text for line in hoist_reads(lines, _stable)]
+
+
 def test_a_read_in_a_loop_is_made_once_before_the_loop_with_its_rules_marker() -> None:
     lines = [
         "def enum_a(F, R, me, mk, out):",
@@ -93,7 +104,7 @@ def test_a_read_in_a_loop_is_made_once_before_the_loop_with_its_rules_marker() -
         "        if not (A_city[v_c] != F[(me, 'ship')]):  #@3",
         "            continue",
     ]
-    assert hoist_reads(lines, _stable) == [
+    assert _hoisted(lines) == [
         "def enum_a(F, R, me, mk, out):",
         "    if not (F[('turn', 'done')]):  #@1",
         "        return",
@@ -115,7 +126,7 @@ def test_reads_that_may_fail_or_only_spell_a_read_stay_in_place() -> None:
         "        if not ('F[(me, \\'ship\\')]' != 'é' + str(F[('game', 'n')])):  #@3",
         "            continue",
     ]
-    hoisted = hoist_reads(lines, _stable)
+    hoisted = _hoisted(lines)
     assert hoisted[1] == "    L0 = F[('game', 'n')]  #@1"
     assert hoisted[2:5] == lines[1:4]
     assert hoisted[5] == "        if not ('F[(me, \\'ship\\')]' != 'é' + str(L0)):  #@3"

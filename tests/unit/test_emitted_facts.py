@@ -1,10 +1,12 @@
 """The facts the code generator records where it writes code (rulekit.compiler.facts) against
 the generated text read back (tests/unit/code_facts.py, the analysis the compiler used to make):
-for every expression of every shipped ruleset (with all its modules), nothing the text does is
-missing from the record."""
+for every expression and every statement block (effects, procedures, enumerators, decisions)
+of every shipped ruleset (with all its modules), nothing the text does is missing from the
+record, and the fields a block writes and its exits are exactly those of the text."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -12,11 +14,11 @@ import pytest
 from rulekit.compiler.build import _Compiler
 from rulekit.compiler.codegen import CodeGen, Context
 from rulekit.compiler.facts import Facts
-from rulekit.dsl import parse_expression
+from rulekit.dsl import parse_block, parse_expression
 from rulekit.errors import DiagnosticBag
 from rulekit.load import load_program
 from tests.rulesets import module_names, shipped_rulesets
-from tests.unit.code_facts import of_code
+from tests.unit.code_facts import of_block, of_code
 
 
 @pytest.mark.parametrize("ruleset", shipped_rulesets(), ids=lambda p: p.name)
@@ -40,6 +42,36 @@ def test_recorded_facts_cover_what_the_generated_code_does(ruleset: Path) -> Non
             assert (found.opaque, found.reads, found.calls) == (False, text.reads, text.calls), where
             # the text counts a condition written twice (plain and for the coverage hook) twice
             assert found.work <= text.work, where
+
+
+@pytest.mark.parametrize("ruleset", shipped_rulesets(), ids=lambda p: p.name)
+def test_recorded_writes_and_exits_of_every_generated_block_are_those_of_its_text(ruleset: Path) -> None:
+    program = load_program(str(ruleset), module_names(ruleset))
+    compiler = _Compiler(program.rules)
+    compiler.compile()
+    functions = {
+        node.name: node
+        for node in ast.parse("\n".join(compiler.lines)).body
+        if isinstance(node, ast.FunctionDef)
+    }
+    unrecorded = sorted(set(functions) - set(compiler.facts) - set(compiler.block_facts))
+    assert unrecorded == []  # every generated function has its facts
+    assert compiler.block_facts  # every ruleset has effects
+    for name, found in compiler.block_facts.items():
+        reads, writes, calls, exits = of_block(functions[name])
+        assert (found.writes, found.exits) == (writes, exits), name
+        assert calls <= found.calls, name
+        assert reads <= found.reads, name
+
+
+def test_a_block_records_the_fields_it_assigns_and_its_fail() -> None:
+    gen = CodeGen(load_program("tic_tac_toe").rules, DiagnosticBag())
+    block = parse_block("game.winner = me\nif game.winner == none:\n    fail 'no winner'\n")
+    _, found = gen.block_facts(block, Context(effects=True), 1)
+    assert not gen.bag.items
+    assert (found.writes, found.exits) == ({("game", "winner")}, {"fail"})
+    _, quiet = gen.block_facts(parse_block("pass\n"), Context(effects=True), 1)
+    assert (quiet.writes, quiet.exits) == (frozenset(), frozenset())
 
 
 def _facts(text: str) -> Facts:

@@ -16,6 +16,7 @@ import pytest
 
 from rulekit.compiler import planner_decisions
 from rulekit.compiler.planner import Check, Enumerator
+from rulekit.compiler.planner_reads import Line
 from rulekit.engine.action import make_action
 from rulekit.engine.game import Game, State
 from rulekit.engine.slots import DECISION
@@ -108,15 +109,15 @@ def test_a_test_that_charges_steps_or_reads_one_field_is_not_shared() -> None:
 
     def enumerator(name: str, check: Check, *rest: str) -> Enumerator:
         lines = [
-            f"def {name}(F, R, me, mk, out):",
-            f"    if not ({check.code}):{check.mark}",
-            "        return",
+            Line(0, f"def {name}(F, R, me, mk, out):"),
+            Line(1, f"if not ({check.code}):", check.mark),
+            Line(2, "return"),
         ]
-        return Enumerator([*lines, *rest], {1: check}, frozenset({2}))
+        return Enumerator([*lines, *(Line(1, code) for code in rest)], {1: check}, frozenset({2}))
 
     enumerators = [
-        enumerator("e1", charging, "    add(mk(('a', ())))"),
-        enumerator("e2", charging, "    add(mk(('b', ())))"),
+        enumerator("e1", charging, "add(mk(('a', ())))"),
+        enumerator("e2", charging, "add(mk(('b', ())))"),
         enumerator("e3", one_read),
         enumerator("e4", one_read),
     ]

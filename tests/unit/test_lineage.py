@@ -48,3 +48,17 @@ def test_only_the_last_maps_made_are_remembered(memory: Memory) -> None:
     for i in range(lineage.LIMIT):  # others made since
         call(memory, "put", {}, i, i)
     assert memory.lineage.changed_keys(made, start, 8) is None
+
+
+def test_maps_made_with_another_programs_memory_do_not_sweep_this_ones(memory: Memory) -> None:
+    """What other tests or games made (in their own memory) cannot push a chain out of this
+    one: the chain test above gives the same answer whichever tests ran before it."""
+    start = {(0, 0): "a"}
+    one = call(memory, "put", start, (1, 0), "b")
+    other = Memory()
+    for i in range(lineage.LIMIT - 1):  # one more map in this memory would sweep it
+        call(other, "put", {}, i, i)
+    two = call(memory, "put", one, (2, 0), "c")
+    for i in range(lineage.LIMIT - 1):
+        call(other, "put", {}, i, i)
+    assert memory.lineage.changed_keys(two, start, 8) == [(2, 0), (1, 0)]

@@ -140,3 +140,32 @@ def test_the_compiler_reads_no_text_with_regular_expressions() -> None:
         or (isinstance(node, ast.ImportFrom) and node.module == "re")
     ]
     assert users == []
+
+
+def _text_tests(path: Path) -> list[str]:
+    """Where ``path`` tests generated text: a comparison with text it builds
+    (``line == f"{_INDENT}..."``) or ``.startswith``/``.endswith``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        sides = [node.left, *node.comparators] if isinstance(node, ast.Compare) else []
+        built = any(isinstance(part, ast.JoinedStr) for side in sides for part in ast.walk(side))
+        if built or (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("startswith", "endswith")
+        ):
+            found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_planner_and_the_decision_fusion_match_no_generated_line_against_text() -> None:
+    """What a generated enumerator's lines are (its exits, where ``add`` is bound, whether it
+    ends with the candidates check, each line's depth and span marker) is recorded where the
+    planner writes them (planner.Enumerator, planner_reads.Line), never found again by
+    looking at the text's indentation or comments."""
+    found = [
+        test
+        for name in ("planner.py", "planner_decisions.py", "planner_reads.py")
+        for test in _text_tests(ROOT / "compiler" / name)
+    ]
+    assert found == []
