@@ -60,7 +60,7 @@ def advance(state: State, ends_turn: bool | None = None) -> None:
     F = state.fields
     game = state.game
     R = game.runtime
-    steps_of, _, turn_ends = game.flow_fns or compiled_flow(game)
+    steps_of, _, turn_ends, _ = game.flow_fns or compiled_flow(game)
     # The frames live in a list while the flow runs (a step replaces, pushes or pops the top
     # frame in place) and go back into the state as a tuple when it stops, however it stops.
     stack = list(F[_FLOW])
@@ -121,20 +121,28 @@ def _spinning(state: State, stack: list[Any]) -> RuleEvaluationError:
 
 #: Per node: for a turn, its ``until`` function and whether it is one action long; else None.
 TurnEnd = tuple[Callable[..., Any] | None, bool] | None
+#: After an action in a turn: ``after(state, F, R, flow, frame, ends_turn)`` (see
+#: :func:`after_action`), per turn node; None for the other nodes.
+After = Callable[["State", dict[Any, Any], Any, tuple[Any, ...], tuple[Any, ...], bool], None]
+#: Per turn node whose turns follow one another in a loop (:func:`_make_cycle`): from the
+#: end of one turn to the next decision, ``cycle(state, F, R, stack)``; True when a player
+#: must decide, False when the general loop goes on from where it stopped.
+Cycle = Callable[["State", dict[Any, Any], Any, list[Any]], bool]
+Built = tuple[list[Step], list[Enter], list[TurnEnd], list[After | None]]
 
 
-def compiled_flow(game: Game) -> tuple[list[Step], list[Enter], list[TurnEnd]]:
+def compiled_flow(game: Game) -> Built:
     """The flow of ``game``'s program as one step and one enter function per node, built
     once per game: each knows its node's children and compiled functions, so running the
     flow is a call per step instead of a dispatch on the node's kind and a look-up of each
-    of its parts."""
+    of its parts; and, per turn, what follows an action in it (:func:`after_action`)."""
     built = game.flow_fns
     if built is None:
         built = game.flow_fns = _build(game)
     return built
 
 
-def _build(game: Game) -> tuple[list[Step], list[Enter], list[TurnEnd]]:
+def _build(game: Game) -> Built:
     program = game.program
     nodes = program.flow
     steps: list[Step] = []
@@ -144,7 +152,149 @@ def _build(game: Game) -> tuple[list[Step], list[Enter], list[TurnEnd]]:
         steps.append(_make_step(node_id, node, enters, nodes))
         enters.append(_make_enter(node_id, node, game))
         ends.append((node.fns.get("until"), bool(node.data["once"])) if node.kind == "turn" else None)
-    return steps, enters, ends
+    parents: dict[int, list[int]] = {}
+    for node_id, node in enumerate(nodes):
+        for child in node.children:
+            parents.setdefault(child, []).append(node_id)
+    afters: list[After | None] = [
+        _make_after(node_id, node, game, _make_cycle(node_id, nodes, parents, steps, enters))
+        if node.kind == "turn"
+        else None
+        for node_id, node in enumerate(nodes)
+    ]
+    return steps, enters, ends, afters
+
+
+def after_action(state: State, ends_turn: bool) -> None:
+    """What :func:`advance` does after an action (``ends_turn``: the action's own flag),
+    by a shorter way when the action was taken in a turn with no ask answered: the same
+    conditions asked, effects run and frames left, in the same order, as the general loop."""
+    F = state.fields
+    game = state.game
+    flow = F[_FLOW]
+    if flow and F.get(_ASKED) is False:
+        frame = flow[-1]
+        after = (game.flow_fns or compiled_flow(game))[3][frame[0]]
+        if after is not None and not frame[2]:
+            after(state, F, game.runtime, flow, frame, ends_turn)
+            return
+    advance(state, ends_turn)
+
+
+def _make_after(node_id: int, node: FlowNode, game: Game, cycle: Cycle | None) -> After:
+    """After an action in turn ``node``: end the turn or not (as :func:`_after_action`), the
+    game's end check; then list the same player's next actions, or go on to the next turn
+    (``cycle``); anything else (the game over, an ask, no legal action) in the general loop."""
+    until = node.fns.get("until")
+    once = bool(node.data["once"])
+    actions = node.data["actions"]
+    end_when = game.program.end_when
+
+    def after(
+        state: State,
+        F: dict[Any, Any],
+        R: Any,
+        flow: tuple[Any, ...],
+        frame: tuple[Any, ...],
+        ends_turn: bool,
+    ) -> None:
+        player = frame[1]
+        ended = until is not None and until(F, R, player)
+        finished = ends_turn or once or ended
+        if end_when is not None and end_when(F, R, -1):
+            F[_OVER] = True
+        if not finished:
+            if not F[_OVER] and not F[_ASKS]:
+                F[_DECISION] = (player, actions)
+                R.reset_steps()  # (as in the turn's step)
+                state.listed = legal = list_legal(state)
+                if legal:
+                    return
+                F[_FLOW] = (*flow[:-1], (node_id, player, True))
+            advance(state)
+            return
+        stack = list(flow)
+        stack[-1] = (node_id, player, True)
+        if F[_OVER] or F[_ASKS] or cycle is None or not cycle(state, F, R, stack):
+            F[_FLOW] = tuple(stack)
+            advance(state)
+            return
+        F[_FLOW] = tuple(stack)
+
+    return after
+
+
+def _make_cycle(
+    node_id: int, nodes: list[FlowNode], parents: dict[int, list[int]], steps: list[Step], enters: list[Enter]
+) -> Cycle | None:
+    """For a turn that is the only turn of a sequence of ``do`` steps, itself the body of a
+    ``repeat`` or ``for_each`` (e.g. "repeat: a turn, then pass the move on"): the way from
+    the end of the turn to the next decision, as the general loop takes it (the turn's
+    ``on_end``, the ``do`` steps after it, the loop's step, the ``do`` steps before it, the
+    next turn's start and listing) with its checks for the game's end and asks after every
+    step that ran effects, written out. None for any other shape."""
+    node = nodes[node_id]
+    seq_ids = parents.get(node_id, [])
+    if len(seq_ids) != 1 or nodes[seq_ids[0]].kind != "seq":
+        return None
+    seq_id = seq_ids[0]
+    seq = nodes[seq_id]
+    loop_ids = parents.get(seq_id, [])
+    if len(loop_ids) != 1 or nodes[loop_ids[0]].kind not in ("repeat", "for_each"):
+        return None
+    if seq.children.count(node_id) != 1 or any(
+        nodes[c].kind != "do" for c in seq.children if c != node_id
+    ):
+        return None
+    index = seq.children.index(node_id)
+    effects = [nodes[c].fns.get("effect") for c in seq.children]
+    after = tuple((k + 1, effects[k]) for k in range(index + 1, len(effects)))
+    before = tuple((k + 1, effects[k]) for k in range(index))
+    loop_step = steps[loop_ids[0]]
+    enter = enters[node_id]
+    on_end = node.fns.get("on_end")
+    on_start = node.fns.get("on_start")
+    actions = node.data["actions"]
+    entered = (seq_id, index + 1)
+
+    def cycle(state: State, F: dict[Any, Any], R: Any, stack: list[Any]) -> bool:
+        if on_end is not None:
+            on_end(F, R, stack[-1][1])
+            stack.pop()
+            F[_TURN] = None
+            if F[_OVER] or F[_ASKS]:
+                return False
+        else:
+            stack.pop()
+            F[_TURN] = None
+        for position, effect in after:
+            stack[-1] = (seq_id, position)
+            effect(F, R, -1)
+            if F[_OVER] or F[_ASKS]:
+                return False
+        stack.pop()
+        loop_step(state, F, R, stack, stack[-1])
+        if not stack or stack[-1][0] != seq_id:  # the loop is over
+            return False
+        for position, effect in before:
+            stack[-1] = (seq_id, position)
+            effect(F, R, -1)
+            if F[_OVER] or F[_ASKS]:
+                return False
+        stack[-1] = entered
+        enter(state, F, R, stack)
+        if on_start is not None and (F[_OVER] or F[_ASKS]):
+            return False
+        frame = stack[-1]
+        F[_DECISION] = (frame[1], actions)
+        R.reset_steps()
+        state.listed = legal = list_legal(state)
+        if legal:
+            return True
+        stack[-1] = (node_id, frame[1], True)
+        return False
+
+    return cycle
 
 
 def _runs_effects(node: FlowNode) -> bool:

@@ -693,7 +693,7 @@ class State:
             return
         ends_turn = self.run_action(F[_DECISION][0], name, args)
         F[_MOVES] += 1
-        flow.advance(self, ends_turn)
+        flow.after_action(self, ends_turn)
 
     def run_action(self, me: int, name: str, args: tuple[Any, ...]) -> bool:
         """Run action ``name`` for player ``me``: its triggers, cost and effect (not the flow);
