@@ -157,7 +157,7 @@ def _build(game: Game) -> Built:
         for child in node.children:
             parents.setdefault(child, []).append(node_id)
     afters: list[After | None] = [
-        _make_after(node_id, node, game, _make_cycle(node_id, nodes, parents, steps, enters))
+        _make_after(node_id, node, game, _make_cycle(node_id, nodes, parents, game))
         if node.kind == "turn"
         else None
         for node_id, node in enumerate(nodes)
@@ -165,18 +165,18 @@ def _build(game: Game) -> Built:
     return steps, enters, ends, afters
 
 
-def after_action(state: State, ends_turn: bool) -> None:
-    """What :func:`advance` does after an action (``ends_turn``: the action's own flag),
-    by a shorter way when the action was taken in a turn with no ask answered: the same
-    conditions asked, effects run and frames left, in the same order, as the general loop."""
-    F = state.fields
-    game = state.game
+def after_action(state: State, F: dict[Any, Any], R: Any, ends_turn: bool) -> None:
+    """What :func:`advance` does after an action (``ends_turn``: the action's own flag;
+    ``F`` and ``R``: the state's fields and the runtime), by a shorter way when the action
+    was taken in a turn with no ask answered: the same conditions asked, effects run and
+    frames left, in the same order, as the general loop."""
     flow = F[_FLOW]
     if flow and F.get(_ASKED) is False:
         frame = flow[-1]
+        game = state.game
         after = (game.flow_fns or compiled_flow(game))[3][frame[0]]
         if after is not None and not frame[2]:
-            after(state, F, game.runtime, flow, frame, ends_turn)
+            after(state, F, R, flow, frame, ends_turn)
             return
     advance(state, ends_turn)
 
@@ -225,7 +225,7 @@ def _make_after(node_id: int, node: FlowNode, game: Game, cycle: Cycle | None) -
 
 
 def _make_cycle(
-    node_id: int, nodes: list[FlowNode], parents: dict[int, list[int]], steps: list[Step], enters: list[Enter]
+    node_id: int, nodes: list[FlowNode], parents: dict[int, list[int]], game: Game
 ) -> Cycle | None:
     """For a turn that is the only turn of a sequence of ``do`` steps, itself the body of a
     ``repeat`` or ``for_each`` (e.g. "repeat: a turn, then pass the move on"): the way from
@@ -242,22 +242,30 @@ def _make_cycle(
     loop_ids = parents.get(seq_id, [])
     if len(loop_ids) != 1 or nodes[loop_ids[0]].kind not in ("repeat", "for_each"):
         return None
-    if seq.children.count(node_id) != 1 or any(
-        nodes[c].kind != "do" for c in seq.children if c != node_id
-    ):
+    if seq.children.count(node_id) != 1 or any(nodes[c].kind != "do" for c in seq.children if c != node_id):
         return None
     index = seq.children.index(node_id)
     effects = [nodes[c].fns.get("effect") for c in seq.children]
     after = tuple((k + 1, effects[k]) for k in range(index + 1, len(effects)))
     before = tuple((k + 1, effects[k]) for k in range(index))
-    loop_step = steps[loop_ids[0]]
-    enter = enters[node_id]
+    loop_id = loop_ids[0]
+    loop = nodes[loop_id]
+    repeat = loop.kind == "repeat"
+    while_ = loop.fns.get("while")
+    until = loop.fns.get("until")
+    counter = loop.data.get("counter")
+    var = None if repeat else ("game", loop.data["var"])
     on_end = node.fns.get("on_end")
     on_start = node.fns.get("on_start")
+    player_fn = node.fns["player"]
+    span = node.span
+    reset = _turn_reset(game)
     actions = node.data["actions"]
     entered = (seq_id, index + 1)
+    num_players = game.num_players
 
     def cycle(state: State, F: dict[Any, Any], R: Any, stack: list[Any]) -> bool:
+        # the turn's end (as the turn's step)
         if on_end is not None:
             on_end(F, R, stack[-1][1])
             stack.pop()
@@ -267,35 +275,60 @@ def _make_cycle(
         else:
             stack.pop()
             F[_TURN] = None
-        for position, effect in after:
+        for position, effect in after:  # the sequence's steps after the turn
             stack[-1] = (seq_id, position)
             effect(F, R, -1)
             if F[_OVER] or F[_ASKS]:
                 return False
         stack.pop()
-        loop_step(state, F, R, stack, stack[-1])
-        if not stack or stack[-1][0] != seq_id:  # the loop is over
-            return False
-        for position, effect in before:
+        # the loop's step (as the repeat's or for_each's)
+        if repeat:
+            _, iteration, limit = stack[-1]
+            if (
+                (limit is not None and iteration >= limit)
+                or (while_ is not None and not while_(F, R, -1))
+                or (iteration > 0 and until is not None and until(F, R, -1))
+            ):
+                stack.pop()  # the loop is over: the general loop goes on after it
+                return False
+            if counter:
+                F[("game", counter)] = iteration + 1
+            stack[-1] = (loop_id, iteration + 1, limit)
+        else:
+            _, items, position = stack[-1]
+            if position >= len(items):
+                stack.pop()
+                return False
+            F[var] = items[position]
+            stack[-1] = (loop_id, items, position + 1)
+        stack.append((seq_id, 0))
+        for position, effect in before:  # the sequence's steps before the turn
             stack[-1] = (seq_id, position)
             effect(F, R, -1)
             if F[_OVER] or F[_ASKS]:
                 return False
         stack[-1] = entered
-        enter(state, F, R, stack)
-        if on_start is not None and (F[_OVER] or F[_ASKS]):
-            return False
-        frame = stack[-1]
-        F[_DECISION] = (frame[1], actions)
+        # the next turn's start (as the turn's enter function)
+        player = player_fn(F, R, -1)
+        if type(player) is not int or not 0 <= player < num_players:
+            raise RuleFailure(f"the turn's player is {format_value(player)}, not a player", span)
+        if reset is not None:
+            reset(F, R)
+        F[_TURN] = player
+        stack.append((node_id, player, False))
+        if on_start is not None:
+            on_start(F, R, player)
+            if F[_OVER] or F[_ASKS]:
+                return False
+        F[_DECISION] = (player, actions)
         R.reset_steps()
         state.listed = legal = list_legal(state)
         if legal:
             return True
-        stack[-1] = (node_id, frame[1], True)
+        stack[-1] = (node_id, player, True)
         return False
 
     return cycle
-
 
 def _runs_effects(node: FlowNode) -> bool:
     """Whether entering ``node`` may run effects (else it only evaluates expressions and
