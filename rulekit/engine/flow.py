@@ -16,6 +16,14 @@ last seat has chosen; then they resolve in the order of ``seats``.
 Pending ``ask`` decisions come before the flow goes on.  A turn in which the
 player has no legal action ends by itself; so does an ask that cannot be
 answered.
+
+After an action (:func:`after_action`) the flow goes on by a shorter way when it can: the
+turn goes on with one listing, or, for a turn that is the only turn of a loop of ``do``
+steps ("repeat: a turn, then pass the move on"), the next turn starts with the loop's step,
+the ``do`` steps and the turn's start written out in one function per turn node, built once
+per game. It asks the same conditions, runs the same effects, charges the same steps and
+leaves the same frames as the general loop (:func:`advance`), which takes over for anything
+else (the game over, an ask, a loop that ends, a turn with no legal action).
 """
 
 from __future__ import annotations
@@ -245,8 +253,8 @@ def _make_cycle(
     if seq.children.count(node_id) != 1 or any(nodes[c].kind != "do" for c in seq.children if c != node_id):
         return None
     index = seq.children.index(node_id)
-    effects = [nodes[c].fns.get("effect") for c in seq.children]
-    after = tuple((k + 1, effects[k]) for k in range(index + 1, len(effects)))
+    effects = {k: nodes[c].fns["effect"] for k, c in enumerate(seq.children) if c != node_id}
+    after = tuple((k + 1, effects[k]) for k in range(index + 1, len(seq.children)))
     before = tuple((k + 1, effects[k]) for k in range(index))
     loop_id = loop_ids[0]
     loop = nodes[loop_id]
@@ -329,6 +337,7 @@ def _make_cycle(
         return False
 
     return cycle
+
 
 def _runs_effects(node: FlowNode) -> bool:
     """Whether entering ``node`` may run effects (else it only evaluates expressions and
