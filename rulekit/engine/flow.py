@@ -16,6 +16,14 @@ last seat has chosen; then they resolve in the order of ``seats``.
 Pending ``ask`` decisions come before the flow goes on.  A turn in which the
 player has no legal action ends by itself; so does an ask that cannot be
 answered.
+
+After an action (:func:`after_action`) the flow goes on by a shorter way when it can: the
+turn goes on with one listing, or, for a turn that is the only turn of a loop of ``do``
+steps ("repeat: a turn, then pass the move on"), the next turn starts with the loop's step,
+the ``do`` steps and the turn's start written out in one function per turn node, built once
+per game. It asks the same conditions, runs the same effects, charges the same steps and
+leaves the same frames as the general loop (:func:`advance`), which takes over for anything
+else (the game over, an ask, a loop that ends, a turn with no legal action).
 """
 
 from __future__ import annotations
@@ -60,7 +68,7 @@ def advance(state: State, ends_turn: bool | None = None) -> None:
     F = state.fields
     game = state.game
     R = game.runtime
-    steps_of, _, turn_ends = game.flow_fns or compiled_flow(game)
+    steps_of, _, turn_ends, _ = game.flow_fns or compiled_flow(game)
     # The frames live in a list while the flow runs (a step replaces, pushes or pops the top
     # frame in place) and go back into the state as a tuple when it stops, however it stops.
     stack = list(F[_FLOW])
@@ -121,20 +129,28 @@ def _spinning(state: State, stack: list[Any]) -> RuleEvaluationError:
 
 #: Per node: for a turn, its ``until`` function and whether it is one action long; else None.
 TurnEnd = tuple[Callable[..., Any] | None, bool] | None
+#: After an action in a turn: ``after(state, F, R, flow, frame, ends_turn)`` (see
+#: :func:`after_action`), per turn node; None for the other nodes.
+After = Callable[["State", dict[Any, Any], Any, tuple[Any, ...], tuple[Any, ...], bool], None]
+#: Per turn node whose turns follow one another in a loop (:func:`_make_cycle`): from the
+#: end of one turn to the next decision, ``cycle(state, F, R, stack)``; True when a player
+#: must decide, False when the general loop goes on from where it stopped.
+Cycle = Callable[["State", dict[Any, Any], Any, list[Any]], bool]
+Built = tuple[list[Step], list[Enter], list[TurnEnd], list[After | None]]
 
 
-def compiled_flow(game: Game) -> tuple[list[Step], list[Enter], list[TurnEnd]]:
+def compiled_flow(game: Game) -> Built:
     """The flow of ``game``'s program as one step and one enter function per node, built
     once per game: each knows its node's children and compiled functions, so running the
     flow is a call per step instead of a dispatch on the node's kind and a look-up of each
-    of its parts."""
+    of its parts; and, per turn, what follows an action in it (:func:`after_action`)."""
     built = game.flow_fns
     if built is None:
         built = game.flow_fns = _build(game)
     return built
 
 
-def _build(game: Game) -> tuple[list[Step], list[Enter], list[TurnEnd]]:
+def _build(game: Game) -> Built:
     program = game.program
     nodes = program.flow
     steps: list[Step] = []
@@ -144,7 +160,183 @@ def _build(game: Game) -> tuple[list[Step], list[Enter], list[TurnEnd]]:
         steps.append(_make_step(node_id, node, enters, nodes))
         enters.append(_make_enter(node_id, node, game))
         ends.append((node.fns.get("until"), bool(node.data["once"])) if node.kind == "turn" else None)
-    return steps, enters, ends
+    parents: dict[int, list[int]] = {}
+    for node_id, node in enumerate(nodes):
+        for child in node.children:
+            parents.setdefault(child, []).append(node_id)
+    afters: list[After | None] = [
+        _make_after(node_id, node, game, _make_cycle(node_id, nodes, parents, game))
+        if node.kind == "turn"
+        else None
+        for node_id, node in enumerate(nodes)
+    ]
+    return steps, enters, ends, afters
+
+
+def after_action(state: State, F: dict[Any, Any], R: Any, ends_turn: bool) -> None:
+    """What :func:`advance` does after an action (``ends_turn``: the action's own flag;
+    ``F`` and ``R``: the state's fields and the runtime), by a shorter way when the action
+    was taken in a turn with no ask answered: the same conditions asked, effects run and
+    frames left, in the same order, as the general loop."""
+    flow = F[_FLOW]
+    if flow and F.get(_ASKED) is False:
+        frame = flow[-1]
+        game = state.game
+        after = (game.flow_fns or compiled_flow(game))[3][frame[0]]
+        if after is not None and not frame[2]:
+            after(state, F, R, flow, frame, ends_turn)
+            return
+    advance(state, ends_turn)
+
+
+def _make_after(node_id: int, node: FlowNode, game: Game, cycle: Cycle | None) -> After:
+    """After an action in turn ``node``: end the turn or not (as :func:`_after_action`), the
+    game's end check; then list the same player's next actions, or go on to the next turn
+    (``cycle``); anything else (the game over, an ask, no legal action) in the general loop."""
+    until = node.fns.get("until")
+    once = bool(node.data["once"])
+    actions = node.data["actions"]
+    end_when = game.program.end_when
+
+    def after(
+        state: State,
+        F: dict[Any, Any],
+        R: Any,
+        flow: tuple[Any, ...],
+        frame: tuple[Any, ...],
+        ends_turn: bool,
+    ) -> None:
+        player = frame[1]
+        ended = until is not None and until(F, R, player)
+        finished = ends_turn or once or ended
+        if end_when is not None and end_when(F, R, -1):
+            F[_OVER] = True
+        if not finished:
+            if not F[_OVER] and not F[_ASKS]:
+                F[_DECISION] = (player, actions)
+                R.reset_steps()  # (as in the turn's step)
+                state.listed = legal = list_legal(state)
+                if legal:
+                    return
+                F[_FLOW] = (*flow[:-1], (node_id, player, True))
+            advance(state)
+            return
+        stack = list(flow)
+        stack[-1] = (node_id, player, True)
+        if F[_OVER] or F[_ASKS] or cycle is None or not cycle(state, F, R, stack):
+            F[_FLOW] = tuple(stack)
+            advance(state)
+            return
+        F[_FLOW] = tuple(stack)
+
+    return after
+
+
+def _make_cycle(
+    node_id: int, nodes: list[FlowNode], parents: dict[int, list[int]], game: Game
+) -> Cycle | None:
+    """For a turn that is the only turn of a sequence of ``do`` steps, itself the body of a
+    ``repeat`` or ``for_each`` (e.g. "repeat: a turn, then pass the move on"): the way from
+    the end of the turn to the next decision, as the general loop takes it (the turn's
+    ``on_end``, the ``do`` steps after it, the loop's step, the ``do`` steps before it, the
+    next turn's start and listing) with its checks for the game's end and asks after every
+    step that ran effects, written out. None for any other shape."""
+    node = nodes[node_id]
+    seq_ids = parents.get(node_id, [])
+    if len(seq_ids) != 1 or nodes[seq_ids[0]].kind != "seq":
+        return None
+    seq_id = seq_ids[0]
+    seq = nodes[seq_id]
+    loop_ids = parents.get(seq_id, [])
+    if len(loop_ids) != 1 or nodes[loop_ids[0]].kind not in ("repeat", "for_each"):
+        return None
+    if seq.children.count(node_id) != 1 or any(nodes[c].kind != "do" for c in seq.children if c != node_id):
+        return None
+    index = seq.children.index(node_id)
+    effects = {k: nodes[c].fns["effect"] for k, c in enumerate(seq.children) if c != node_id}
+    after = tuple((k + 1, effects[k]) for k in range(index + 1, len(seq.children)))
+    before = tuple((k + 1, effects[k]) for k in range(index))
+    loop_id = loop_ids[0]
+    loop = nodes[loop_id]
+    repeat = loop.kind == "repeat"
+    while_ = loop.fns.get("while")
+    until = loop.fns.get("until")
+    counter = loop.data.get("counter")
+    var = None if repeat else ("game", loop.data["var"])
+    on_end = node.fns.get("on_end")
+    on_start = node.fns.get("on_start")
+    player_fn = node.fns["player"]
+    span = node.span
+    reset = _turn_reset(game)
+    actions = node.data["actions"]
+    entered = (seq_id, index + 1)
+    num_players = game.num_players
+
+    def cycle(state: State, F: dict[Any, Any], R: Any, stack: list[Any]) -> bool:
+        # the turn's end (as the turn's step)
+        if on_end is not None:
+            on_end(F, R, stack[-1][1])
+            stack.pop()
+            F[_TURN] = None
+            if F[_OVER] or F[_ASKS]:
+                return False
+        else:
+            stack.pop()
+            F[_TURN] = None
+        for position, effect in after:  # the sequence's steps after the turn
+            stack[-1] = (seq_id, position)
+            effect(F, R, -1)
+            if F[_OVER] or F[_ASKS]:
+                return False
+        stack.pop()
+        # the loop's step (as the repeat's or for_each's)
+        if repeat:
+            _, iteration, limit = stack[-1]
+            if (
+                (limit is not None and iteration >= limit)
+                or (while_ is not None and not while_(F, R, -1))
+                or (iteration > 0 and until is not None and until(F, R, -1))
+            ):
+                stack.pop()  # the loop is over: the general loop goes on after it
+                return False
+            if counter:
+                F[("game", counter)] = iteration + 1
+            stack[-1] = (loop_id, iteration + 1, limit)
+        else:
+            _, items, position = stack[-1]
+            if position >= len(items):
+                stack.pop()
+                return False
+            F[var] = items[position]
+            stack[-1] = (loop_id, items, position + 1)
+        stack.append((seq_id, 0))
+        for position, effect in before:  # the sequence's steps before the turn
+            stack[-1] = (seq_id, position)
+            effect(F, R, -1)
+            if F[_OVER] or F[_ASKS]:
+                return False
+        stack[-1] = entered
+        # the next turn's start (as the turn's enter function)
+        player = player_fn(F, R, -1)
+        if type(player) is not int or not 0 <= player < num_players:
+            raise RuleFailure(f"the turn's player is {format_value(player)}, not a player", span)
+        if reset is not None:
+            reset(F, R)
+        F[_TURN] = player
+        stack.append((node_id, player, False))
+        if on_start is not None:
+            on_start(F, R, player)
+            if F[_OVER] or F[_ASKS]:
+                return False
+        F[_DECISION] = (player, actions)
+        R.reset_steps()
+        state.listed = legal = list_legal(state)
+        if legal:
+            return True
+        stack[-1] = (node_id, player, True)
+        return False
+
+    return cycle
 
 
 def _runs_effects(node: FlowNode) -> bool:
