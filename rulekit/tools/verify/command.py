@@ -35,6 +35,7 @@ from rulekit.tools.verify.options import (
 )
 from rulekit.tools.verify.properties import compile_properties
 from rulekit.tools.verify.report import Progress, format_counterexample, no_progress
+from rulekit.tools.verify.components import symmetric_groups
 from rulekit.tools.verify.seats import asymmetry
 from rulekit.tools.verify.shrink import Shrinker
 
@@ -388,6 +389,10 @@ def _run_one(options: VerifyOptions, say: Callable[[str], None]) -> int:
     unseen = asymmetry(program)
     if unseen is not None:
         print(f"  seat symmetry not checked: {unseen}")
+    counts = result.stats.counts
+    print(
+        f"  {symmetric_groups(program).summary(counts.get('component_symmetry', 0), counts.get('component_symmetry_skipped', 0))}"
+    )
     print(f"  {scenario_summary(program, result.stats)}")
     if result.coverage is not None:
         if result.counterexample is not None:
