@@ -16,9 +16,9 @@ rules, conservatively (a group it is unsure of is left out, and the verdict says
    aggregates (``count``, ``sum``, ``any``, ``all``, and ``min``/``max`` of numbers) may loop
    over it, and ``cards.x`` names the item ``x``;
 4. no rule orders values that may be components (ordered by their ids): ``sort(...)``,
-   ``min``/``max`` of anything but numbers, ``sorted``/``rank`` by anything but a number and
-   ``<``, ``<=``, ``>``, ``>=`` with no number on either side leave every group out, as does
-   reading a component's ``id`` anywhere but in text (``note``, ``tell``, ``concat``, ...);
+   ``min``/``max`` of anything but numbers and ``sorted``/``rank`` by anything but a number
+   leave every group out (``<`` and the like compare numbers only), as does reading a
+   component's ``id`` anywhere but in text (``note``, ``tell``, ``concat``, ...);
 5. the set-up (``setup``, field initial values other than the turn's) is not checked: only
    actions are, so naming an item there does not count.
 
@@ -54,7 +54,6 @@ TEXT_CALLS = frozenset({"note", "tell", "concat", "join", "str", "pad", "pad_lef
 NUMBER_CALLS = frozenset(
     {"count", "len", "sum", "abs", "least", "greatest", "clamp", "roll", "manhattan", "count_of", "index_of"}
 )
-ORDERING = frozenset({"<", "<=", ">", ">="})
 ARITHMETIC = frozenset({"+", "-", "*", "//", "%"})
 
 
@@ -218,10 +217,11 @@ class _Reader:
         #: How each local name is bound anywhere in the rules: a declared type, a value, or
         #: an element of a collection.
         self.bindings: dict[str, list[tuple[str, Any]]] = {}
-        for callable_ in (*rules.functions.values(), *rules.procedures.values()):
-            for name, decl in callable_.params:
-                self._bind(name, "type", decl.type)
-        for name, compiled in program.actions.items():
+        params = [p for f in rules.functions.values() for p in f.params]
+        params += [p for f in rules.procedures.values() for p in f.params]
+        for name, decl in params:
+            self._bind(name, "type", decl.type)
+        for compiled in program.actions.values():
             for param, type_ in zip(compiled.params, compiled.param_types, strict=False):
                 self._bind(param, "type", type_)
         self._in_progress: set[str] = set()
@@ -284,10 +284,6 @@ class _Reader:
                 self._problem(f"sort() orders values that may be components at {_at(node)}")
             inner = text or node.function in TEXT_CALLS
             self.walk((node.args, node.keywords), text=inner, free=free, depth=deeper)
-        elif isinstance(node, ast.Binary):
-            if node.op in ORDERING and not (self.plain(node.left) or self.plain(node.right)):
-                self._problem(f"'{node.op}' may compare components at {_at(node)}")
-            self.walk((node.left, node.right), text=text, free=free, depth=deeper)
         elif isinstance(node, ast.Aggregate):
             comprehension = node.comprehension
             function = node.function
@@ -296,7 +292,9 @@ class _Reader:
             if function in ("sorted", "rank") and not self.plain(comprehension.key or comprehension.element):
                 self._problem(f"{function}() may order components at {_at(node)}")
             if function in ORDER_FREE or function in ("min", "max"):
-                free = free | {id(source) for _, source in comprehension.loops if isinstance(source, ast.Name)}
+                free = free | {
+                    id(source) for _, source in comprehension.loops if isinstance(source, ast.Name)
+                }
             self.walk(comprehension, text=text, free=free, depth=deeper)
         elif hasattr(node, "__attrs_attrs__"):
             for attribute in node.__attrs_attrs__:
