@@ -225,6 +225,7 @@ class _Reader:
             for param, type_ in zip(compiled.params, compiled.param_types, strict=False):
                 self._bind(param, "type", type_)
         self._in_progress: set[str] = set()
+        self._known: dict[str, bool] = {}
 
     def _bind(self, name: Any, how: str, what: Any) -> None:
         if isinstance(name, str):
@@ -340,35 +341,42 @@ class _Reader:
         return False
 
     def _plain_local(self, name: str, depth: int) -> bool:
+        key = f"local {name}"
+        if key in self._known:
+            return self._known[key]
         bindings = self.bindings.get(name)
-        if not bindings or f"local {name}" in self._in_progress:
+        if not bindings or key in self._in_progress:
             return False
-        self._in_progress.add(f"local {name}")
+        self._in_progress.add(key)
         try:
-            for how, what in bindings:
-                if how == "type" and not _plain_type(what):
-                    return False
-                if how == "value" and not self.plain(what, depth):
-                    return False
-                if how == "element" and not (
-                    (isinstance(what, ast.Call) and what.function == "range") or self.plain(what, depth)
-                ):
-                    return False
-            return True
+            result = all(self._plain_binding(how, what, depth) for how, what in bindings)
         finally:
-            self._in_progress.discard(f"local {name}")
+            self._in_progress.discard(key)
+        self._known[key] = result  # once each: a hostile rule's bindings cannot make this exponential
+        return result
+
+    def _plain_binding(self, how: str, what: Any, depth: int) -> bool:
+        if how == "type":
+            return _plain_type(what)
+        if how == "element" and isinstance(what, ast.Call) and what.function == "range":
+            return True
+        return self.plain(what, depth)
 
     def _plain_function(self, name: str, depth: int) -> bool:
         function = self.functions.get(name)
-        if function is None or name in self._in_progress:
+        key = f"function {name}"
+        if function is None or key in self._in_progress:
             return False
-        if function.returns is not None:
-            return _plain_type(function.returns.type)
-        self._in_progress.add(name)
-        try:
-            return self.plain(function.body, depth)
-        finally:
-            self._in_progress.discard(name)
+        if key not in self._known:
+            if function.returns is not None:
+                self._known[key] = _plain_type(function.returns.type)
+            else:
+                self._in_progress.add(key)
+                try:
+                    self._known[key] = self.plain(function.body, depth)
+                finally:
+                    self._in_progress.discard(key)
+        return self._known[key]
 
 
 def _declared_types(rules: Any) -> Iterator[Any]:
