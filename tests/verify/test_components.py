@@ -35,6 +35,8 @@ state:
     hand: {type: "list[card]"}
     played: {type: "list[card]"}
     points: {type: int}
+  card:
+    plays: {type: int, doc: how many times the card was played}
 setup: |
   shuffle(game.deck)
 actions:
@@ -51,6 +53,7 @@ actions:
       move(c, me.hand, me.played)
       me.points += c.value
       game.last = c
+      c.plays += 1
       game.moves += 1
     ends_turn: true
   wait:
@@ -138,10 +141,12 @@ def test_the_relabeller_shifts_a_group_in_fields_and_actions(write_ruleset: Call
     fields = dict(state.fields)
     fields[("game", "deck")] = ("silver_1", "gold_1", "silver_3")
     fields[("game", "last")] = "silver_2"
+    fields[("silver_1", "plays")] = 4
     relabelled = relabeller.state(fields)
     assert relabelled is not None
     assert relabelled[("game", "deck")] == ("silver_2", "gold_1", "silver_1")
     assert relabelled[("game", "last")] == "silver_3"
+    assert relabelled[("silver_2", "plays")] == 4 and relabelled[("gold_1", "plays")] == 0
     assert relabeller.action(Action("play", ("silver_3",))) == Action("play", ("silver_1",))
     fields[("_", "flow")] = (*fields[("_", "flow")], (0, "silver_1"))  # an id where no type says
     assert relabeller.state(fields) is None
