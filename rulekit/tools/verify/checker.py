@@ -177,6 +177,7 @@ class Checker(EngineChecks):
             self.check_no_leak(twin, action, state)
             if heavy or state.is_terminal():
                 self.check_seat_symmetry(twin, action, state)
+                self.check_component_symmetry(twin, action, state)
         self.check_state(state, heavy=heavy)
         with coverage_off(state):
             self.check_scenarios(state)

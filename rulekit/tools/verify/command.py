@@ -19,6 +19,7 @@ from rulekit.tools.bots import parse_bots
 from rulekit.tools.cores import all_cores
 from rulekit.tools.options import add_rules_options, module_names
 from rulekit.tools.verify.checker import Checker
+from rulekit.tools.verify.components import symmetric_groups
 from rulekit.tools.verify.counterexample import Counterexample, make_counterexample, write_counterexample
 from rulekit.tools.verify.coverage import Coverage
 from rulekit.tools.verify.explore import player_counts
@@ -388,6 +389,9 @@ def _run_one(options: VerifyOptions, say: Callable[[str], None]) -> int:
     unseen = asymmetry(program)
     if unseen is not None:
         print(f"  seat symmetry not checked: {unseen}")
+    counts = result.stats.counts
+    checked, skipped = counts.get("component_symmetry", 0), counts.get("component_symmetry_skipped", 0)
+    print(f"  {symmetric_groups(program).summary(checked, skipped)}")
     print(f"  {scenario_summary(program, result.stats)}")
     if result.coverage is not None:
         if result.counterexample is not None:

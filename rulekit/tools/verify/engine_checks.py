@@ -231,6 +231,74 @@ class EngineChecks:
                         state=after,
                     )
 
+    def check_component_symmetry(self, before: State, action: Action, after: State) -> None:
+        """``engine:component-symmetry``: components the rules treat alike (equal data, named
+        by no rule) relabelled in the state before and in the action relabel the outcome the
+        same way (the legal actions before, every field after, the standings at the end); one
+        group a time, in turn; see :mod:`rulekit.tools.verify.components`."""
+        from rulekit.tools.verify.components import ComponentRelabeller, symmetric_groups
+        from rulekit.tools.verify.seats import first_difference
+
+        cache = self.__dict__.setdefault("_components", {})
+        if "groups" not in cache:
+            cache["groups"] = symmetric_groups(self.program).groups
+            cache["next"] = 0
+        groups = cache["groups"]
+        if not groups:
+            return
+        group = groups[cache["next"] % len(groups)]
+        cache["next"] += 1
+        relabeller = cache.get(group)
+        if relabeller is None:
+            relabeller = cache[group] = ComponentRelabeller(self.program, group)
+        counts = self.stats.counts
+        fields = relabeller.state(before.fields)
+        moved = relabeller.action(action)
+        expected_actions = relabeller.actions(before.legal_actions())
+        if fields is None or moved is None or expected_actions is None:
+            counts["component_symmetry_skipped"] = counts.get("component_symmetry_skipped", 0) + 1
+            return
+        counts["component_symmetry"] = counts.get("component_symmetry", 0) + 1
+        self.stats.property_checks += 1
+        game = before.game
+        other = State(game, fields)
+        how = f"with the {group.describe()} relabelled ({relabeller.permutation()})"
+        text, moved_text = game.action_to_string(action), game.action_to_string(moved)
+        expected = sorted(game.action_to_string(a) for a in expected_actions)
+        found = sorted(game.action_to_string(a) for a in other.legal_actions())
+        if expected != found:
+            raise self._failure(
+                "engine:component-symmetry",
+                f"{how}, the legal actions are not those of the real game relabelled "
+                f"({_first_difference(expected, found)})",
+                state=before,
+            )
+        try:
+            other.apply_action(moved)
+        except Exception as error:
+            raise self._failure(
+                "engine:component-symmetry",
+                f"{text} applies, but {moved_text} {how} fails: {describe_error(error)}",
+                state=before,
+            ) from None
+        relabelled = relabeller.state(after.fields)
+        difference = None if relabelled is None else first_difference(relabelled, other.fields)
+        if difference is not None:
+            key, real, shown = difference
+            raise self._failure(
+                "engine:component-symmetry",
+                f"after {text}, {key_text(key)} is {real!r:.80} (the real game, relabelled) but "
+                f"{shown!r:.80} when {moved_text} is played {how}: the rules treat these components apart",
+                state=after,
+            )
+        if after.is_terminal() and after.standings() != other.standings():
+            raise self._failure(
+                "engine:component-symmetry",
+                f"at the end the standings are {after.standings()}, but {other.standings()} in the "
+                f"same game {how}",
+                state=after,
+            )
+
     def check_replay(self, state: State) -> None:
         self.stats.property_checks += 1
         game = state.game

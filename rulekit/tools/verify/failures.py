@@ -98,6 +98,10 @@ ENGINE_PROPERTIES = {
         "in rules that single out no seat, rotating the seats in a state and an action rotates "
         "the legal actions, the state after and the final standings the same way"
     ),
+    "component-symmetry": (
+        "components of one kind with equal data that no rule tells apart, relabelled in a state "
+        "and an action, relabel the legal actions, the state after and leave the final standings"
+    ),
     "outcome": (
         "a finished game's scores and returns are those its scoring declares, recomputed from the "
         "scoring's expressions and the declared outcome"
