@@ -16,10 +16,11 @@ from rulekit.engine.game import State
 from rulekit.load import load_program
 from rulekit.runtime.context import Runtime
 from rulekit.tools.scenario import run_scenario
-from rulekit.tools.verify import VerifyOptions, format_counterexample, verify
+from rulekit.tools.verify import VerifyOptions, format_counterexample, generalise, verify
 from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.derived import derived_properties
 from rulekit.tools.verify.derived_outcome import Recomputed
+from rulekit.tools.verify.examples import Book
 from rulekit.tools.verify.failures import PropertyFailure
 from rulekit.tools.verify.options import Stats
 from tests.rulesets import module_names, shipped_rulesets
@@ -227,6 +228,9 @@ def test_a_score_the_engine_computes_otherwise_than_declared_is_found(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(State, "scores", lambda self: [1] * self.game.num_players)
+    # the shipped scenarios (run from explored states) would see a draw scored 1 first: this
+    # test is about the outcome recomputed from the declared scoring, so they are left out
+    monkeypatch.setattr(generalise, "book_of", lambda program: Book())
     result = verify(VerifyOptions("tic_tac_toe", examples=60, out=None))
     example = result.counterexample
     assert example is not None and example.key == "engine:outcome"
