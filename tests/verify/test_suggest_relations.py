@@ -5,6 +5,7 @@ action, an implication ``not (CONDITION) or (RELATION)``)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,6 +14,8 @@ import yaml
 
 from rulekit.tools.verify import VerifyOptions, verify
 from rulekit.tools.verify.suggest import Confidence, suggest
+
+RULESETS = Path(__file__).resolve().parents[2] / "rulesets"
 
 RACE = """
 ruleset: race
@@ -276,3 +279,57 @@ def test_the_next_player_still_in_is_mined_and_a_turn_given_to_a_player_out_brea
     )
     example = verify(options).counterexample
     assert example is not None and example.condition == NEXT_STILL_IN, example and example.key
+
+
+SCORE_ORDER = "all(result(p) > result(q) for p in players for q in players if score(p) > score(q))"
+DRAW_SCORES_NOTHING = (
+    "not all(result(p) == result(q) for p in players for q in players) or all(score(p) == 0 for p in players)"
+)
+
+
+def test_a_draw_scored_as_a_win_for_both_breaks_the_mined_scores_at_the_end(tmp_path: Path) -> None:
+    # without its scenarios (one of them sees the change first): only the relation is checked
+    rules = tmp_path / "tic_tac_toe"
+    shutil.copytree(RULESETS / "tic_tac_toe", rules, ignore=shutil.ignore_patterns("scenarios"))
+    mined = suggest(VerifyOptions(str(rules), examples=100, out=None))
+    at_end = {s.holds for s in mined.suggestions if s.over == "game"}
+    assert SCORE_ORDER in at_end and DRAW_SCORES_NOTHING in at_end
+
+    def verify_with(plant: dict[str, object]) -> str | None:
+        variant = {
+            "variant": "plant",
+            "title": "t",
+            "description": "a draw scores a point for both players",
+            "ruleset": "tic_tac_toe",
+            # tic-tac-toe ships the relation mined here: only this copy is checked
+            "remove": ["properties.mined_a_draw_scores_nothing"],
+            "add": {"properties": {"drawn": {"over": "game", "holds": DRAW_SCORES_NOTHING}}},
+            **plant,
+        }
+        path = tmp_path / "plant.yaml"
+        path.write_text(yaml.safe_dump(variant), encoding="utf-8")
+        options = VerifyOptions(
+            str(rules), variants=(str(path),), examples=60, out=tmp_path / "ce", workers=1, shrink=False
+        )
+        example = verify(options).counterexample
+        return None if example is None else example.key
+
+    assert verify_with({}) is None  # the rules keep it
+    # the returns of a draw stay 0 and 0 (both "win"): only the scores show it
+    assert verify_with(
+        {"set": {"scoring.score": "1 if game.winner == player or game.winner == none else 0"}}
+    ) == ("property:drawn")
+
+
+def test_score_outside_a_property_over_the_game_is_an_error_with_its_position(
+    write_ruleset: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rulekit.tools.verify import main
+
+    text = RACE + "properties:\n  early:\n    holds: all(score(p) >= 0 for p in players)\n"
+    directory = write_ruleset(text)
+    assert main([str(directory), "--examples", "2", "--out", str(tmp_path / "o"), "--workers", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "ruleset.yaml:" in err and "score" in err
+    directory = write_ruleset(text.replace("holds: all", "over: game\n    holds: all"))
+    assert main([str(directory), "--examples", "2", "--out", str(tmp_path / "o"), "--workers", "1"]) == 0

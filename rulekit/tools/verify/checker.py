@@ -268,10 +268,11 @@ class Checker(EngineChecks):
 
     def check_game(self, start: dict[Any, Any], state: State) -> None:
         """The properties ``over: game``, from the game's first state ``start`` to its last,
-        ``result(p)`` reading each seat's return."""
+        ``result(p)`` reading each seat's return and ``score(p)`` her score."""
         results = tuple(int(r) if float(r).is_integer() else float(r) for r in state.returns())
+        scores = tuple(state.scores())
         for prop in self.properties.over_game:
-            self._check_property(prop, start, state, -1, (results,))
+            self._check_property(prop, start, state, -1, (results, scores))
 
     def _turn_boundary(self, state: State) -> None:
         """After an action: if it ended the turn, check the properties over that turn (so a

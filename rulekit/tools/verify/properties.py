@@ -45,8 +45,9 @@ from rulekit.rules.model import PropertyDecl
 Fn = Callable[..., Any]
 #: The generated code's names of the two states (the generated code uses A, B_..., F, R itself).
 _SIDES = {"before": "S_before", "after": "S_after"}
-#: The generated code's name of the returns of a finished game (a property ``over: game``).
+#: The generated code's names of the returns and the scores of a finished game (``over: game``).
 _RESULTS = "S_result"
+_SCORES = "S_score"
 #: The engine's slot of who decides (``(seat, actions)``, ``None`` at the end).
 _DECISION = '("_", "decision")'
 
@@ -81,17 +82,19 @@ class _PropertyGen(_TwoStateGen):
 
 
 class _GameGen(_PropertyGen):
-    """A property ``over: game``'s generator, with ``result(PLAYER)``: her return at the end."""
+    """A property ``over: game``'s generator, with ``result(PLAYER)``: her return at the end,
+    and ``score(PLAYER)``: her score at the end (the ruleset's ``scoring: score``)."""
 
     def _expr_Call(self, node: ast.Call, ctx: Context) -> tuple[str, Type]:
-        if node.function != "result" or node.function in self.rules.functions:
+        slot = {"result": _RESULTS, "score": _SCORES}.get(node.function)
+        if slot is None or node.function in self.rules.functions:
             return super()._expr_Call(node, ctx)
         if len(node.args) != 1 or node.keywords:
-            self.error("result(...) takes one player", node)
+            self.error(f"{node.function}(...) takes one player", node)
             return "None", t.ANY
         code, type_ = self.expr(node.args[0], ctx)
-        self.expect(t.PLAYER, type_, node.args[0], "result(...)'s argument")
-        return f"{_RESULTS}[{code}]", t.INT
+        self.expect(t.PLAYER, type_, node.args[0], f"{node.function}(...)'s argument")
+        return f"{slot}[{code}]", t.INT
 
 
 def two_state(expr: ast.Expr) -> ast.Expr:
@@ -228,7 +231,7 @@ def compile_properties(program: Program, *, derived: bool = True) -> Properties:
 def _generator(game: bool) -> tuple[type[CodeGen], tuple[str, ...]]:
     """The code generator and extra arguments of a property (``game``: over a whole game)."""
     if game:
-        return _GameGen, (*_SIDES.values(), _RESULTS)
+        return _GameGen, (*_SIDES.values(), _RESULTS, _SCORES)
     return _PropertyGen, tuple(_SIDES.values())
 
 

@@ -136,7 +136,7 @@ def _watch(
             step = Step(action.name, me, tuple(action.args), before, after, players)
             step.next = None if state.is_terminal() else state.current_player()
             if ends is not None and state.is_terminal():
-                ends.append(record(state.fields, state.returns(), list(at_end), players))
+                ends.append(record(state.fields, state.returns(), list(at_end), players, state.scores()))
             start, player, context, length = turn
             length += 1
             ended = program.actions[action.name].decl.ends_turn

@@ -9,7 +9,11 @@ these relations between the returns and the state are proposed when they held at
   everyone else), and when it is ``none`` every return is equal (a draw);
 * the returns are ordered like a value of the players (the most points, not knocked out): a
   player with more of it does at least as well, or strictly better;
-* ties on such a value are broken by another (``p.out == q.out and p.G > q.G``).
+* ties on such a value are broken by another (``p.out == q.out and p.G > q.G``);
+* the returns against the scores (``score(p)``, the ruleset's ``scoring: score``): a player
+  with a higher score does at least as well, and when every return is equal (a draw) every
+  score is the same number (a draw scored as a win for both is seen, although the returns of a
+  draw stay equal).
 
 A player's values at the end are the player observables (:mod:`rulekit.tools.verify.observe`)
 and the sums of a whole-number attribute over her lists of components
@@ -42,6 +46,8 @@ class End:
     values: dict[tuple[Any, str], Any]
     results: tuple[Any, ...]
     players: int
+    #: Each seat's score at the end (``score(p)``).
+    scores: tuple[Any, ...] = ()
 
 
 def end_observables(program: Program, watched: list[Observable]) -> list[Observable]:
@@ -83,10 +89,17 @@ def _sum(program: Program, name: str, attribute: str) -> Callable[[Fields, Any],
     return read
 
 
-def record(fields: Fields, results: list[float], watched: list[Observable], players: int) -> End:
-    """The end of one game: ``watched``'s values in its last state and its returns."""
+def record(
+    fields: Fields,
+    results: list[float],
+    watched: list[Observable],
+    players: int,
+    scores: list[int] | tuple[int, ...] = (),
+) -> End:
+    """The end of one game: ``watched``'s values in its last state, its returns and scores."""
     values = {(w, o.key): o.read(fields, w) for o in watched for w in o.owners(players)}
-    return End(values, tuple(int(r) if float(r).is_integer() else r for r in results), players)
+    returns = tuple(int(r) if float(r).is_integer() else r for r in results)
+    return End(values, returns, players, tuple(scores))
 
 
 def end_relations(
@@ -103,6 +116,7 @@ def end_relations(
         return []
     said = f"at the end of all {len(ends)} games watched"
     found = _values(ends, said, confidence)
+    found += _scored(ends, said, confidence)
     for o in game_players:
         found += _named(ends, o, said, confidence, o.key in optional)
     orders: list[tuple[Observable, str]] = []
@@ -151,6 +165,48 @@ def _values(ends: list[End], said: str, confidence: Confidence) -> list[Suggesti
                 len(ends),
                 over="game",
                 relation="end-sum",
+            )
+        )
+    return found
+
+
+def _scored(ends: list[End], said: str, confidence: Confidence) -> list[Suggestion]:
+    """The returns against the scores: ordered like them, and a draw's scores all one number."""
+    scored = [e for e in ends if len(e.scores) == e.players]
+    if len(scored) < confidence.support or not any(any(e.scores) for e in scored):
+        return []  # no scores (or none but 0): nothing to relate
+    found = []
+    pairs = [
+        (e, [(p, q) for p in range(e.players) for q in range(e.players) if e.scores[p] > e.scores[q]])
+        for e in scored
+    ]
+    if all(e.results[p] >= e.results[q] for e, found_ in pairs for p, q in found_):
+        deciding = sum(1 for e, found_ in pairs if any(e.results[p] > e.results[q] for p, q in found_))
+        if deciding >= confidence.changes:
+            strict = all(e.results[p] > e.results[q] for e, found_ in pairs for p, q in found_)
+            op, how = (">", "does better") if strict else (">=", "does at least as well")
+            found.append(
+                Suggestion(
+                    None,
+                    f"all(result(p) {op} result(q) for p in players for q in players if score(p) > score(q))",
+                    f"suggested: a player with a higher score {how} ({said})",
+                    deciding,
+                    over="game",
+                    relation="end-score",
+                )
+            )
+    draws = [e for e in scored if len(set(e.results)) == 1]
+    level = {s for e in draws for s in e.scores}
+    if len(draws) >= confidence.changes and len(level) == 1:
+        draw = "all(result(p) == result(q) for p in players for q in players)"
+        found.append(
+            Suggestion(
+                None,
+                f"not {draw} or all(score(p) == {level.pop()} for p in players)",
+                f"suggested: when every return is equal (a draw), every score is that number ({said})",
+                len(draws),
+                over="game",
+                relation="end-score",
             )
         )
     return found
