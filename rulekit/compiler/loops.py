@@ -75,7 +75,8 @@ class _Writer:
     def loops(self, gen: ast.GeneratorExp, indent: int) -> int:
         """The ``for`` and ``if`` lines of ``gen``; the indent of its element."""
         for comp in gen.generators:
-            self.line(indent, f"for {ast.get_source_segment(self.code, comp.target)} in {self.text(comp.iter)}:")
+            target = ast.get_source_segment(self.code, comp.target)
+            self.line(indent, f"for {target} in {self.text(comp.iter)}:")
             indent += 1
             for cond in comp.ifs:
                 self.line(indent, f"if {self.text(cond)}:")

@@ -363,7 +363,4 @@ def memoized_function(
     if not memo:
         return f"def {name}({args}):\n    {emit.step_entry()}\n{body}"
     kept = "None" if reads is None else emit.literal(tuple(sorted(reads, key=repr)))
-    return (
-        f"def {name}({args}):\n{body}"
-        f"{name} = P_memo({name}, {key}, {kept}, {emit.literal(mine)})\n"
-    )
+    return f"def {name}({args}):\n{body}{name} = P_memo({name}, {key}, {kept}, {emit.literal(mine)})\n"
