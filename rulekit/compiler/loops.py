@@ -116,22 +116,35 @@ class _Writer:
         self.line(indent + 1, hit)
 
 
-def return_lines(code: str, mark: str, params: list[str], indent: int = 1) -> list[str]:
-    """The body lines of a function returning the expression ``code`` (each with ``mark``, the
-    span comment): ``return any/all(<generator>)`` as loops, any other as ``return code``.
-    ``params`` are the function's parameter names."""
-    pad = "    " * indent
-    plain = [f"{pad}return {code}{mark}"]
-    try:
-        tree = ast.parse(code, mode="eval")
-    except SyntaxError:
-        return plain
-    found = _aggregate(tree.body)
-    if found is None:
-        return plain
-    writer = _Writer(code, mark, set(params))
-    if not writer.bindable(found[1], single=False):
-        return plain
+def _surely_bool(node: ast.expr) -> bool:
+    """Whether ``node``'s value is always True or False (a comparison, ``not``, ``any``/``all``,
+    or ``and``/``or`` of such)."""
+    if isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+        return True
+    if isinstance(node, ast.BoolOp):
+        return all(_surely_bool(value) for value in node.values)
+    return _aggregate(node) is not None
+
+
+def _converted(node: ast.expr, writer: _Writer, indent: int) -> bool:
+    """Write the lines returning ``node``'s value as loops; False (nothing written) when it is
+    not ``any``/``all`` over a generator, or ``a or ...``/``a and ...`` ending in one whose
+    other operands are surely true or false."""
+    if isinstance(node, ast.BoolOp):
+        *first, last = node.values
+        if not all(_surely_bool(value) for value in first) or not _converted(last, writer, indent):
+            return False
+        body = writer.lines
+        writer.lines = []
+        exit_on, value = ("", "True") if isinstance(node.op, ast.Or) else ("not ", "False")
+        for operand in first:  # evaluated in order, stopping at the first that decides
+            writer.line(indent, f"if {exit_on}{writer.text(operand)}:")
+            writer.line(indent + 1, f"return {value}")
+        writer.lines.extend(body)
+        return True
+    found = _aggregate(node)
+    if found is None or not writer.bindable(found[1], single=False):
+        return False
     inner = writer.loops(found[1], indent)
     if found[0] == "any":
         writer.when_true(found[1].elt, inner, "return True", nested=True)
@@ -139,4 +152,18 @@ def return_lines(code: str, mark: str, params: list[str], indent: int = 1) -> li
     else:
         writer.when_false(found[1].elt, inner, "return False", nested=True)
         writer.line(indent, "return True")
-    return writer.lines
+    return True
+
+
+def return_lines(code: str, mark: str, params: list[str], indent: int = 1) -> list[str]:
+    """The body lines of a function returning the expression ``code`` (each with ``mark``, the
+    span comment): ``return any/all(<generator>)`` (possibly after ``or``/``and`` operands that
+    are surely true or false) as loops, any other as ``return code``. ``params`` are the
+    function's parameter names."""
+    plain = ["    " * indent + f"return {code}{mark}"]
+    try:
+        tree = ast.parse(code, mode="eval")
+    except SyntaxError:
+        return plain
+    writer = _Writer(code, mark, set(params))
+    return writer.lines if _converted(tree.body, writer, indent) else plain

@@ -50,6 +50,10 @@ EXPRESSIONS = [
     "any(((c // (c - 2)) == me) for v_line in R.steps(v_rows) for c in R.steps(v_line))",
     "all(((1 // c) >= 0) for v_line in R.steps(v_rows) if (len(v_line) > 1) for c in R.steps(v_line))",
     "any((c, d) == (me, v_k) for (c, d) in R.steps(tuple(zip(v_rows, v_rows[1:]))))",
+    "((v_k == 3) or (1 // v_k == 0)"
+    " or all(any((c == me) for c in R.steps(v_line)) for v_line in R.steps(v_rows)))",
+    "((v_k != 2) and (not (v_k in R.steps(v_rows)))"
+    " and any((len(v_line) == v_k) for v_line in R.steps(v_rows)))",
 ]
 
 rows = st.lists(st.lists(st.integers(-1, 3), max_size=4).map(tuple), max_size=5).map(tuple)
@@ -76,6 +80,11 @@ def test_an_inner_generator_reusing_an_outer_loop_variable_stays_a_generator() -
     assert "any(" in "".join(lines)  # the inner one is kept as it is
     for rows in [(), ((0,),), ((1,), (0, 1))]:
         assert _run(lines, ["v_rows"], [rows]) == _run([f"    return {code}"], ["v_rows"], [rows])
+
+
+def test_an_operand_before_the_aggregate_that_may_be_no_bool_keeps_the_expression() -> None:
+    code = "(v_k or all((c == me) for c in R.steps(v_rows)))"
+    assert return_lines(code, "", ["F", "R", "me", "v_rows", "v_k"]) == [f"    return {code}"]
 
 
 def test_every_loop_line_carries_the_span_mark_of_the_expression() -> None:
