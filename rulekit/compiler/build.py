@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rulekit.compiler import callgraph, emit, planner, planner_decisions, procedures
+from rulekit.compiler import callgraph, emit, loops, planner, planner_decisions, procedures
 from rulekit.compiler.build_flow import FlowBuilder
 from rulekit.compiler.codegen import Context
 from rulekit.compiler.codegen_support import TEXT_BUILTINS
@@ -349,9 +349,8 @@ class _Compiler(FlowBuilder):
             mark = self.gen.mark(decl.condition.span)
             self.codes[condition] = (code, mark)
             self.facts[condition] = found
-            self.lines.append(
-                f"def {condition}({', '.join(['F', 'R', 'me', *names, '**_'])}):\n    return {code}{mark}\n"
-            )
+            body = "".join(line + "\n" for line in loops.return_lines(code, mark, ["F", "R", "me", *names]))
+            self.lines.append(f"def {condition}({', '.join(['F', 'R', 'me', *names, '**_'])}):\n{body}")
         effect = self.define_block(f"trig_{decl.name}", decl.effect, params, kwargs=True)
         return {"condition": condition, "effect": effect}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rulekit.compiler import emit
+from rulekit.compiler import emit, loops
 from rulekit.compiler.codegen import CodeGen, Context
 from rulekit.compiler.facts import Facts
 from rulekit.compiler.planner import Enumerator
@@ -71,7 +71,8 @@ class BuildBase:
         mark = self.gen.mark(expr.span)
         self.codes[fname] = (code, mark)
         self.facts[fname] = found
-        self.lines.append(f"def {fname}({args}):\n    return {code}{mark}\n")
+        body = "".join(line + "\n" for line in loops.return_lines(code, mark, ["F", "R", "me", *names]))
+        self.lines.append(f"def {fname}({args}):\n{body}")
         return fname
 
     def define_block(

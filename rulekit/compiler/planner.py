@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from attrs import field, frozen
 
-from rulekit.compiler import callgraph, emit
+from rulekit.compiler import callgraph, emit, loops
 from rulekit.compiler.facts import Facts, combine
 from rulekit.compiler.planner_reads import Line, Stable, hoist_reads, source
 from rulekit.dsl import ast
@@ -359,10 +359,8 @@ def memoized_function(
     (:func:`rulekit.compiler.emit.step_entry`).
     """
     args = ", ".join(["F", "R", "me", *params])
+    body = "".join(line + "\n" for line in loops.return_lines(code, mark, ["F", "R", "me", *params]))
     if not memo:
-        return f"def {name}({args}):\n    {emit.step_entry()}\n    return {code}{mark}\n"
+        return f"def {name}({args}):\n    {emit.step_entry()}\n{body}"
     kept = "None" if reads is None else emit.literal(tuple(sorted(reads, key=repr)))
-    return (
-        f"def {name}({args}):\n    return {code}{mark}\n"
-        f"{name} = P_memo({name}, {key}, {kept}, {emit.literal(mine)})\n"
-    )
+    return f"def {name}({args}):\n{body}{name} = P_memo({name}, {key}, {kept}, {emit.literal(mine)})\n"
