@@ -691,36 +691,14 @@ class State:
             F[_MOVES] += 1
             flow.chose(self, name, args)
             return
-        # run_action's work written out (one call less on every action)
-        game = self.game
-        plan = game._apply_plans.get(name)
-        if plan is None or plan[0] is not game.program.actions[name]:
-            plan = game.apply_plan(name)
-        compiled, before, after, ends_turn = plan
-        R = game.runtime
         me = F[_DECISION][0]
-        if R.fired is not None:
-            R.fired(f"action:{name}")
-        if before:
-            fire(F, R, me, before, args)
-        if compiled.cost is not None:
-            R.transfer(F, compiled.cost(F, R, me, *args), me, BANK, partial=False)
-        effect = compiled.effect
-        if effect is not None:
-            try:
-                effect(F, R, me, *args)
-            except RuleFailure as failure:
-                if failure.span is None:
-                    failure.span = compiled.decl.span
-                raise
-        if after:
-            fire(F, R, me, after, args)
+        ends_turn = self.run_action(me, name, args)
         F[_MOVES] += 1
-        flow.after_action(self, F, R, ends_turn)
+        flow.after_action(self, F, self.game.runtime, ends_turn)
 
     def run_action(self, me: int, name: str, args: tuple[Any, ...]) -> bool:
         """Run action ``name`` for player ``me``: its triggers, cost and effect (not the flow);
-        return whether it ends the turn (:meth:`_apply` does the same, written out)."""
+        return whether it ends the turn."""
         game = self.game
         plan = game._apply_plans.get(name)
         if plan is None or plan[0] is not game.program.actions[name]:
