@@ -325,6 +325,8 @@ class SymmetryDecl:
     doc: str | None
     cite: str | None
     span: Span | None
+    #: Why the items do not map as declared (verify reports it), or None.
+    problem: str | None = None
 
 
 @frozen

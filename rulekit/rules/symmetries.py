@@ -11,7 +11,10 @@ whole numbers that stand for positions on a board::
 
 Each item of a listed kind goes to the item of the same kind whose attributes are its own with
 the listed ones replaced by their values (names: the constants and the item's whole-number
-attributes); the map must be a permutation of the kind.  ``points`` names a tuple's elements in
+attributes); the map must be a permutation of the kind.  A declaration that is wrong in itself (an
+unknown kind, attribute or name) is an error at its position; items that do not map as declared
+(an image no item has, two items going to one: a variant moved a cell) are not -- the rules still
+load and play -- but verify reports the broken claim.  ``points`` names a tuple's elements in
 order and gives each one's image (names: the constants and the elements).  Everything is
 evaluated here, when the rules load, by the one load-time evaluator
 (:mod:`rulekit.rules.evaluate`); a problem is reported at its position.  ``rulekit verify``
@@ -46,6 +49,7 @@ def resolve_symmetry(
     """The symmetry ``name`` with its component map worked out (None: a problem, reported)."""
     numbers = {k: v for k, v in constants.items() if type(v) is int}
     mapping: dict[str, str] = {}
+    problem: str | None = None
     ok = True
     for kind_name, attributes in components.items():
         where = f"symmetries.{name}.components.{kind_name}"
@@ -58,6 +62,8 @@ def resolve_symmetry(
         moved = _kind_map(where, kind, attributes, numbers, bag, place)
         if moved is None:
             ok = False
+        elif isinstance(moved, str):
+            problem = problem or moved
         else:
             mapping.update(moved)
     order = tuple(points)
@@ -84,6 +90,7 @@ def resolve_symmetry(
         doc=doc,
         cite=cite,
         span=span,
+        problem=problem,
     )
 
 
@@ -104,7 +111,9 @@ def _kind_map(
     numbers: Mapping[str, int],
     bag: DiagnosticBag,
     span: Span | None,
-) -> dict[str, str] | None:
+) -> dict[str, str] | str | None:
+    """The kind's permutation; a text: why the items do not map (the rules load, verify
+    reports it); None: an error in the declaration (reported)."""
     spans = getattr(attributes, "spans", {})
     for attribute in attributes:
         if attribute not in kind.attributes:
@@ -129,23 +138,13 @@ def _kind_map(
         target = by_values.get(_key(image))
         if target is None:
             shown = ", ".join(f"{a} {image[a]}" for a in attributes)
-            bag.error(
-                f"{where}: the image of '{item.id}' has {shown}, and no {kind.name} has these",
-                span,
-                hint="a symmetry maps every item to another item of its kind",
-            )
-            return None
+            return f"the image of {kind.name} '{item.id}' has {shown}, and no {kind.name} has these"
         mapping[item.id] = target
-    if len(set(mapping.values())) < len(mapping):
-        seen: dict[str, str] = {}
-        for source, target in mapping.items():
-            if target in seen:
-                bag.error(
-                    f"{where}: '{seen[target]}' and '{source}' both go to '{target}': not a permutation",
-                    span,
-                )
-                return None
-            seen[target] = source
+    seen: dict[str, str] = {}
+    for source, target in mapping.items():
+        if target in seen:
+            return f"{kind.name} '{seen[target]}' and '{source}' both go to '{target}': not a permutation"
+        seen[target] = source
     return mapping
 
 

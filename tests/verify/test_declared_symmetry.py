@@ -84,8 +84,6 @@ def test_a_declared_symmetry_is_worked_out_into_a_permutation_when_the_rules_loa
     [
         ("bad:\n    components: {card: {x: x}}", "no component kind 'card'"),
         ("bad:\n    components: {cell: {z: x}}", "'z' is not an attribute of cell"),
-        ("bad:\n    components: {cell: {x: 'x + 1'}}", "the image of 'c20' has x 3, and no cell has these"),
-        ("bad:\n    components: {cell: {x: '0'}}", "both go to 'c00': not a permutation"),
         ("bad:\n    components: {cell: {x: 'SIZ - x'}}", "'SIZ' is neither a whole-number constant"),
         ("bad:\n    points: {x: 'game.moves'}", "reads the state"),
         ("bad:\n    doc: nothing", "map some components or points"),
@@ -97,6 +95,29 @@ def test_a_wrong_declaration_is_an_error_at_its_position(
     message = _load_error(write_ruleset, symmetry)
     assert expected in message
     assert "ruleset.yaml:" in message  # located
+
+
+@pytest.mark.parametrize(
+    ("symmetry", "expected"),
+    [
+        (
+            "bad:\n    components: {cell: {x: 'x + 1'}}",
+            "the image of cell 'c20' has x 3, and no cell has these",
+        ),
+        ("bad:\n    components: {cell: {x: '0'}}", "both go to 'c00': not a permutation"),
+    ],
+)
+def test_items_that_do_not_map_as_declared_load_and_verify_reports_the_broken_claim(
+    write_ruleset: Callable[..., Path], tmp_path: Path, symmetry: str, expected: str
+) -> None:
+    """A variant that moves a cell makes a declared symmetry false: the rules still play."""
+    folder = _grid(write_ruleset, symmetry)
+    declared = load_program(str(folder)).rules.symmetries["bad"]
+    assert declared.problem is not None and expected in declared.problem
+    result = verify(VerifyOptions(str(folder), examples=5, out=tmp_path))
+    example = result.counterexample
+    assert example is not None and example.key == "engine:declared-symmetry", example
+    assert expected in example.message and "ruleset.yaml:" in example.message
 
 
 def test_states_and_actions_are_relabelled_components_and_positions_alike(

@@ -275,9 +275,18 @@ class EngineChecks:
         cache = self.__dict__.setdefault("_declared", {"next": 0})
         name = list(declared)[cache["next"] % len(declared)]
         cache["next"] += 1
+        symmetry = declared[name]
+        if symmetry.problem is not None:
+            self.stats.property_checks += 1
+            raise self._failure(
+                "engine:declared-symmetry",
+                f"the rules declare the symmetry '{name}' ({symmetry.span}), but their components do "
+                f"not map as declared: {symmetry.problem}",
+                state=before,
+            )
         relabeller = cache.get(name)
         if relabeller is None:
-            relabeller = cache[name] = SymmetryRelabeller(self.program, declared[name])
+            relabeller = cache[name] = SymmetryRelabeller(self.program, symmetry)
         how = f"relabelled by the declared symmetry '{name}' ({relabeller.permutation()})"
         self._check_relabelled(
             "engine:declared-symmetry",
