@@ -71,10 +71,8 @@ def resolve_symmetry(
         scope = _scope({**numbers, **dict.fromkeys(order, 0)}, set(order), f"symmetries.{name}.points")
         try:
             _check_names(expression, scope)
-        except Unevaluable as problem:
-            bag.error(
-                f"symmetries.{name}.points.{coordinate}: {problem.message}", problem.span, hint=problem.hint
-            )
+        except Unevaluable as wrong:
+            bag.error(f"symmetries.{name}.points.{coordinate}: {wrong.message}", wrong.span, hint=wrong.hint)
             ok = False
     if not components and not points:
         bag.error(f"symmetries.{name}: map some components or points", span)
