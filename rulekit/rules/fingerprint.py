@@ -24,7 +24,19 @@ from rulekit.rules.compose import plain_data
 #: Top-level keys that never decide play (``spaces`` only numbers the moves for OpenSpiel and
 #: PettingZoo; a log records the moves' text).
 COSMETIC_TOP = frozenset(
-    {"title", "description", "version", "doc", "cite", "display", "view", "bots", "invariants", "properties"}
+    {
+        "title",
+        "description",
+        "version",
+        "doc",
+        "cite",
+        "display",
+        "view",
+        "bots",
+        "invariants",
+        "properties",
+        "symmetries",
+    }
     | {"postconditions"}
     | {"spaces"}
 )

@@ -26,6 +26,7 @@ from rulekit.rules.generate import expand_copies, generate_items
 from rulekit.rules.parameters import constant_of, read_parameters
 from rulekit.rules.relax import relaxed
 from rulekit.rules.structure import FAILED, RESERVED_NAMES, Entries, Node, Structurer
+from rulekit.rules.symmetries import resolve_symmetry
 from rulekit.rules.values import (
     DataContext,
     DataProblem,
@@ -135,6 +136,7 @@ class _Builder:
             bot_weights=self.bot_weights(actions),
             properties=self.properties(),
             view=parse_view(root.raw.get("view"), self.bag, root.span),
+            symmetries=self.symmetries(kinds),
             bot_evaluate=self.bots().get("evaluate"),
             space_bound=self.node("spaces").get("bound"),
             modules=modules,
@@ -211,12 +213,7 @@ class _Builder:
         if not isinstance(generate, Node) or {"for", "id"} - set(generate.values):
             return []  # not written, or already reported
         loops = generate.get("for")
-        constants = {
-            str(name): plain(
-                value["value"] if isinstance(value, LocDict) and set(value) == {"type", "value"} else value
-            )
-            for name, value in _section(self.root, "constants").items()
-        } | {name: p.value for name, p in self.parameters.items()}
+        constants = self.constant_values()
         return generate_items(
             kind,
             loops,
@@ -228,6 +225,38 @@ class _Builder:
             self.bag,
             generate.get("copies"),
         )
+
+    def constant_values(self) -> dict[str, Any]:
+        """The constants' plain values (and the parameters'), for what is worked out at load."""
+        return {
+            str(name): plain(
+                value["value"] if isinstance(value, LocDict) and set(value) == {"type", "value"} else value
+            )
+            for name, value in _section(self.root, "constants").items()
+        } | {name: p.value for name, p in self.parameters.items()}
+
+    def symmetries(self, kinds: dict[str, m.ComponentKind]) -> dict[str, m.SymmetryDecl]:
+        """``symmetries:``, each worked out into a permutation (rules/symmetries.py)."""
+        section = _section(self.root, "symmetries")
+        if not section:
+            return {}
+        constants = self.constant_values()
+        result = {}
+        for name, node in section.items():
+            found = resolve_symmetry(
+                name,
+                node.get("components") or {},
+                node.get("points") or {},
+                kinds,
+                constants,
+                self.bag,
+                doc=node.get("doc"),
+                cite=node.get("cite"),
+                span=section.spans.get(name) or node.span,
+            )
+            if found is not None:
+                result[name] = found
+        return result
 
     def item_values(self, kinds: dict[str, m.ComponentKind]) -> None:
         """Check every item's attribute values against their declared types (in place)."""

@@ -309,6 +309,27 @@ class Scoring:
 
 
 @frozen
+class SymmetryDecl:
+    """``symmetries: NAME``: a relabelling the rules claim not to tell apart (see
+    :mod:`rulekit.rules.symmetries`); checked by ``rulekit verify``."""
+
+    name: str
+    #: Each mapped component's image (item id -> item id, a permutation of each kind).
+    mapping: dict[str, str]
+    #: The kinds mapped.
+    kinds: tuple[str, ...]
+    #: Positions: a tuple's elements named in order, each with its image's expression.
+    points: tuple[tuple[str, ast.Expr], ...]
+    #: The whole-number constants the point expressions may read.
+    constants: dict[str, int]
+    doc: str | None
+    cite: str | None
+    span: Span | None
+    #: Why the items do not map as declared (verify reports it), or None.
+    problem: str | None = None
+
+
+@frozen
 class RulesModel:
     """A whole composed ruleset, parsed and structurally checked."""
 
@@ -342,6 +363,8 @@ class RulesModel:
     #: What decides play only (no docs, messages, panels): logs replay while it stays the same.
     semantic_fingerprint: str = ""
     view: ViewDecl | None = None  # the picture of a state (rules/view.py)
+    #: ``symmetries:``: relabellings the rules claim not to tell apart (checked by verify).
+    symmetries: dict[str, SymmetryDecl] = field(factory=dict)
     #: Who wrote each named entry: ``origins["actions"]["buy"] == "module harbor"`` (or
     #: ``"variant PATH"``, ``"ruleset"``); for listings such as ``rulekit rules``.
     origins: dict[str, dict[str, str]] = field(factory=dict)

@@ -109,6 +109,7 @@ from rulekit.rules.schema_entries import (
     SCORING,
     SPACES,
     STEPS,
+    SYMMETRY,
     TRIGGER,
 )
 
@@ -185,6 +186,13 @@ SECTIONS: tuple[Key, ...] = (
         MapOf(ListOf(Either(ENSURES), one_ok=True), "action's postconditions"),
         "Postconditions of actions kept apart from them (a file of properties mined by "
         "verify --suggest): by action name, checked after that action as its own ensures.",
+        section="named",
+    ),
+    Key(
+        "symmetries",
+        MapOf(SYMMETRY, "symmetry"),
+        "Relabellings of components (and board positions) the rules claim they cannot tell "
+        "apart: a mirror, a rotation; checked by rulekit verify (engine:declared-symmetry).",
         section="named",
     ),
     Key("setup", Block(), "Run once after the fields get their initial values.", section="single"),

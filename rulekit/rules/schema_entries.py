@@ -260,6 +260,28 @@ RELAXATION = Table(
     short="or",
 )
 
+SYMMETRY = Table(
+    "symmetry",
+    (
+        _DOC,
+        _CITE,
+        Key(
+            "components",
+            MapOf(MapOf(Expr(), "attribute"), "component kind"),
+            "Per kind, the attributes that change and their new values (names: whole-number "
+            "constants and the item's attributes): each item goes to the item of its kind with "
+            "those attributes; a permutation of the kind.",
+        ),
+        Key(
+            "points",
+            MapOf(Expr(), "coordinate"),
+            "Positions: tuples of whole numbers (a board's keys), their elements named in order, "
+            "each with its new value (names: whole-number constants and the coordinates).",
+        ),
+    ),
+    "A relabelling the rules claim they cannot tell apart; rulekit verify checks the claim.",
+)
+
 INVARIANT = Table(
     "invariant",
     (

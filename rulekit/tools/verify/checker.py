@@ -178,6 +178,7 @@ class Checker(EngineChecks):
             if heavy or state.is_terminal():
                 self.check_seat_symmetry(twin, action, state)
                 self.check_component_symmetry(twin, action, state)
+                self.check_declared_symmetry(twin, action, state)
         self.check_state(state, heavy=heavy)
         with coverage_off(state):
             self.check_scenarios(state)

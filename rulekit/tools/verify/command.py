@@ -22,6 +22,7 @@ from rulekit.tools.verify.checker import Checker
 from rulekit.tools.verify.components import symmetric_groups
 from rulekit.tools.verify.counterexample import Counterexample, make_counterexample, write_counterexample
 from rulekit.tools.verify.coverage import Coverage
+from rulekit.tools.verify.declared import summary as declared_summary
 from rulekit.tools.verify.explore import player_counts
 from rulekit.tools.verify.failures import ENGINE_PROPERTIES, PropertyFailure
 from rulekit.tools.verify.generalise import summary as scenario_summary
@@ -392,6 +393,11 @@ def _run_one(options: VerifyOptions, say: Callable[[str], None]) -> int:
     counts = result.stats.counts
     checked, skipped = counts.get("component_symmetry", 0), counts.get("component_symmetry_skipped", 0)
     print(f"  {symmetric_groups(program).summary(checked, skipped)}")
+    declared = declared_summary(
+        program, counts.get("declared_symmetry", 0), counts.get("declared_symmetry_skipped", 0)
+    )
+    if declared is not None:
+        print(f"  {declared}")
     print(f"  {scenario_summary(program, result.stats)}")
     if result.coverage is not None:
         if result.counterexample is not None:

@@ -467,6 +467,10 @@ class ComponentRelabeller:
             return any(self.holds(k) or self.holds(v) for k, v in value.items())
         return False
 
+    def engine_holds(self, value: Any) -> bool:
+        """Whether a value of the engine's own bookkeeping (``_``) holds one of the ids."""
+        return self.holds(value)
+
     def state(self, fields: Mapping[Any, Any]) -> dict[Any, Any] | None:
         """The fields with the group relabelled (``None``: a state this check cannot relabel)."""
         types = self.program.field_types
@@ -474,7 +478,7 @@ class ComponentRelabeller:
         try:
             for (owner, name), value in fields.items():
                 if owner == "_":
-                    if name not in ("notes", "told") and self.holds(value):
+                    if name not in ("notes", "told") and self.engine_holds(value):
                         return None
                     out[(owner, name)] = value
                 elif isinstance(owner, int) and not isinstance(owner, bool):

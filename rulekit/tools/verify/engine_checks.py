@@ -237,7 +237,6 @@ class EngineChecks:
         same way (the legal actions before, every field after, the standings at the end); one
         group a time, in turn; see :mod:`rulekit.tools.verify.components`."""
         from rulekit.tools.verify.components import ComponentRelabeller, symmetric_groups
-        from rulekit.tools.verify.seats import first_difference
 
         cache = self.__dict__.setdefault("_components", {})
         if "groups" not in cache:
@@ -251,24 +250,88 @@ class EngineChecks:
         relabeller = cache.get(group)
         if relabeller is None:
             relabeller = cache[group] = ComponentRelabeller(self.program, group)
+        how = f"with the {group.describe()} relabelled ({relabeller.permutation()})"
+        self._check_relabelled(
+            "engine:component-symmetry",
+            "component_symmetry",
+            relabeller,
+            how,
+            before,
+            action,
+            after,
+            apart="the rules treat these components apart",
+        )
+
+    def check_declared_symmetry(self, before: State, action: Action, after: State) -> None:
+        """``engine:declared-symmetry``: each symmetry the rules declare (``symmetries:``), in
+        turn, relabels the state before and the action; the legal actions, every field after
+        and the standings at the end must relabel the same way; see
+        :mod:`rulekit.tools.verify.declared`."""
+        declared = self.program.rules.symmetries
+        if not declared:
+            return
+        from rulekit.tools.verify.declared import SymmetryRelabeller
+
+        cache = self.__dict__.setdefault("_declared", {"next": 0})
+        name = list(declared)[cache["next"] % len(declared)]
+        cache["next"] += 1
+        symmetry = declared[name]
+        if symmetry.problem is not None:
+            self.stats.property_checks += 1
+            raise self._failure(
+                "engine:declared-symmetry",
+                f"the rules declare the symmetry '{name}' ({symmetry.span}), but their components do "
+                f"not map as declared: {symmetry.problem}",
+                state=before,
+            )
+        relabeller = cache.get(name)
+        if relabeller is None:
+            relabeller = cache[name] = SymmetryRelabeller(self.program, symmetry)
+        how = f"relabelled by the declared symmetry '{name}' ({relabeller.permutation()})"
+        self._check_relabelled(
+            "engine:declared-symmetry",
+            "declared_symmetry",
+            relabeller,
+            how,
+            before,
+            action,
+            after,
+            apart=f"the rules are not symmetric under '{name}'",
+        )
+
+    def _check_relabelled(
+        self,
+        key: str,
+        count: str,
+        relabeller: Any,
+        how: str,
+        before: State,
+        action: Action,
+        after: State,
+        *,
+        apart: str,
+    ) -> None:
+        """The metamorphic check shared by component and declared symmetries: ``relabeller``
+        maps the state before and the action; the result must be the real one, mapped."""
+        from rulekit.tools.verify.seats import first_difference
+
         counts = self.stats.counts
         fields = relabeller.state(before.fields)
         moved = relabeller.action(action)
         expected_actions = relabeller.actions(before.legal_actions())
         if fields is None or moved is None or expected_actions is None:
-            counts["component_symmetry_skipped"] = counts.get("component_symmetry_skipped", 0) + 1
+            counts[f"{count}_skipped"] = counts.get(f"{count}_skipped", 0) + 1
             return
-        counts["component_symmetry"] = counts.get("component_symmetry", 0) + 1
+        counts[count] = counts.get(count, 0) + 1
         self.stats.property_checks += 1
         game = before.game
         other = State(game, fields)
-        how = f"with the {group.describe()} relabelled ({relabeller.permutation()})"
         text, moved_text = game.action_to_string(action), game.action_to_string(moved)
         expected = sorted(game.action_to_string(a) for a in expected_actions)
         found = sorted(game.action_to_string(a) for a in other.legal_actions())
         if expected != found:
             raise self._failure(
-                "engine:component-symmetry",
+                key,
                 f"{how}, the legal actions are not those of the real game relabelled "
                 f"({_first_difference(expected, found)})",
                 state=before,
@@ -277,23 +340,21 @@ class EngineChecks:
             other.apply_action(moved)
         except Exception as error:
             raise self._failure(
-                "engine:component-symmetry",
-                f"{text} applies, but {moved_text} {how} fails: {describe_error(error)}",
-                state=before,
+                key, f"{text} applies, but {moved_text} {how} fails: {describe_error(error)}", state=before
             ) from None
         relabelled = relabeller.state(after.fields)
         difference = None if relabelled is None else first_difference(relabelled, other.fields)
         if difference is not None:
-            key, real, shown = difference
+            field, real, shown = difference
             raise self._failure(
-                "engine:component-symmetry",
-                f"after {text}, {key_text(key)} is {real!r:.80} (the real game, relabelled) but "
-                f"{shown!r:.80} when {moved_text} is played {how}: the rules treat these components apart",
+                key,
+                f"after {text}, {key_text(field)} is {real!r:.80} (the real game, relabelled) but "
+                f"{shown!r:.80} when {moved_text} is played {how}: {apart}",
                 state=after,
             )
         if after.is_terminal() and after.standings() != other.standings():
             raise self._failure(
-                "engine:component-symmetry",
+                key,
                 f"at the end the standings are {after.standings()}, but {other.standings()} in the "
                 f"same game {how}",
                 state=after,

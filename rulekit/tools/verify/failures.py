@@ -102,6 +102,10 @@ ENGINE_PROPERTIES = {
         "components of one kind with equal data that no rule tells apart, relabelled in a state "
         "and an action, relabel the legal actions, the state after and leave the final standings"
     ),
+    "declared-symmetry": (
+        "each symmetry the rules declare (symmetries:), relabelling a state and an action, "
+        "relabels the legal actions, the state after and leaves the final standings"
+    ),
     "outcome": (
         "a finished game's scores and returns are those its scoring declares, recomputed from the "
         "scoring's expressions and the declared outcome"

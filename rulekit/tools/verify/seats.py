@@ -166,8 +166,9 @@ class Relabeller:
 
 
 def first_difference(real: dict[Any, Any], other: dict[Any, Any]) -> tuple[Any, Any, Any] | None:
-    """The first field (in a stable order) where two states differ, text fields aside."""
-    for key in sorted(set(real) | set(other), key=repr):
+    """The first field (in a stable order: the rules' fields before the engine's own
+    bookkeeping under ``_``) where two states differ, text fields aside."""
+    for key in sorted(set(real) | set(other), key=lambda k: (k[0] == "_", repr(k))):
         if key in _TEXT:
             continue
         if real.get(key) != other.get(key):
