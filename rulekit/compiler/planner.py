@@ -195,28 +195,6 @@ def enumerator(plan: ActionPlan, fname: str) -> Enumerator:
             mark = first.mark
             if not first.member_charges:
                 skip = first  # `p in E or p in G` holds for every p of E and G: not tested again
-        elif i in hoisted and plan.filter_once and picked_by_answers(plan, i, at_depth[n], cost_depth):
-            # the last parameter's one test asks every answer at once (Q): the values of the
-            # domain it admits are found once per listing for each answer (A{i}: answer ->
-            # the values, in the domain's order), not tested one by one at every run
-            check = at_depth[n][0]
-            every, index = check.every or ("", "")
-            q = answers[id(check)]
-            lines.append(Line(at, f"if D{i} is None:"))
-            lines.extend(_domain_lines(at + 1, i, code, mark, reads, mine, f"{fname}/{i}"))
-            lines.append(Line(at + 1, f"A{i} = {{}}"))
-            lines.append(Line(at, emit.step_iter(f"D{i}"), mark))  # charged at every use
-            lines.append(Line(at, f"if D{i}:"))  # (asked at the first value, as in the loop)
-            lines.append(Line(at + 1, f"{q} = {every}", check.mark))
-            lines.append(Line(at + 1, f"W{i} = A{i}.get({q})"))
-            lines.append(Line(at + 1, f"if W{i} is None:"))
-            lines.append(
-                Line(at + 2, f"W{i} = A{i}[{q}] = [{param} for {param} in D{i} if {q}[{index}]]", check.mark)
-            )
-            at += 1
-            iterated = f"W{i}"
-            skip_all = True
-            answers.clear()  # (no Q{k} = None before the loop)
         elif i in hoisted and plan.filter_once and filtered_once(plan, i, at_depth[n], cost_depth):
             # the last parameter's tests read nothing else that changes while listing: they
             # are asked once, over the whole domain, when it is computed (E{i}: what passes)
@@ -268,23 +246,6 @@ def filtered_once(plan: ActionPlan, i: int, checks: Sequence[Check], cost_depth:
     n = len(plan.params)
     tested = [*checks, *([plan.cost] if plan.cost is not None and cost_depth == n else [])]
     return i == n - 1 and i > 0 and bool(tested) and all(_invariant(check, i) for check in tested)
-
-
-def picked_by_answers(plan: ActionPlan, i: int, checks: Sequence[Check], cost_depth: int | None) -> bool:
-    """Whether the values of parameter ``i`` that pass its tests may be picked once per
-    listing for each answer of its one test, a built-in asking every answer at once
-    (:attr:`Check.every`): ``i`` is the last parameter, its domain reads no earlier one
-    (computed once, ``D{i}``), that test is the only one there and no cost is tested there.
-    The answers (a tuple: the ``every`` of a ``cyclic`` built-in) key the pick; the index of
-    the answer wanted names only ``i``."""
-    n = len(plan.params)
-    return (
-        i == n - 1
-        and i > 0
-        and len(checks) == 1
-        and checks[0].every is not None
-        and not (plan.cost is not None and cost_depth == n)
-    )
 
 
 def _invariant(check: Check, i: int) -> bool:

@@ -99,17 +99,13 @@ def test_tests_asked_once_per_listing_list_and_charge_what_the_loop_does(setup: 
 
 def test_el_caballero_asks_a_caballero_s_cost_once_per_listing() -> None:
     """add_caballero's strengths 1-8 are read from no other parameter and its cost names only
-    the strength: the affordable strengths are found once, not once per cell and side; and
-    place_area's rotations that fit are picked once per answer of tile_fits."""
+    the strength: the affordable strengths are found once, not once per cell and side."""
     setup = Setup(RULESETS_DIR / "el_caballero", (), 4)
     source = _game(setup, True).program.source
     start = source.index("def enum_add_caballero")
     enumerator = source[start : source.index("\n\n", start)]
     assert "E2 = []" in enumerator and "for v_strength in E2:" in enumerator
     assert "E2" not in _game(setup, False).program.source
-    start = source.index("def enum_place_area")
-    enumerator = source[start : source.index("\n\n", start)]
-    assert "W2 = A2[Q0] = [v_rotation for v_rotation in D2 if Q0[v_rotation % 4]]" in enumerator
 
 
 def _plan(checks: list[Check], cost: Check | None = None) -> ActionPlan:
@@ -139,9 +135,7 @@ def test_tests_naming_another_parameter_or_charging_steps_stay_in_the_loop() -> 
     assert not planner.filtered_once(_plan([only_y], cost), 1, [only_y], 2)
 
 
-def _run(
-    plan: ActionPlan, xs: tuple[Any, ...], ys: tuple[Any, ...], money: int, table: Any = None
-) -> tuple[Any, ...]:
+def _run(plan: ActionPlan, xs: tuple[Any, ...], ys: tuple[Any, ...], money: int) -> tuple[Any, ...]:
     class Steps:
         def __init__(self) -> None:
             self.log: list[int] = []
@@ -151,12 +145,7 @@ def _run(
             return items
 
     source = planner.generate(plan, "enum")
-    namespace: dict[str, Any] = {
-        "K_XS": xs,
-        "K_YS": ys,
-        "K_ANS": table,
-        "P_limits": type("L", (), {"max_candidates": 99}),
-    }
+    namespace: dict[str, Any] = {"K_XS": xs, "K_YS": ys, "P_limits": type("L", (), {"max_candidates": 99})}
     exec(compile(source, "<test>", "exec"), namespace)  # test-only: code the planner wrote
     R = Steps()
     out: list[Any] = []
@@ -183,28 +172,3 @@ def test_a_filtered_domain_gives_the_loops_actions_charges_and_errors(
     assert "E1 = []" in planner.generate(once, "enum")
     assert "E1" not in planner.generate(looped, "enum")
     assert _run(once, (0, -1, 2), ys, money) == _run(looped, (0, -1, 2), ys, money)
-
-
-@pytest.mark.parametrize(
-    ("ys", "answers"),
-    [
-        ((0, 1, 2, 3), (True, False, True, False)),
-        ((), (True,) * 4),
-        ((5, 6, 7, 8, 9), (False,) * 4),
-        ((3, "b"), (True,) * 4),
-    ],
-)
-def test_values_picked_by_the_answers_are_those_the_loop_admits(
-    ys: tuple[Any, ...], answers: tuple[bool, ...]
-) -> None:
-    """The last parameter's one test asks every answer at once (a ``cyclic`` built-in): the
-    values it admits, picked once per answer, are those the loop admits, with the same
-    charges; the answers are asked only when the domain has a value."""
-    every = Check("(v_y > 0)", 2, "  #@3", every=("K_ANS[v_x]", "v_y % 4"), facts=of_code("(v_y > 0)"))
-    once = _plan([every])
-    looped = evolve(once, filter_once=False)
-    assert "W1 = A1[Q0] = [" in planner.generate(once, "enum")
-    assert "W1" not in planner.generate(looped, "enum")
-    for xs in [(0, 1), (1,), ()]:
-        table = {0: answers, 1: tuple(not a for a in answers)}
-        assert _run(once, xs, ys, 0, table) == _run(looped, xs, ys, 0, table)
