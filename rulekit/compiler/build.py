@@ -32,10 +32,6 @@ Fn = Callable[..., Any]
 class _Compiler(FlowBuilder):
     """Every declaration of a ruleset: functions, actions, triggers, the flow, scoring."""
 
-    #: Run the last parameter's tests once per listing where they may (planner.filtered_once;
-    #: tests turn it off to compare).
-    filter_once = True
-
     def functions(self) -> None:
         rules = self.rules
         calls = {
@@ -194,29 +190,17 @@ class _Compiler(FlowBuilder):
                     self.member_codes(exprs, params[: arity - 1]) if exprs else ((), False)
                 )
             every = self.every_answer(req.condition, names, params) if arity == len(names) else None
-            named = callgraph.names_read(req.condition)
             checks.append(
-                planner.Check(
-                    code,
-                    arity,
-                    mark,
-                    member_of,
-                    every,
-                    self.facts[fname],
-                    member_charges,
-                    frozenset(i for i, n in enumerate(names) if n in named),
-                )
+                planner.Check(code, arity, mark, member_of, every, self.facts[fname], member_charges)
             )
         cost_check = None
         if cost is not None:
             code, mark = self.codes[cost]
-            named = callgraph.names_read(decl.cost) if decl.cost else set()
             cost_check = planner.Check(
                 code,
                 callgraph.arity(decl.cost, decl.params) if decl.cost else 0,
                 mark,
                 facts=self.facts[cost],
-                params_read=frozenset(i for i, n in enumerate(names) if n in named),
             )
         plan = planner.ActionPlan(
             name=decl.name,
@@ -244,7 +228,6 @@ class _Compiler(FlowBuilder):
             stable=self.stable_field,
             collections=tuple(self.facts[d].collection for d in domains),
             domain_facts=tuple(self.facts[d] for d in domains),
-            filter_once=self.filter_once,
         )
         fname = self.fresh(f"enum_{decl.name}")
         planned = planner.enumerator(plan, fname)

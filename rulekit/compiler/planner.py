@@ -54,8 +54,6 @@ class Check:
     facts: Facts | None = None
     #: Some code of ``member_of`` may charge the step budget (then the check is still tested).
     member_charges: bool = True
-    #: The indexes of the parameters it names (None: not known).
-    params_read: frozenset[int] | None = None
 
 
 @frozen
@@ -80,9 +78,6 @@ class ActionPlan:
     collections: tuple[str | None, ...] = ()
     #: Per domain: the facts of its code (None: not known, then the enumerator's neither).
     domain_facts: tuple[Facts, ...] | None = None
-    #: The tests of the last parameter run once per listing over its domain when they may
-    #: (:func:`filtered_once`); False writes them in the loop (tests compare both).
-    filter_once: bool = True
 
 
 @frozen
@@ -186,7 +181,6 @@ def enumerator(plan: ActionPlan, fname: str) -> Enumerator:
         kind = plan.collections[i] if plan.collections else None
         reads, mine = plan.kept[i] if plan.kept else (None, True)
         skip = None
-        skip_all = False
         if first is not None and first.member_of and kind is not None:
             members = " | ".join(f"P_set({e})" for e in first.member_of)
             iterated = emit.step_iter(
@@ -195,21 +189,6 @@ def enumerator(plan: ActionPlan, fname: str) -> Enumerator:
             mark = first.mark
             if not first.member_charges:
                 skip = first  # `p in E or p in G` holds for every p of E and G: not tested again
-        elif i in hoisted and plan.filter_once and filtered_once(plan, i, at_depth[n], cost_depth):
-            # the last parameter's tests read nothing else that changes while listing: they
-            # are asked once, over the whole domain, when it is computed (E{i}: what passes)
-            lines.append(Line(at, f"if D{i} is None:"))
-            lines.extend(_domain_lines(at + 1, i, code, mark, reads, mine, f"{fname}/{i}"))
-            # (charged before the tests, as in the loop)
-            lines.append(Line(at + 1, emit.step_iter(f"D{i}"), mark))
-            lines.append(Line(at + 1, f"E{i} = []"))
-            lines.append(Line(at + 1, f"for {param} in D{i}:", mark))
-            tests(i + 1, at + 2, "continue")
-            lines.append(Line(at + 2, f"E{i}.append({param})"))
-            lines.append(Line(at, "else:"))
-            lines.append(Line(at + 1, emit.step_iter(f"D{i}"), mark))  # charged at every use
-            iterated = f"E{i}"
-            skip_all = True
         elif i in hoisted:
             lines.append(Line(at, f"if D{i} is None:"))
             lines.extend(_domain_lines(at + 1, i, code, mark, reads, mine, f"{fname}/{i}"))
@@ -223,8 +202,7 @@ def enumerator(plan: ActionPlan, fname: str) -> Enumerator:
             lines.extend(Line(at, f"{q} = None") for q in answers.values())
         lines.append(Line(at, f"for {param} in {iterated}:", mark))
         at += 1
-        if not skip_all:
-            tests(i + 1, at, "continue", skip)
+        tests(i + 1, at, "continue", skip)
     lines.append(
         Line(at, f"add(mk(({emit.literal(plan.name)}, ({''.join(p + ', ' for p in plan.params)}))))")
     )
@@ -233,32 +211,6 @@ def enumerator(plan: ActionPlan, fname: str) -> Enumerator:
         lines.append(Line(at - 1, "if len(out) > P_limits.max_candidates:"))
         lines.append(Line(at, "P_too_many()"))
     return Enumerator(lines, firsts, frozenset(exits), appender, n == 1, _facts(plan, bool(exits)))
-
-
-def filtered_once(plan: ActionPlan, i: int, checks: Sequence[Check], cost_depth: int | None) -> bool:
-    """Whether the tests of parameter ``i`` (``checks``, and the cost if it is tested there)
-    may run once per listing over its domain instead of at every run of its loop: ``i`` is
-    the last parameter, its domain reads no earlier one (computed once, ``D{i}``), and every
-    such test names no other parameter, charges no step (no rules function, no runtime:
-    no coverage hook either) and reads the state only by field reads.  The state does not
-    change while listing and nothing but the action's making follows those tests, so each
-    run of the loop would ask the same tests of the same values, in the same order."""
-    n = len(plan.params)
-    tested = [*checks, *([plan.cost] if plan.cost is not None and cost_depth == n else [])]
-    return i == n - 1 and i > 0 and bool(tested) and all(_invariant(check, i) for check in tested)
-
-
-def _invariant(check: Check, i: int) -> bool:
-    """A test that names no parameter but ``i`` and charges no step (see :func:`filtered_once`)."""
-    facts = check.facts
-    return (
-        check.every is None
-        and check.params_read is not None
-        and check.params_read <= {i}
-        and facts is not None
-        and not facts.charges
-        and not facts.opaque
-    )
 
 
 def _domain_lines(
