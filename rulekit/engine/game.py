@@ -75,6 +75,8 @@ class Game:
         #: Per decision (a tuple of action names): its planned and fused listing, as
         #: :meth:`listing` made it (read it through :meth:`listing`, or directly on a hot path).
         self.listings: dict[Any, tuple[Planned | None, Callable[..., Any] | None]] = {}
+        #: Per decision: the function that lists it (:func:`rulekit.engine.listing.lister`).
+        self.listers: dict[Any, Callable[[State, dict[Any, Any], int], list[Action]]] = {}
         for trigger in program.triggers:
             decl = trigger.decl
             self.runtime.triggers.setdefault((decl.timing, decl.event), []).append(
