@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rulekit.compiler.program import FlowNode
+from rulekit.engine import slots
 from rulekit.engine.defaults import field_default
 from rulekit.engine.listing import list_legal, lister
 from rulekit.engine.slots import CHOSEN
@@ -42,16 +43,15 @@ from rulekit.runtime.errors import RuleFailure
 if TYPE_CHECKING:
     from rulekit.engine.game import Game, State
 
-_E = "_"
 MAX_FLOW_STEPS = 1_000_000
 
 
-_OVER = (_E, "over")
-_ASKS = (_E, "asks")
-_ASKED = (_E, "asked")
-_FLOW = (_E, "flow")
-_DECISION = (_E, "decision")
-_TURN = (_E, "turn")
+_OVER = slots.OVER
+_ASKS = slots.ASKS
+_ASKED = slots.ASKED
+_FLOW = slots.FLOW
+_DECISION = slots.DECISION
+_TURN = slots.TURN
 
 #: A step of the flow: ``step(state, F, R, stack, frame)`` works on the top frame of ``stack``
 #: (the flow's frames as a list while the flow runs; stored back as a tuple when it stops)
@@ -610,5 +610,5 @@ def _after_action(
 
 
 def _finish(state: State) -> None:
-    state.fields[(_E, "decision")] = None
+    state.fields[_DECISION] = None
     state.listed = []

@@ -59,7 +59,7 @@ def lister(game: Game, names: Any) -> Lister:
 
     if fused is not None:
         last = actions[names[-1]]  # (where listing them one by one leaves it)
-        filtered = planned is None
+        keeper = None if planned is not None else priority.filtering(names, actions)
 
         def fused_listing(state: State, F: dict[Any, Any], me: int) -> list[Action]:
             if game.reference_enumeration:
@@ -76,12 +76,12 @@ def lister(game: Game, names: Any) -> Lister:
                 R.left = left
                 R.persist = kept
                 return _by_names(state, F, R, me, names, fresh=False)
-            if not filtered:
+            if keeper is None:
                 R.memo = None
                 R.persist = kept
                 return found
             try:
-                return priority.keep(found, names, actions, state, me)
+                return keeper(found, state, me)
             except Exception as error:
                 raise _failed(game, last, error) from None
             finally:
