@@ -194,7 +194,7 @@ def _make_after(
     once = bool(node.data["once"])
     actions = node.data["actions"]
     end_when = game.program.end_when
-    listers = game.listers
+    list_turn = lister(game, actions)  # (listing the turn's decision, chosen once)
     loop = _loop_of(node_id, nodes, parents)
     if loop is not None:
         seq_id, index, loop_id = loop
@@ -232,7 +232,7 @@ def _make_after(
             if not F[_OVER] and not F[_ASKS]:
                 F[_DECISION] = (player, actions)
                 R.reset_steps()  # (as in the turn's step)
-                state.listed = legal = (listers.get(actions) or lister(game, actions))(state, F, player)
+                state.listed = legal = list_turn(state, F, player)
                 if legal:
                     return
                 F[_FLOW] = (*flow[:-1], (node_id, player, True))
@@ -306,7 +306,7 @@ def _make_after(
                 return
         F[_DECISION] = (player, actions)
         R.reset_steps()
-        state.listed = legal = (listers.get(actions) or lister(game, actions))(state, F, player)
+        state.listed = legal = list_turn(state, F, player)
         if legal:
             F[_FLOW] = (*base, loop_frame, entered, (node_id, player, False))
             return

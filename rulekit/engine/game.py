@@ -221,7 +221,7 @@ class Game:
         after it, called with the action's arguments in order, its cost and effect; it
         returns whether the action ends the turn)."""
         plan = self._apply_plans.get(name)
-        if plan is None or plan[0] is not self.program.actions[name]:
+        if plan is None:
             compiled = self.program.actions[name]
             triggers = self.runtime.triggers
             before = tuple(triggers.get(("before", name), ()))
@@ -422,9 +422,10 @@ class State:
         backup = self.fields
         self.fields = dict(backup)
         self.listed = None
-        runtime = self.game.runtime
+        game = self.game
+        runtime = game.runtime
         runtime.reset_steps()
-        memory = self.game.memory
+        memory = game.memory
         texts = memory.text_built
         try:
             self._apply(action)
@@ -715,11 +716,12 @@ class State:
             flow.chose(self, name, args)
             return
         game = self.game
-        plan = game._apply_plans.get(name)
-        if plan is None or plan[0] is not game.program.actions[name]:
-            plan = game.apply_plan(name)
+        try:
+            run = game._apply_plans[name][1]
+        except KeyError:
+            run = game.apply_plan(name)[1]
         R = game.runtime
-        ends_turn = plan[1](F, R, F[_DECISION][0], args)
+        ends_turn = run(F, R, F[_DECISION][0], args)
         F[_MOVES] += 1
         flow.after_action(self, F, R, ends_turn)
 
