@@ -10,6 +10,7 @@ action is undone by restoring the copy taken before it.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
@@ -60,7 +61,8 @@ class Game:
         self.num_players = num_players
         #: The kind of each component, by id (a component's fields are declared per kind).
         self.kind_of: dict[str, str] = {id_: kind for kind, ids in program.collections.items() for id_ in ids}
-        self.runtime = Runtime(num_players, rules.money)
+        # (the money field's name interned, as the fields' keys are: see _initial_fields)
+        self.runtime = Runtime(num_players, None if rules.money is None else sys.intern(rules.money))
         #: List legal actions with the reference enumerator instead of the planned one
         #: (tests, and the environment variable RULEKIT_REFERENCE_ENUMERATION=1).
         self.reference_enumeration = bool(os.environ.get("RULEKIT_REFERENCE_ENUMERATION"))
@@ -193,6 +195,7 @@ class Game:
             owners = self.owners(scope)
             for name, decl in fields.items():
                 default = field_default(program.field_types[scope][name], decl.declared.optional)
+                name = sys.intern(name)  # (as the generated code's strings are)
                 for owner in owners:
                     key = (owner, name)
                     F[keys.get(key, key)] = default

@@ -7,6 +7,7 @@ branches taken either way."""
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -89,8 +90,9 @@ def test_a_game_plays_the_same_with_fields_keyed_by_the_generated_codes_tuples(
 
 
 def test_a_new_games_fields_are_keyed_by_the_generated_codes_tuples() -> None:
-    """A field the generated code names literally is keyed by that very tuple, and the
-    engine's own fields by the engine's constants: a look-up finds them by identity."""
+    """A field the generated code names literally is keyed by that very tuple, the engine's
+    own fields by the engine's constants, and every field name is the interned string the
+    generated code spells: a look-up finds them by identity."""
     game = load_game("tic_tac_toe", 2)
     state = game.new_initial_state(0)
     spelled = game_module.literal_keys(game.program.code)
@@ -99,6 +101,8 @@ def test_a_new_games_fields_are_keyed_by_the_generated_codes_tuples() -> None:
     assert keys[("game", "winner")] is winner
     for engine_key in (DECISION, FLOW, MOVES, OVER):
         assert keys[engine_key] is engine_key
+    mark = keys[("a1", "mark")]  # (built as the code runs: its field name is the interned one)
+    assert mark[1] is sys.intern("mark")
     state.apply_action(state.legal_actions()[0])  # (a copy keeps its keys)
     assert {key: key for key in state.fields}[("game", "winner")] is winner
 
