@@ -214,6 +214,11 @@ def _make_after(
     span = node.span
     reset = _turn_reset(game)
     num_players = game.num_players
+    # per player (of a turn started here, its player checked): the pending decision, and the
+    # turn's frame under way and done (immutable values, so every state may share them)
+    deciding = tuple((player, actions) for player in range(num_players))
+    started = tuple((node_id, player, False) for player in range(num_players))
+    done = tuple((node_id, player, True) for player in range(num_players))
 
     def after(
         state: State,
@@ -301,16 +306,16 @@ def _make_after(
         if on_start is not None:
             on_start(F, R, player)
             if F[_OVER] or F[_ASKS]:
-                F[_FLOW] = (*base, loop_frame, entered, (node_id, player, False))
+                F[_FLOW] = (*base, loop_frame, entered, started[player])
                 advance(state)
                 return
-        F[_DECISION] = (player, actions)
+        F[_DECISION] = deciding[player]
         R.reset_steps()
         state.listed = legal = list_turn(state, F, player)
         if legal:
-            F[_FLOW] = (*base, loop_frame, entered, (node_id, player, False))
+            F[_FLOW] = (*base, loop_frame, entered, started[player])
             return
-        F[_FLOW] = (*base, loop_frame, entered, (node_id, player, True))
+        F[_FLOW] = (*base, loop_frame, entered, done[player])
         advance(state)
 
     return after
