@@ -32,24 +32,23 @@ def action_runner(
     ``before`` triggers, its cost paid to the bank, its effect (a failure without a span gets
     the action's), the ``after`` triggers; returns ``ends_turn``."""
     label = f"action:{compiled.name}"
-    cost = compiled.cost
-    effect = compiled.effect
-    span = compiled.decl.span
 
     def run(F: dict[Any, Any], R: Runtime, me: int, args: tuple[Any, ...]) -> bool:
         if R.fired is not None:
             R.fired(label)
         if before:
             fire(F, R, me, before, args)
+        cost = compiled.cost  # (read at each call, as the compiled action holds them now)
         if cost is not None:
             price = cost(F, R, me, *args)
             R.transfer(F, price, me, BANK, partial=False)
+        effect = compiled.effect
         if effect is not None:
             try:
                 effect(F, R, me, *args)
             except RuleFailure as failure:
                 if failure.span is None:
-                    failure.span = span
+                    failure.span = compiled.decl.span
                 raise
         if after:
             fire(F, R, me, after, args)
