@@ -32,8 +32,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rulekit.compiler.program import FlowNode
+from rulekit.engine import slots
 from rulekit.engine.defaults import field_default
-from rulekit.engine.listing import list_legal
+from rulekit.engine.listing import list_legal, lister
 from rulekit.engine.slots import CHOSEN
 from rulekit.engine.values import format_value
 from rulekit.errors import Diagnostic, RuleEvaluationError
@@ -42,16 +43,15 @@ from rulekit.runtime.errors import RuleFailure
 if TYPE_CHECKING:
     from rulekit.engine.game import Game, State
 
-_E = "_"
 MAX_FLOW_STEPS = 1_000_000
 
 
-_OVER = (_E, "over")
-_ASKS = (_E, "asks")
-_ASKED = (_E, "asked")
-_FLOW = (_E, "flow")
-_DECISION = (_E, "decision")
-_TURN = (_E, "turn")
+_OVER = slots.OVER
+_ASKS = slots.ASKS
+_ASKED = slots.ASKED
+_FLOW = slots.FLOW
+_DECISION = slots.DECISION
+_TURN = slots.TURN
 
 #: A step of the flow: ``step(state, F, R, stack, frame)`` works on the top frame of ``stack``
 #: (the flow's frames as a list while the flow runs; stored back as a tuple when it stops)
@@ -132,10 +132,6 @@ TurnEnd = tuple[Callable[..., Any] | None, bool] | None
 #: After an action in a turn: ``after(state, F, R, flow, frame, ends_turn)`` (see
 #: :func:`after_action`), per turn node; None for the other nodes.
 After = Callable[["State", dict[Any, Any], Any, tuple[Any, ...], tuple[Any, ...], bool], None]
-#: Per turn node whose turns follow one another in a loop (:func:`_make_cycle`): from the
-#: end of one turn to the next decision, ``cycle(state, F, R, stack)``; True when a player
-#: must decide, False when the general loop goes on from where it stopped.
-Cycle = Callable[["State", dict[Any, Any], Any, list[Any]], bool]
 Built = tuple[list[Step], list[Enter], list[TurnEnd], list[After | None]]
 
 
@@ -165,9 +161,7 @@ def _build(game: Game) -> Built:
         for child in node.children:
             parents.setdefault(child, []).append(node_id)
     afters: list[After | None] = [
-        _make_after(node_id, node, game, _make_cycle(node_id, nodes, parents, game))
-        if node.kind == "turn"
-        else None
+        _make_after(node_id, node, game, nodes, parents) if node.kind == "turn" else None
         for node_id, node in enumerate(nodes)
     ]
     return steps, enters, ends, afters
@@ -189,14 +183,42 @@ def after_action(state: State, F: dict[Any, Any], R: Any, ends_turn: bool) -> No
     advance(state, ends_turn)
 
 
-def _make_after(node_id: int, node: FlowNode, game: Game, cycle: Cycle | None) -> After:
+def _make_after(
+    node_id: int, node: FlowNode, game: Game, nodes: list[FlowNode], parents: dict[int, list[int]]
+) -> After:
     """After an action in turn ``node``: end the turn or not (as :func:`_after_action`), the
-    game's end check; then list the same player's next actions, or go on to the next turn
-    (``cycle``); anything else (the game over, an ask, no legal action) in the general loop."""
+    game's end check; then list the same player's next actions, or, for a turn of a loop
+    (:func:`_loop_of`), go on to the next turn; anything else (the game over, an ask, a loop
+    that ends, no legal action) in the general loop, from the frames it reached."""
     until = node.fns.get("until")
     once = bool(node.data["once"])
     actions = node.data["actions"]
     end_when = game.program.end_when
+    list_turn = lister(game, actions)  # (listing the turn's decision, chosen once)
+    loop = _loop_of(node_id, nodes, parents)
+    if loop is not None:
+        seq_id, index, loop_id = loop
+        seq, loop_node = nodes[seq_id], nodes[loop_id]
+        effects = {k: nodes[c].fns["effect"] for k, c in enumerate(seq.children) if c != node_id}
+        steps_after = tuple((k + 1, effects[k]) for k in range(index + 1, len(seq.children)))
+        steps_before = tuple((k + 1, effects[k]) for k in range(index))
+        repeat = loop_node.kind == "repeat"
+        while_ = loop_node.fns.get("while")
+        loop_until = loop_node.fns.get("until")
+        counter = loop_node.data.get("counter")
+        var = None if repeat else ("game", loop_node.data["var"])
+        entered = (seq_id, index + 1)
+    on_end = node.fns.get("on_end")
+    on_start = node.fns.get("on_start")
+    player_fn = node.fns["player"]
+    span = node.span
+    reset = _turn_reset(game)
+    num_players = game.num_players
+    # per player (of a turn started here, its player checked): the pending decision, and the
+    # turn's frame under way and done (immutable values, so every state may share them)
+    deciding = tuple((player, actions) for player in range(num_players))
+    started = tuple((node_id, player, False) for player in range(num_players))
+    done = tuple((node_id, player, True) for player in range(num_players))
 
     def after(
         state: State,
@@ -215,33 +237,99 @@ def _make_after(node_id: int, node: FlowNode, game: Game, cycle: Cycle | None) -
             if not F[_OVER] and not F[_ASKS]:
                 F[_DECISION] = (player, actions)
                 R.reset_steps()  # (as in the turn's step)
-                state.listed = legal = list_legal(state)
+                state.listed = legal = list_turn(state, F, player)
                 if legal:
                     return
                 F[_FLOW] = (*flow[:-1], (node_id, player, True))
             advance(state)
             return
-        stack = list(flow)
-        stack[-1] = (node_id, player, True)
-        if F[_OVER] or F[_ASKS] or cycle is None or not cycle(state, F, R, stack):
-            F[_FLOW] = tuple(stack)
+        if F[_OVER] or F[_ASKS] or loop is None:
+            F[_FLOW] = (*flow[:-1], (node_id, player, True))
             advance(state)
             return
-        F[_FLOW] = tuple(stack)
+        # The way to the next decision as the general loop takes it, with its checks for the
+        # game's end and asks after every step that ran effects; the frames below the loop's
+        # (``base``) stay, and each way out leaves the frames the general loop would have.
+        base = flow[:-3]
+        loop_frame = flow[-3]
+        # the turn's end (as the turn's step)
+        if on_end is not None:
+            on_end(F, R, player)
+            F[_TURN] = None
+            if F[_OVER] or F[_ASKS]:
+                F[_FLOW] = (*base, loop_frame, entered)
+                advance(state)
+                return
+        else:
+            F[_TURN] = None
+        for position, effect in steps_after:  # the sequence's steps after the turn
+            effect(F, R, -1)
+            if F[_OVER] or F[_ASKS]:
+                F[_FLOW] = (*base, loop_frame, (seq_id, position))
+                advance(state)
+                return
+        # the loop's step (as the repeat's or for_each's)
+        if repeat:
+            _, iteration, limit = loop_frame
+            if (
+                (limit is not None and iteration >= limit)
+                or (while_ is not None and not while_(F, R, -1))
+                or (iteration > 0 and loop_until is not None and loop_until(F, R, -1))
+            ):
+                F[_FLOW] = base  # the loop is over: the general loop goes on after it
+                advance(state)
+                return
+            if counter:
+                F[("game", counter)] = iteration + 1
+            loop_frame = (loop_id, iteration + 1, limit)
+        else:
+            _, items, position = loop_frame
+            if position >= len(items):
+                F[_FLOW] = base
+                advance(state)
+                return
+            F[var] = items[position]
+            loop_frame = (loop_id, items, position + 1)
+        for position, effect in steps_before:  # the sequence's steps before the turn
+            effect(F, R, -1)
+            if F[_OVER] or F[_ASKS]:
+                F[_FLOW] = (*base, loop_frame, (seq_id, position))
+                advance(state)
+                return
+        # the next turn's start (as the turn's enter function)
+        player = player_fn(F, R, -1)
+        if type(player) is not int or not 0 <= player < num_players:
+            raise RuleFailure(f"the turn's player is {format_value(player)}, not a player", span)
+        if reset is not None:
+            reset(F, R)
+        F[_TURN] = player
+        if on_start is not None:
+            on_start(F, R, player)
+            if F[_OVER] or F[_ASKS]:
+                F[_FLOW] = (*base, loop_frame, entered, started[player])
+                advance(state)
+                return
+        F[_DECISION] = deciding[player]
+        R.reset_steps()
+        state.listed = legal = list_turn(state, F, player)
+        if legal:
+            F[_FLOW] = (*base, loop_frame, entered, started[player])
+            return
+        F[_FLOW] = (*base, loop_frame, entered, done[player])
+        advance(state)
 
     return after
 
 
-def _make_cycle(
-    node_id: int, nodes: list[FlowNode], parents: dict[int, list[int]], game: Game
-) -> Cycle | None:
+def _loop_of(
+    node_id: int, nodes: list[FlowNode], parents: dict[int, list[int]]
+) -> tuple[int, int, int] | None:
     """For a turn that is the only turn of a sequence of ``do`` steps, itself the body of a
-    ``repeat`` or ``for_each`` (e.g. "repeat: a turn, then pass the move on"): the way from
-    the end of the turn to the next decision, as the general loop takes it (the turn's
+    ``repeat`` or ``for_each`` (e.g. "repeat: a turn, then pass the move on"): the sequence,
+    the turn's place in it and the loop, whose frames are then always under the turn's;
+    after such a turn :func:`_make_after` goes on to the next turn itself (the turn's
     ``on_end``, the ``do`` steps after it, the loop's step, the ``do`` steps before it, the
-    next turn's start and listing) with its checks for the game's end and asks after every
-    step that ran effects, written out. None for any other shape."""
-    node = nodes[node_id]
+    next turn's start and listing). None for any other shape."""
     seq_ids = parents.get(node_id, [])
     if len(seq_ids) != 1 or nodes[seq_ids[0]].kind != "seq":
         return None
@@ -252,91 +340,7 @@ def _make_cycle(
         return None
     if seq.children.count(node_id) != 1 or any(nodes[c].kind != "do" for c in seq.children if c != node_id):
         return None
-    index = seq.children.index(node_id)
-    effects = {k: nodes[c].fns["effect"] for k, c in enumerate(seq.children) if c != node_id}
-    after = tuple((k + 1, effects[k]) for k in range(index + 1, len(seq.children)))
-    before = tuple((k + 1, effects[k]) for k in range(index))
-    loop_id = loop_ids[0]
-    loop = nodes[loop_id]
-    repeat = loop.kind == "repeat"
-    while_ = loop.fns.get("while")
-    until = loop.fns.get("until")
-    counter = loop.data.get("counter")
-    var = None if repeat else ("game", loop.data["var"])
-    on_end = node.fns.get("on_end")
-    on_start = node.fns.get("on_start")
-    player_fn = node.fns["player"]
-    span = node.span
-    reset = _turn_reset(game)
-    actions = node.data["actions"]
-    entered = (seq_id, index + 1)
-    num_players = game.num_players
-
-    def cycle(state: State, F: dict[Any, Any], R: Any, stack: list[Any]) -> bool:
-        # the turn's end (as the turn's step)
-        if on_end is not None:
-            on_end(F, R, stack[-1][1])
-            stack.pop()
-            F[_TURN] = None
-            if F[_OVER] or F[_ASKS]:
-                return False
-        else:
-            stack.pop()
-            F[_TURN] = None
-        for position, effect in after:  # the sequence's steps after the turn
-            stack[-1] = (seq_id, position)
-            effect(F, R, -1)
-            if F[_OVER] or F[_ASKS]:
-                return False
-        stack.pop()
-        # the loop's step (as the repeat's or for_each's)
-        if repeat:
-            _, iteration, limit = stack[-1]
-            if (
-                (limit is not None and iteration >= limit)
-                or (while_ is not None and not while_(F, R, -1))
-                or (iteration > 0 and until is not None and until(F, R, -1))
-            ):
-                stack.pop()  # the loop is over: the general loop goes on after it
-                return False
-            if counter:
-                F[("game", counter)] = iteration + 1
-            stack[-1] = (loop_id, iteration + 1, limit)
-        else:
-            _, items, position = stack[-1]
-            if position >= len(items):
-                stack.pop()
-                return False
-            F[var] = items[position]
-            stack[-1] = (loop_id, items, position + 1)
-        stack.append((seq_id, 0))
-        for position, effect in before:  # the sequence's steps before the turn
-            stack[-1] = (seq_id, position)
-            effect(F, R, -1)
-            if F[_OVER] or F[_ASKS]:
-                return False
-        stack[-1] = entered
-        # the next turn's start (as the turn's enter function)
-        player = player_fn(F, R, -1)
-        if type(player) is not int or not 0 <= player < num_players:
-            raise RuleFailure(f"the turn's player is {format_value(player)}, not a player", span)
-        if reset is not None:
-            reset(F, R)
-        F[_TURN] = player
-        stack.append((node_id, player, False))
-        if on_start is not None:
-            on_start(F, R, player)
-            if F[_OVER] or F[_ASKS]:
-                return False
-        F[_DECISION] = (player, actions)
-        R.reset_steps()
-        state.listed = legal = list_legal(state)
-        if legal:
-            return True
-        stack[-1] = (node_id, player, True)
-        return False
-
-    return cycle
+    return seq_id, seq.children.index(node_id), loop_ids[0]
 
 
 def _runs_effects(node: FlowNode) -> bool:
@@ -611,5 +615,5 @@ def _after_action(
 
 
 def _finish(state: State) -> None:
-    state.fields[(_E, "decision")] = None
+    state.fields[_DECISION] = None
     state.listed = []

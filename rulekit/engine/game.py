@@ -10,6 +10,7 @@ action is undone by restoring the copy taken before it.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
@@ -21,20 +22,26 @@ from rulekit.engine.defaults import field_default
 from rulekit.engine.explain import explain as _explain
 from rulekit.engine.guard import rule_error as _rule_error
 from rulekit.engine.listing import list_legal, reference_listing
+from rulekit.engine.slots import ASKED as _ASKED
+from rulekit.engine.slots import ASKS as _ASKS
 from rulekit.engine.slots import CHOSEN as _CHOSEN
 from rulekit.engine.slots import DECISION as _DECISION
 from rulekit.engine.slots import ENGINE as _ENGINE
+from rulekit.engine.slots import FLOW as _FLOW
 from rulekit.engine.slots import MOVES as _MOVES
-from rulekit.engine.triggers import fire
+from rulekit.engine.slots import OVER as _OVER
+from rulekit.engine.slots import RNG as _RNG
+from rulekit.engine.slots import TURN as _TURN
+from rulekit.engine.triggers import Runner, action_runner
 from rulekit.engine.values import NotationError, coerce, format_value, parse_action_text
 from rulekit.errors import Diagnostic, IllegalActionError, RuleEvaluationError, RulekitError, Span
 from rulekit.limits import LIMITS
-from rulekit.runtime.context import BANK, Runtime, Trigger, seed_state
+from rulekit.runtime.context import Runtime, Trigger, seed_state
 from rulekit.runtime.errors import RuleFailure, StepBudgetExceeded
 
 TERMINAL = -4
 #: What applying an action needs (:meth:`Game.apply_plan`).
-ApplyPlan = tuple[CompiledAction, tuple[Trigger, ...], tuple[Trigger, ...], bool]
+ApplyPlan = tuple[CompiledAction, Runner]
 #: A decision's actions, each with its planned enumerator.
 Planned = tuple[tuple[CompiledAction, Callable[..., Any]], ...]
 
@@ -54,7 +61,8 @@ class Game:
         self.num_players = num_players
         #: The kind of each component, by id (a component's fields are declared per kind).
         self.kind_of: dict[str, str] = {id_: kind for kind, ids in program.collections.items() for id_ in ids}
-        self.runtime = Runtime(num_players, rules.money)
+        # (the money field's name interned, as the fields' keys are: see _initial_fields)
+        self.runtime = Runtime(num_players, None if rules.money is None else sys.intern(rules.money))
         #: List legal actions with the reference enumerator instead of the planned one
         #: (tests, and the environment variable RULEKIT_REFERENCE_ENUMERATION=1).
         self.reference_enumeration = bool(os.environ.get("RULEKIT_REFERENCE_ENUMERATION"))
@@ -75,6 +83,8 @@ class Game:
         #: Per decision (a tuple of action names): its planned and fused listing, as
         #: :meth:`listing` made it (read it through :meth:`listing`, or directly on a hot path).
         self.listings: dict[Any, tuple[Planned | None, Callable[..., Any] | None]] = {}
+        #: Per decision: the function that lists it (:func:`rulekit.engine.listing.lister`).
+        self.listers: dict[Any, Callable[[State, dict[Any, Any], int], list[Action]]] = {}
         for trigger in program.triggers:
             decl = trigger.decl
             self.runtime.triggers.setdefault((decl.timing, decl.event), []).append(
@@ -168,24 +178,27 @@ class Game:
         bookkeeping included; the same for every new game, so built once."""
         program = self.program
         F: dict[Any, Any] = {
-            (_ENGINE, "rng"): 0,
-            (_ENGINE, "flow"): ((len(program.flow) - 1, 0),),
-            (_ENGINE, "asks"): (),
-            (_ENGINE, "over"): False,
+            _RNG: 0,
+            _FLOW: ((len(program.flow) - 1, 0),),
+            _ASKS: (),
+            _OVER: False,
             (_ENGINE, "notes"): (),
             (_ENGINE, "paid_out"): 0,
             (_ENGINE, "taken_in"): 0,
-            (_ENGINE, "decision"): None,
-            (_ENGINE, "turn"): None,
-            (_ENGINE, "moves"): 0,
-            (_ENGINE, "asked"): False,
+            _DECISION: None,
+            _TURN: None,
+            _MOVES: 0,
+            _ASKED: False,
         }
+        keys = literal_keys(program.code)
         for scope, fields in program.rules.fields.items():
             owners = self.owners(scope)
             for name, decl in fields.items():
                 default = field_default(program.field_types[scope][name], decl.declared.optional)
+                name = sys.intern(name)  # (as the generated code's strings are)
                 for owner in owners:
-                    F[(owner, name)] = default
+                    key = (owner, name)
+                    F[keys.get(key, key)] = default
         return F
 
     def _initial_values(self) -> tuple[tuple[Any, Callable[..., Any], tuple[Any, ...]], ...]:
@@ -206,19 +219,17 @@ class Game:
         return tuple(found)
 
     def apply_plan(self, name: str) -> ApplyPlan:
-        """What applying action ``name`` needs, built once: its compiled form, the triggers
-        that run before and after it (called with the action's arguments in order, see
-        :mod:`rulekit.engine.triggers`), and whether it ends the turn."""
+        """How action ``name`` runs, built once: its compiled form and its runner
+        (:func:`rulekit.engine.triggers.action_runner`: the triggers that run before and
+        after it, called with the action's arguments in order, its cost and effect; it
+        returns whether the action ends the turn)."""
         plan = self._apply_plans.get(name)
-        if plan is None or plan[0] is not self.program.actions[name]:
+        if plan is None:
             compiled = self.program.actions[name]
             triggers = self.runtime.triggers
-            plan = (
-                compiled,
-                tuple(triggers.get(("before", name), ())),
-                tuple(triggers.get(("after", name), ())),
-                bool(compiled.decl.ends_turn),
-            )
+            before = tuple(triggers.get(("before", name), ()))
+            after = tuple(triggers.get(("after", name), ()))
+            plan = (compiled, action_runner(compiled, before, after, bool(compiled.decl.ends_turn)))
             self._apply_plans[name] = plan
         return plan
 
@@ -294,12 +305,27 @@ class Game:
 
 
 _T = TypeVar("_T")
-_RNG = (_ENGINE, "rng")
-_FLOW = (_ENGINE, "flow")
 #: Steps plus characters of text the actions may take before the state's size is measured
 #: again; it is measured every MEASURE_EVERY moves anyway (docs/security.md).
 BUSY = 100_000
 MEASURE_EVERY = 1024
+
+
+def literal_keys(code: Any) -> dict[tuple[Any, str], tuple[Any, str]]:
+    """The ``(owner, field)`` tuples the generated module ``code`` spells as constants (such
+    as ``('game', 'winner')``), each the one object the compiler made for all its functions:
+    a new game's fields are keyed by these objects, so that the generated code's look-ups find
+    their entries by identity, without comparing tuples (see :mod:`rulekit.engine.slots`)."""
+    found: dict[tuple[Any, str], tuple[Any, str]] = {}
+    codes = [code] if code is not None else []
+    while codes:
+        for const in codes.pop().co_consts:
+            if type(const) is tuple:
+                if len(const) == 2 and type(const[1]) is str:
+                    found.setdefault(const, const)
+            elif hasattr(const, "co_consts"):
+                codes.append(const)
+    return found
 
 
 def _start_key(runtime: Runtime) -> tuple[Any, ...]:
@@ -399,9 +425,10 @@ class State:
         backup = self.fields
         self.fields = dict(backup)
         self.listed = None
-        runtime = self.game.runtime
+        game = self.game
+        runtime = game.runtime
         runtime.reset_steps()
-        memory = self.game.memory
+        memory = game.memory
         texts = memory.text_built
         try:
             self._apply(action)
@@ -644,7 +671,7 @@ class State:
         return tuple(text for to, text in self.fields.get((_ENGINE, "told"), ()) if to == player)
 
     def moves(self) -> int:
-        return int(self.fields[(_ENGINE, "moves")])
+        return int(self.fields[_MOVES])
 
     # ------------------------------------------------------ serialization
     def to_json(self) -> dict[str, Any]:
@@ -691,38 +718,20 @@ class State:
             F[_MOVES] += 1
             flow.chose(self, name, args)
             return
-        me = F[_DECISION][0]
-        ends_turn = self.run_action(me, name, args)
+        game = self.game
+        try:
+            run = game._apply_plans[name][1]
+        except KeyError:
+            run = game.apply_plan(name)[1]
+        R = game.runtime
+        ends_turn = run(F, R, F[_DECISION][0], args)
         F[_MOVES] += 1
-        flow.after_action(self, F, self.game.runtime, ends_turn)
+        flow.after_action(self, F, R, ends_turn)
 
     def run_action(self, me: int, name: str, args: tuple[Any, ...]) -> bool:
         """Run action ``name`` for player ``me``: its triggers, cost and effect (not the flow);
         return whether it ends the turn."""
-        game = self.game
-        plan = game._apply_plans.get(name)
-        if plan is None or plan[0] is not game.program.actions[name]:
-            plan = game.apply_plan(name)
-        compiled, before, after, ends_turn = plan
-        F, R = self.fields, game.runtime
-        if R.fired is not None:
-            R.fired(f"action:{name}")
-        if before:
-            fire(F, R, me, before, args)
-        if compiled.cost is not None:
-            price = compiled.cost(F, R, me, *args)
-            R.transfer(F, price, me, BANK, partial=False)
-        effect = compiled.effect
-        if effect is not None:
-            try:
-                effect(F, R, me, *args)
-            except RuleFailure as failure:
-                if failure.span is None:
-                    failure.span = compiled.decl.span
-                raise
-        if after:
-            fire(F, R, me, after, args)
-        return ends_turn
+        return self.game.apply_plan(name)[1](self.fields, self.game.runtime, me, args)
 
     def _advance(self) -> None:
         flow.advance(self)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from rulekit.compiler.program import CompiledAction
@@ -14,7 +15,7 @@ from rulekit.limits import LIMITS
 from rulekit.runtime.errors import RuleFailure
 
 if TYPE_CHECKING:
-    from rulekit.engine.game import State
+    from rulekit.engine.game import Game, State
 
 
 def list_legal(state: State) -> list[Action]:
@@ -24,51 +25,120 @@ def list_legal(state: State) -> list[Action]:
     ``enumerate(F, R, me, make_action, found)`` with ``R.memo`` a fresh table for the listing
     (see docs/architecture.md), or all of a turn's at once by its fused listing function
     (:mod:`rulekit.compiler.planner_decisions`); the others by :func:`reference_listing`.
+    The way to list a decision is chosen once per game and tuple of action names
+    (:func:`lister`).
     """
     F = state.fields
     decision = F[_DECISION]
     if decision is None:
         return []
-    me, names = decision
-    game = state.game
-    R = game.runtime
-    reference = game.reference_enumeration
-    if reference:
-        planned = fused = None
-    else:
-        try:
-            planned, fused = game.listings[names]
-        except (KeyError, TypeError):  # not seen yet (or not a tuple of names)
-            planned, fused = game.listing(names)
-    found: list[Action] = []
-    compiled = None
-    off = R.off
-    R.memo = off.copy() if off else {}
-    kept = R.persist
-    if reference:  # the reference keeps nothing from earlier listings
-        R.persist = None
+    names = decision[1]
     try:
-        if fused is not None:  # the decision's enumerators as one function
+        listed = state.game.listers[names]
+    except (KeyError, TypeError):  # not seen yet (or not a tuple of names)
+        listed = lister(state.game, names)
+    return listed(state, F, decision[0])
+
+
+#: Listing one decision: ``list_(state, F, me)``, the legal actions of ``me``.
+Lister = Callable[["State", dict[Any, Any], int], list[Action]]
+
+
+def lister(game: Game, names: Any) -> Lister:
+    """How to list the decision of the actions ``names``: by its fused listing function, by
+    the planned enumerators one after another, or action by action (with the reference
+    enumerator where one has no planned enumerator, and the fallback filter); kept per
+    tuple of names in ``game.listers``. Each asks ``game.reference_enumeration`` first (tests
+    set it after the game is made) and then lists action by action with the reference."""
+    planned, fused = game.listing(names)
+    R = game.runtime
+    actions = game.program.actions
+
+    def by_names(state: State, F: dict[Any, Any], me: int) -> list[Action]:
+        return _by_names(state, F, R, me, names)
+
+    if fused is not None:
+        last = actions[names[-1]]  # (where listing them one by one leaves it)
+        keeper = None if planned is not None else priority.filtering(names, actions)
+
+        def fused_listing(state: State, F: dict[Any, Any], me: int) -> list[Action]:
+            if game.reference_enumeration:
+                return _by_names(state, F, R, me, names)
+            found: list[Action] = []
+            off = R.off
+            R.memo = off.copy() if off else {}
+            kept = R.persist
             left = R.left
             try:
                 fused(F, R, me, make_action, found)
             except Exception:  # list them one by one again: the error names its action
-                found.clear()
                 R.memo = off.copy() if off else {}
                 R.left = left
-            else:
-                if planned is not None:
-                    return found
-                actions = game.program.actions
-                compiled = actions[names[-1]]  # (where listing them one by one leaves it)
-                return priority.keep(found, names, actions, state, me)
-        if planned is not None:
-            limit = LIMITS.max_candidates
-            for compiled, enumerate_ in planned:  # noqa: B007 - compiled names the failing action below
-                enumerate_(F, R, me, make_action, found)
-                if len(found) > limit:
-                    raise RuleFailure(f"more than {limit} legal actions at once (limit max_candidates)")
-            return found
+                R.persist = kept
+                return _by_names(state, F, R, me, names, fresh=False)
+            if keeper is None:
+                R.memo = None
+                R.persist = kept
+                return found
+            try:
+                return keeper(found, state, me)
+            except Exception as error:
+                raise _failed(game, last, error) from None
+            finally:
+                R.memo = None
+                R.persist = kept
+
+        listed: Lister = fused_listing
+    elif planned is not None:
+        steps = planned
+
+        def planned_listing(state: State, F: dict[Any, Any], me: int) -> list[Action]:
+            if game.reference_enumeration:
+                return _by_names(state, F, R, me, names)
+            found: list[Action] = []
+            off = R.off
+            R.memo = off.copy() if off else {}
+            kept = R.persist
+            compiled = None
+            try:
+                limit = LIMITS.max_candidates
+                for compiled, enumerate_ in steps:  # noqa: B007 - compiled names the failing action
+                    enumerate_(F, R, me, make_action, found)
+                    if len(found) > limit:
+                        raise RuleFailure(f"more than {limit} legal actions at once (limit max_candidates)")
+                return found
+            except Exception as error:
+                assert compiled is not None
+                raise _failed(game, compiled, error) from None
+            finally:
+                R.memo = None
+                R.persist = kept
+
+        listed = planned_listing
+    else:
+        listed = by_names
+    with contextlib.suppress(TypeError):  # (not a tuple of names: not kept)
+        game.listers[names] = listed
+    return listed
+
+
+def _by_names(
+    state: State, F: dict[Any, Any], R: Any, me: int, names: Any, fresh: bool = True
+) -> list[Action]:
+    """The decision listed action by action (each by its planned enumerator, or by the
+    reference one where it has none or ``game.reference_enumeration`` is set), then the
+    fallback filter; ``fresh``: start the listing's memo (else the caller did)."""
+    game = state.game
+    reference = game.reference_enumeration
+    found: list[Action] = []
+    compiled = None
+    if fresh:
+        off = R.off
+        R.memo = off.copy() if off else {}
+    kept = R.persist
+    if reference:  # the reference keeps nothing from earlier listings
+        R.persist = None
+    try:
         actions = game.program.actions
         for name in names:
             compiled = actions[name]
@@ -82,26 +152,30 @@ def list_legal(state: State) -> list[Action]:
                 )
         # a fallback's "ignoring ... when" conditions run here, inside the same error handling
         return priority.keep(found, names, actions, state, me)
-    except RuleFailure as failure:
+    except Exception as error:
         assert compiled is not None
-        raise RuleEvaluationError(
-            Diagnostic(
-                f"cannot list the legal actions: {failure.message}",
-                failure.span or compiled.decl.span,
-            )
-        ) from None
-    except Exception as error:  # any mistake in a domain, requirement or cost
-        assert compiled is not None
-        raise RuleEvaluationError(
-            Diagnostic(
-                f"cannot list the legal actions: {type(error).__name__}: {error}",
-                game.program.rule_span(error) or compiled.decl.span,
-                hint=f"a parameter domain, requirement or cost of '{compiled.name}' failed",
-            )
-        ) from None
+        raise _failed(game, compiled, error) from None
     finally:
         R.memo = None
         R.persist = kept
+
+
+def _failed(game: Game, compiled: CompiledAction, error: Exception) -> RuleEvaluationError:
+    """The error for a listing that failed while listing ``compiled``."""
+    if isinstance(error, RuleFailure):
+        return RuleEvaluationError(
+            Diagnostic(
+                f"cannot list the legal actions: {error.message}",
+                error.span or compiled.decl.span,
+            )
+        )
+    return RuleEvaluationError(  # any mistake in a domain, requirement or cost
+        Diagnostic(
+            f"cannot list the legal actions: {type(error).__name__}: {error}",
+            game.program.rule_span(error) or compiled.decl.span,
+            hint=f"a parameter domain, requirement or cost of '{compiled.name}' failed",
+        )
+    )
 
 
 def reference_listing(state: State, compiled: CompiledAction, me: int) -> Iterator[Action]:

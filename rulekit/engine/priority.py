@@ -11,7 +11,7 @@ names the message the rules give and a few of the actions still possible.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -25,22 +25,38 @@ def keep(
     is decided from them alone when no condition of its ``ignoring ... when`` applies to an
     action present, else by walking ``found`` in order (:func:`_blocking`), so the conditions
     asked, and the steps they charge, are the same either way."""
+    keeper = filtering(names, actions)
+    return found if keeper is None else keeper(found, state, me)
+
+
+#: The fallback filter of one decision: ``keeper(found, state, me)`` (see :func:`keep`).
+Keeper = Callable[[list[Any], Any, int], list[Any]]
+
+
+def filtering(names: Sequence[str], actions: Mapping[str, Any]) -> Keeper | None:
+    """The fallback filter of the decision of the actions ``names`` (its fallback actions
+    found once), or None when none of them is a fallback: :func:`keep` without the search."""
     fallbacks = [actions[name] for name in names if actions[name].fallback is not None]
     if not fallbacks:
-        return found
-    present = set(map(_name, found))
-    others = present.difference([f.name for f in fallbacks])  # what may block a fallback
-    ruled_out = set()
-    for f in fallbacks:
-        conditional = others & f.fallback_ignoring
-        if conditional and not conditional.isdisjoint(f.fallback_when):
-            if any(True for _ in _blocking(f, found, actions, state, me)):
+        return None
+    fallback_names = [f.name for f in fallbacks]
+
+    def keeper(found: list[Any], state: Any, me: int) -> list[Any]:
+        present = set(map(_name, found))
+        others = present.difference(fallback_names)  # what may block a fallback
+        ruled_out = set()
+        for f in fallbacks:
+            conditional = others & f.fallback_ignoring
+            if conditional and not conditional.isdisjoint(f.fallback_when):
+                if any(True for _ in _blocking(f, found, actions, state, me)):
+                    ruled_out.add(f.name)
+            elif not others <= f.fallback_ignoring:
                 ruled_out.add(f.name)
-        elif not others <= f.fallback_ignoring:
-            ruled_out.add(f.name)
-    if not ruled_out or ruled_out.isdisjoint(present):
-        return found
-    return [a for a in found if a[0] not in ruled_out]
+        if not ruled_out or ruled_out.isdisjoint(present):
+            return found
+        return [a for a in found if a[0] not in ruled_out]
+
+    return keeper
 
 
 _name = itemgetter(0)
