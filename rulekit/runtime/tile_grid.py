@@ -98,7 +98,6 @@ class Derived:
 
     __slots__ = (
         "anywhere",
-        "by_needs",
         "edges",
         "facing",
         "frontier",
@@ -110,12 +109,9 @@ class Derived:
         "regions",
     )
 
-    def __init__(self, grid: dict[Any, Any], kind: Any, by_needs: dict[Any, Fits] | None = None) -> None:
+    def __init__(self, grid: dict[Any, Any], kind: Any) -> None:
         self.grid = grid
         self.kind = kind
-        #: Where a tile fits by what the cell needs and the printed edges, shared by every
-        #: grid of one program (see :attr:`TileMemory.by_needs`).
-        self.by_needs: dict[Any, Fits] = {} if by_needs is None else by_needs
         self.edges: dict[Any, tuple[Any, ...] | None] = {}
         self.frontier: tuple[Cell, ...] | None = None
         self.regions: dict[Any, list[tuple[tuple[Cell, int], ...]]] = {}
@@ -170,46 +166,28 @@ class Derived:
         cell is empty, every edge it shares with a tile of ``kind`` matches and (if
         ``adjacent``) such a tile touches it.  Raises :class:`RuleFailure` for edges that are
         not four labels, whatever the cell."""
+        rotations = all_rotations(edges)
         needs = self.needs_at(cell)
-        if needs is None or (adjacent and not needs[4]):
-            all_rotations(edges)  # four labels, or a RuleFailure
+        if needs is None:
             return NOWHERE
-        by_needs = self.by_needs
-        try:
-            return by_needs[needs, edges]
-        except KeyError:
-            pass
-        except TypeError:  # unhashable labels: nothing kept
-            return _fits_for(needs, all_rotations(edges))
-        found = _fits_for(needs, all_rotations(edges))
-        if len(by_needs) >= BY_NEEDS_LIMIT:
-            by_needs.clear()
-        by_needs[needs, edges] = found
-        return found
-
-
-def _fits_for(needs: tuple[Any, Any, Any, Any, bool], rotations: Sequence[Sequence[Any]]) -> Fits:
-    """For each rotation, whether the placed edges ``rotations[r]`` show what ``needs`` asks
-    (``ANYTHING``: no tile on that side)."""
-    north, east, south, west = needs[0], needs[1], needs[2], needs[3]
-    any_ = ANYTHING
-    return tuple(  # type: ignore[return-value]
-        [
-            (north is any_ or north == placed[0])
-            and (east is any_ or east == placed[1])
-            and (south is any_ or south == placed[2])
-            and (west is any_ or west == placed[3])
-            for placed in rotations
-        ]
-    )
+        north, east, south, west, touching = needs
+        if adjacent and not touching:
+            return NOWHERE
+        any_ = ANYTHING
+        return tuple(  # type: ignore[return-value]
+            [
+                (north is any_ or north == placed[0])
+                and (east is any_ or east == placed[1])
+                and (south is any_ or south == placed[2])
+                and (west is any_ or west == placed[3])
+                for placed in rotations
+            ]
+        )
 
 
 #: Fits nowhere: every rotation refused.
 NOWHERE: Fits = (False, False, False, False)
 
-#: Answers kept at most in :attr:`TileMemory.by_needs` (then forgotten all at once): a deck
-#: has a few dozen kinds of tile and a cell's needs a few labels per side.
-BY_NEEDS_LIMIT = 4096
 #: Entries at which the cache is swept (see :meth:`TileMemory.forget`).  Play asks about the
 #: current map only; entries of past maps kept longer live long enough to be traversed by the
 #: garbage collector's older generations: forgetting 256 at once, random playouts of a
@@ -235,11 +213,10 @@ class TileMemory:
     play a new grid is usually the previous one with a cell or two changed); ``last``, the
     entry asked last; ``sweep_at``, the size at which ``derived`` is swept."""
 
-    __slots__ = ("by_needs", "derived", "last", "lineage", "parent", "sweep_at")
+    __slots__ = ("derived", "last", "lineage", "parent", "sweep_at")
 
     def __init__(self, lineage: Lineage | None = None) -> None:
         self.lineage = Lineage() if lineage is None else lineage
-        self.by_needs: dict[Any, Fits] = {}
         self.derived: dict[tuple[int, Any], Derived] = {}
         self.parent: dict[Any, Derived] = {}
         self.last: Derived | None = None
@@ -260,12 +237,12 @@ class TileMemory:
             key = (id(grid), kind)
             entry = derived.get(key)
         except TypeError:  # an unhashable kind: no caching
-            return Derived(grid, kind, self.by_needs)
+            return Derived(grid, kind)
         if entry is not None and entry.grid is grid:
             return entry
         if len(derived) >= self.sweep_at:
             self.forget()
-        entry = derived[key] = Derived(grid, kind, self.by_needs)
+        entry = derived[key] = Derived(grid, kind)
         parent = self.parent.get(kind)
         if parent is not None:
             _inherit(entry, parent, self.lineage)
@@ -312,15 +289,11 @@ def _inherit(entry: Derived, parent: Derived, lineage: Lineage) -> None:
     if changed is None:
         return
     kind = entry.kind
-    tiles: list[Any] = []  # cells where a tile of kind was or is
-    placed: list[Any] = []  # of those, cells where a tile of kind is now
+    tiles: list[Any] = []
     moved: list[Any] = []
     for cell in changed:
         before, after = old.get(cell, _GONE), grid.get(cell, _GONE)
-        if is_tile(after, kind):
-            tiles.append(cell)
-            placed.append(cell)
-        elif is_tile(before, kind):
+        if is_tile(before, kind) or is_tile(after, kind):
             tiles.append(cell)
         elif (before is _GONE) is not (after is _GONE):
             moved.append(cell)
@@ -341,7 +314,16 @@ def _inherit(entry: Derived, parent: Derived, lineage: Lineage) -> None:
         for x, y in tiles:
             near.update(((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)))
         if parent.frontier is not None:  # the frontier changes only among the cells near a change
-            entry.frontier = _near_frontier(parent.frontier, near, placed, grid, kind)
+            frontier = [cell for cell in parent.frontier if cell not in near]
+            for x, y in near:
+                if (x, y) not in grid and (
+                    is_tile(grid.get((x, y - 1)), kind)
+                    or is_tile(grid.get((x + 1, y)), kind)
+                    or is_tile(grid.get((x, y + 1)), kind)
+                    or is_tile(grid.get((x - 1, y)), kind)
+                ):
+                    insort(frontier, (x, y))
+            entry.frontier = tuple(frontier)
     except (TypeError, ValueError):  # cells that are not (x, y) pairs: nothing is inherited
         entry.edges, entry.facing, entry.regions, entry.frontier = {}, {}, {}, None
         return
@@ -350,28 +332,6 @@ def _inherit(entry: Derived, parent: Derived, lineage: Lineage) -> None:
         entry.facing = _without(parent.facing, near)
     entry.needs = _without(parent.needs, near)
     entry.masks = _without(parent.masks, near)
-
-
-def _near_frontier(
-    frontier: tuple[Cell, ...], near: set[Any], placed: list[Any], grid: dict[Any, Any], kind: Any
-) -> tuple[Cell, ...]:
-    """``frontier`` (of the parent grid) with the cells ``near`` a change looked at again:
-    an empty one is on the frontier if a tile of ``kind`` is ``placed`` next to it (no
-    look-up needed) or one of its neighbours holds such a tile."""
-    beside: set[Any] = set()
-    for x, y in placed:
-        beside.update(((x, y - 1), (x + 1, y), (x, y + 1), (x - 1, y)))
-    cells = [cell for cell in frontier if cell not in near]
-    for x, y in near:
-        if (x, y) not in grid and (
-            (x, y) in beside
-            or is_tile(grid.get((x, y - 1)), kind)
-            or is_tile(grid.get((x + 1, y)), kind)
-            or is_tile(grid.get((x, y + 1)), kind)
-            or is_tile(grid.get((x - 1, y)), kind)
-        ):
-            insort(cells, (x, y))
-    return tuple(cells)
 
 
 def _changed_cells(grid: dict[Any, Any], old: dict[Any, Any], lineage: Lineage) -> list[Any] | None:
