@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from rulekit.engine.game import Game
 from rulekit.load import load_game
-from rulekit.runtime import tile_grid, tiles
+from rulekit.runtime import tiles
 from rulekit.runtime.builtins import BUILTINS
 from rulekit.runtime.memory import Memory
 from rulekit.runtime.tile_grid import Derived
@@ -97,15 +97,3 @@ def test_the_answers_kept_for_each_map_of_a_game_equal_the_answers_rebuilt(setup
             assert _mismatches(entry) == [], f"after {played}"
             checked += len(entry.masks) + len(entry.facing)
     assert checked > 0, "the game kept nothing for its tile grids"
-
-
-def test_fits_kept_by_needs_stay_bounded() -> None:
-    """Tiles of ever new edges (a hostile deck) do not make the memo grow without bound."""
-    memory = Memory()
-    grid: dict[Any, Any] = {(0, 0): {"kind": "area", "edges": ("a", "b", "c", "d")}}
-    fits = BUILTINS["tile_fits"].bind(memory)
-    for i in range(tile_grid.BY_NEEDS_LIMIT + 10):
-        edges = ("c", "x", f"n{i}", "y")  # fits below (0, 0) unturned, facing its "c"
-        assert fits(grid, (0, 1), edges, 0, "area") is True
-        assert fits(grid, (0, 1), edges, 2, "area") is False
-    assert 0 < len(memory.tiles.by_needs) <= tile_grid.BY_NEEDS_LIMIT
