@@ -43,7 +43,7 @@ from rulekit.engine.game import Game
 from rulekit.rules.yaml_source import dump_text
 from rulekit.tools.verify.checker import flow_context
 from rulekit.tools.verify.explore import player_counts
-from rulekit.tools.verify.observe import Observable, observables, snapshot
+from rulekit.tools.verify.observe import Observable, held_observables, observables, snapshot
 from rulekit.tools.verify.options import MAX_SEED, VerifyOptions
 from rulekit.tools.verify.suggest_action import Confidence, changers, per_action
 from rulekit.tools.verify.suggest_end import End, end_observables, end_relations, record
@@ -171,10 +171,11 @@ def suggest(options: VerifyOptions, confidence: Confidence | None = None) -> Min
     confidence = confidence or Confidence()
     program, counts = player_counts(options)
     watched = observables(program)
+    held = held_observables(program)
     at_end = end_observables(program, watched)
     game_players = [o for o in watched if o.kind == "player" and o.scope == "game"]
     ends: list[End] = []
-    steps = list(_watch(options, program, counts, watched, ends, [*at_end, *game_players]))
+    steps = list(_watch(options, program, counts, [*watched, *held], ends, [*at_end, *game_players]))
     mined = Mined(program, options.examples, len(steps))
     if len(steps) >= confidence.support:
         mined.suggestions += _global(steps, watched, confidence)
@@ -192,7 +193,7 @@ def suggest(options: VerifyOptions, confidence: Confidence | None = None) -> Min
         if len(mine) >= confidence.support:
             found = per_action(name, mine, steps, changed, watched, program, confidence)
             found += decider(name, mine, confidence, watched)
-            found += conditional(name, mine, program, watched, confidence, found)
+            found += conditional(name, mine, program, watched, confidence, found, held)
             mined.suggestions += found
     return mined
 
