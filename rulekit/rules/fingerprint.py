@@ -25,7 +25,7 @@ from rulekit.rules.compose import plain_data
 #: PettingZoo; a log records the moves' text).
 COSMETIC_TOP = frozenset(
     {"title", "description", "version", "doc", "cite", "display", "view", "bots", "invariants", "properties"}
-    | {"postconditions"}
+    | {"postconditions", "visibility"}
     | {"spaces"}
 )
 #: Keys of a section's entry (an action, trigger, function, field, kind...) that never decide play.

@@ -380,10 +380,12 @@ def _run_one(options: VerifyOptions, say: Callable[[str], None]) -> int:
         derived = sum(
             1 for prop in compile_properties(program).all() if prop.decl.name.startswith("derived:")
         )
+        seen = len(rules.visibility)
         print(
             f"verify {title}: OK, {len(program.invariants)} invariant(s), {properties} transition "
-            f"propert{'y' if properties == 1 else 'ies'}, {derived} derived from the rules and "
-            f"{len(ENGINE_PROPERTIES)} engine properties held"
+            f"propert{'y' if properties == 1 else 'ies'}, "
+            + (f"{seen} visibility expectation(s), " if seen else "")
+            + f"{derived} derived from the rules and {len(ENGINE_PROPERTIES)} engine properties held"
         )
     print(f"  {result.stats.summary()}")
     unseen = asymmetry(program)
