@@ -37,7 +37,7 @@ COSMETIC_TOP = frozenset(
         "properties",
         "symmetries",
     }
-    | {"postconditions"}
+    | {"postconditions", "visibility"}
     | {"spaces"}
 )
 #: Keys of a section's entry (an action, trigger, function, field, kind...) that never decide play.

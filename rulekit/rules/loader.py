@@ -135,6 +135,7 @@ class _Builder:
             display=display if isinstance(display, dict) else {},  # located: errors name it
             bot_weights=self.bot_weights(actions),
             properties=self.properties(),
+            visibility=self.visibility_expectations(fields),
             view=parse_view(root.raw.get("view"), self.bag, root.span),
             symmetries=self.symmetries(kinds),
             bot_evaluate=self.bots().get("evaluate"),
@@ -528,6 +529,46 @@ class _Builder:
     def properties(self) -> dict[str, m.PropertyDecl]:
         section = _section(self.root, "properties")
         return {name: self.property(name, node) for name, node in section.items() if "holds" in node.values}
+
+    def visibility_expectations(
+        self, fields: dict[str, dict[str, m.FieldDecl]]
+    ) -> dict[str, m.VisibilityDecl]:
+        """``visibility:``: who may see a field at most; the field must exist, and ``owner`` or
+        ``others`` be said of a player's field."""
+        result = {}
+        section = _section(self.root, "visibility")
+        for name, node in section.items():
+            written, seen_by = node.get("field"), node.get("seen_by")
+            if not isinstance(written, str) or seen_by is None:
+                continue  # reported
+            where = node.where("field")
+            scope, _, field_name = written.partition(".")
+            if scope not in fields:
+                self.bag.error(
+                    f"visibility '{name}': no state scope or component kind '{scope}' (write SCOPE.FIELD)",
+                    where,
+                    hint=did_you_mean(scope, fields),
+                )
+                continue
+            if field_name not in fields[scope]:
+                self.bag.error(
+                    f"visibility '{name}': {scope} has no field '{field_name}'",
+                    where,
+                    hint=did_you_mean(field_name, fields[scope]),
+                )
+                continue
+            if seen_by != "nobody" and scope != "player":
+                self.bag.error(
+                    f"visibility '{name}': only a player's field has an owner to be seen by "
+                    f"('{seen_by}' said of {written}); write seen_by: nobody",
+                    node.where("seen_by"),
+                )
+                continue
+            message = node.get("message") or f"{written} is seen by more than {seen_by}"
+            result[name] = m.VisibilityDecl(
+                name, scope, field_name, seen_by, message, node.get("cite"), section.spans[name]
+            )
+        return result
 
     def invariants(self) -> dict[str, m.InvariantDecl]:
         result = {}

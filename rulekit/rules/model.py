@@ -211,6 +211,20 @@ class PropertyDecl:
 
 
 @frozen
+class VisibilityDecl:
+    """An expectation of the ``visibility:`` section: who may see a field at most
+    (``nobody``, its ``owner``, the ``others``), in every state ``rulekit verify`` reaches."""
+
+    name: str
+    scope: str
+    field: str
+    seen_by: str
+    message: str
+    cite: str | None
+    span: Span | None
+
+
+@frozen
 class InvariantDecl:
     """A condition that must hold in every reachable state."""
 
@@ -353,6 +367,8 @@ class RulesModel:
     display: dict[str, Any]
     bot_weights: dict[str, ast.Expr] = field(factory=dict)
     properties: dict[str, PropertyDecl] = field(factory=dict)
+    #: ``visibility:``: who may see a field at most, checked by verify.
+    visibility: dict[str, VisibilityDecl] = field(factory=dict)
     #: ``bots.evaluate``: how good a state is for ``me`` (heuristic and MCTS bots).
     bot_evaluate: ast.Expr | None = None
     #: ``spaces.bound``: the box open action parameters lie in for integer action spaces.

@@ -111,6 +111,7 @@ from rulekit.rules.schema_entries import (
     STEPS,
     SYMMETRY,
     TRIGGER,
+    VISIBILITY_EXPECTATION,
 )
 
 # ---------------------------------------------------------------- files
@@ -179,6 +180,13 @@ SECTIONS: tuple[Key, ...] = (
         "properties",
         MapOf(Either(PROPERTY), "property"),
         "Conditions over the states before and after.",
+        section="named",
+    ),
+    Key(
+        "visibility",
+        MapOf(VISIBILITY_EXPECTATION, "visibility expectation"),
+        "Who may see a field at most (nobody, its owner, the others), checked by verify on "
+        "the information model in every state it reaches.",
         section="named",
     ),
     Key(

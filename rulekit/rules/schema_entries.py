@@ -237,6 +237,32 @@ PROPERTY = Table(
     short="holds",
 )
 
+#: Who may see a field, at most (a ``visibility:`` expectation).
+SEEN_BY = ("nobody", "owner", "others")
+
+VISIBILITY_EXPECTATION = Table(
+    "visibility expectation",
+    (
+        Key(
+            "field",
+            Text(200),
+            "The field: SCOPE.NAME (game.deck, player.hand, a component kind's field).",
+            required=True,
+        ),
+        Key(
+            "seen_by",
+            Enum(SEEN_BY),
+            "Who may see its contents, at most: nobody, its owner (a player's field), or every "
+            "player but its owner. A seat outside it that the information model lets see the "
+            "field, in any state verify reaches, breaks the expectation.",
+            required=True,
+        ),
+        _MESSAGE,
+        _CITE,
+    ),
+    "Who may see a field at most, checked by rulekit verify on the information model.",
+)
+
 RELAXATION = Table(
     "relaxation",
     (

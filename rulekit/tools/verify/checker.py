@@ -202,6 +202,7 @@ class Checker(EngineChecks):
         every action in ``full`` mode."""
         with coverage_off(state):
             self.check_invariants(state)
+            self.check_visibility(state)
             self.check_views(state, whole=False)
             if heavy:
                 self.check_heavy(state)

@@ -381,10 +381,12 @@ def _run_one(options: VerifyOptions, say: Callable[[str], None]) -> int:
         derived = sum(
             1 for prop in compile_properties(program).all() if prop.decl.name.startswith("derived:")
         )
+        seen = len(rules.visibility)
         print(
             f"verify {title}: OK, {len(program.invariants)} invariant(s), {properties} transition "
-            f"propert{'y' if properties == 1 else 'ies'}, {derived} derived from the rules and "
-            f"{len(ENGINE_PROPERTIES)} engine properties held"
+            f"propert{'y' if properties == 1 else 'ies'}, "
+            + (f"{seen} visibility expectation(s), " if seen else "")
+            + f"{derived} derived from the rules and {len(ENGINE_PROPERTIES)} engine properties held"
         )
     print(f"  {result.stats.summary()}")
     unseen = asymmetry(program)
@@ -518,14 +520,19 @@ def _run_suggest(options: VerifyOptions) -> int:
     suggestions = mined.suggestions
     per_action = [s for s in suggestions if s.action is not None]
     at_end = sum(1 for s in suggestions if s.action is None and s.over == "game")
+    seen = sum(1 for s in suggestions if s.relation == "visibility")
     print(
         f"suggest {mined.program.name}: {len(suggestions)} likely properties from {mined.games} games "
-        f"({mined.actions} actions): {len(suggestions) - len(per_action) - at_end} over every action, "
-        f"{at_end} at the end of the game, "
-        f"{len(per_action)} postconditions of {len({s.action for s in per_action})} action(s); "
+        f"({mined.actions} actions): {len(suggestions) - len(per_action) - at_end - seen} over every "
+        f"action, {at_end} at the end of the game, "
+        + (f"{seen} visibility expectation(s), " if seen else "")
+        + f"{len(per_action)} postconditions of {len({s.action for s in per_action})} action(s); "
         f"written to {path}"
     )
     for suggestion in suggestions:
+        if suggestion.relation == "visibility":
+            print(f"  visibility: {suggestion.holds} seen by {suggestion.seen_by}")
+            continue
         where = f"{suggestion.action}: " if suggestion.action else ""
         print(f"  {where}{suggestion.holds}")
     print(f"  review them, then: rulekit verify {options.ruleset} --variant {path}")

@@ -139,6 +139,8 @@ def scenario_text(
         what = f"invariant '{example.name}'"
     elif example.key.startswith("property:"):
         what = f"property '{example.name}'"
+    elif example.key.startswith("visibility:"):
+        what = f"visibility '{example.name}'"
     else:
         what = f"engine property '{ENGINE_PROPERTIES.get(example.name, example.name)}'"
     data: dict[str, Any] = {
@@ -175,6 +177,9 @@ def scenario_text(
         head.append(f"# holds: {example.condition}")
         head.append("# expect_properties checks the property over every action and turn, as verify does:")
         head.append("# it fails until the rules are fixed,")
+    elif example.key.startswith("visibility:"):
+        head.append("# A scenario cannot say what a seat sees: this one replays the actions, and")
+        head.append("# `rulekit verify` with the same rules checks the visibility after them.")
     elif example.key == "engine:ends":
         head.append(
             f"# expect_terminal: the game must be over after these {len(texts)} actions (--max-actions);"
@@ -187,7 +192,7 @@ def scenario_text(
         )
     else:
         head.append("# The expect is the invariant: it fails until the rules are fixed,")
-    if example.key != "engine:ends":
+    if example.key != "engine:ends" and not example.key.startswith("visibility:"):
         refused = (
             "the last action is"
             if len(texts) - _first_refusable(program, example) <= 1
@@ -200,6 +205,9 @@ def scenario_text(
 def _cite(program: Program, example: Counterexample) -> str:
     if example.invariant is not None:
         return example.invariant.decl.cite or ""
+    if example.key.startswith("visibility:"):
+        seen = program.rules.visibility.get(example.name)
+        return (seen.cite or "") if seen is not None else ""
     decl = _property_decl(program, example.key)
     return (decl.cite or "") if decl is not None else ""
 

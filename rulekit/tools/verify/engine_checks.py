@@ -167,6 +167,32 @@ class EngineChecks:
                         state=after,
                     )
 
+    def check_visibility(self, state: State) -> None:
+        """``visibility:NAME``: the rules' visibility expectations (who may see a field at
+        most) against the information model's answer in ``state``
+        (:func:`~rulekit.engine.information.unseen`, which every channel is computed from):
+        no seat outside the expected ones, and no spectator, sees the field."""
+        expected = self.program.rules.visibility
+        if not expected:
+            return
+        game = state.game
+        seats: list[int | None] = [*range(game.num_players), None]
+        hidden = {seat: unseen(state, seat) for seat in seats}
+        for decl in expected.values():
+            self.stats.property_checks += 1
+            for owner in game.owners(decl.scope):
+                for seat in seats:
+                    if (owner, decl.field) in hidden[seat] or _may_see(decl.seen_by, owner, seat):
+                        continue
+                    who = "a spectator" if seat is None else f"P{seat + 1}"
+                    raise self._failure(
+                        f"visibility:{decl.name}",
+                        f"{decl.message} ({who} sees {key_text((owner, decl.field))}; "
+                        f"seen_by: {decl.seen_by})",
+                        span=decl.span,
+                        state=state,
+                    )
+
     def check_seat_symmetry(self, before: State, action: Action, after: State) -> None:
         """``engine:seat-symmetry``: in rules that single out no seat, rotating the seats in
         the state before and in the action rotates the outcome the same way (the legal
@@ -526,3 +552,10 @@ def _items(state: State, places: Any) -> Counter[Any]:
 def _first_difference(real: Sequence[str], other: Sequence[str]) -> str:
     only = sorted(set(real) ^ set(other))
     return f"{only[0]} is legal in one deal and not in another" if only else "their order differs"
+
+
+def _may_see(seen_by: str, owner: Any, seat: int | None) -> bool:
+    """Whether a visibility expectation ``seen_by`` lets ``seat`` see a field of ``owner``."""
+    if seat is None or seen_by == "nobody":
+        return False
+    return owner == seat if seen_by == "owner" else owner != seat

@@ -11,6 +11,16 @@ between observables can be written back as a property. They are:
   mark, disc or piece it is.
 
 A player observable's text has ``{}`` where the player goes (``me``, ``p``, a parameter).
+
+The components a player holds (:func:`held_observables`, per list or set of components of a
+player: a hand) are watched apart, for the conditions split on and the relations at the end:
+
+* the sum of each whole-number attribute over them (``sum(c.value for c in p.hand)``: the value
+  of a one-card hand);
+* the values of each attribute among them (a kind, an enumeration), read by a condition
+  such as ``any(c.kind == guess for c in target.hand)``.
+
+The miner sees the whole state, not what a seat sees.
 """
 
 from __future__ import annotations
@@ -100,6 +110,69 @@ def observables(program: Program) -> list[Observable]:
                 )
             )
     return found
+
+
+def held_observables(program: Program) -> list[Observable]:
+    """Per list or set of components of a player (a hand): the sum of each whole-number
+    attribute over it (kind ``int``, key ``sum:FIELD.ATTRIBUTE``) and the values of each
+    attribute among it (kind ``values``, key ``values:FIELD.ATTRIBUTE``: a sorted tuple,
+    its text the list of them)."""
+    found: list[Observable] = []
+    for name, decl in program.rules.fields.get("player", {}).items():
+        declared = decl.declared.type
+        element = declared.element
+        if declared.name not in ("list", "set") or element is None or element.name != "entity":
+            continue
+        kind = program.rules.kinds.get(str(element.kind))
+        ids = program.collections.get(str(element.kind), ())
+        if kind is None or not ids:
+            continue
+        for attribute in sorted(kind.attributes):
+            if kind.attributes[attribute].type.name == "int":
+                text = f"sum(c.{attribute} for c in {{}}.{name})"
+                found.append(
+                    Observable(
+                        "player", f"sum:{name}.{attribute}", text, "int", _sum(program, name, attribute), True
+                    )
+                )
+            text = f"[c.{attribute} for c in {{}}.{name}]"
+            found.append(
+                Observable(
+                    "player",
+                    f"values:{name}.{attribute}",
+                    text,
+                    "values",
+                    _values(program, name, attribute),
+                    True,
+                )
+            )
+    return found
+
+
+def _sum(program: Program, name: str, attribute: str) -> Reader:
+    def read(fields: Fields, owner: Any) -> int | None:
+        value = fields.get((owner, name))
+        if not isinstance(value, (tuple, list, frozenset, set)):
+            return None
+        total = 0
+        for item in value:
+            amount = program.attributes.get((item, attribute))
+            if type(amount) is not int:
+                return None
+            total += amount
+        return total
+
+    return read
+
+
+def _values(program: Program, name: str, attribute: str) -> Reader:
+    def read(fields: Fields, owner: Any) -> tuple[Any, ...] | None:
+        value = fields.get((owner, name))
+        if not isinstance(value, (tuple, list, frozenset, set)):
+            return None
+        return tuple(sorted((program.attributes.get((item, attribute)) for item in value), key=repr))
+
+    return read
 
 
 def _field(scope: str, name: str) -> Reader:

@@ -32,6 +32,10 @@ def format_counterexample(example: Counterexample) -> str:
         lines.append(f"  {where}{example.message}")
         if example.condition:
             lines.append(f"  holds: {example.condition}")
+    elif example.key.startswith("visibility:"):
+        lines.append(f"visibility '{example.name}' violated")
+        where = f"{example.span}: " if example.span else ""
+        lines.append(f"  {where}{example.message}")
     else:
         lines.append(f"engine property violated: {ENGINE_PROPERTIES.get(example.name, example.name)}")
         lines.append(f"  {example.message}")

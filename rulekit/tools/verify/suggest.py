@@ -43,12 +43,13 @@ from rulekit.engine.game import Game
 from rulekit.rules.yaml_source import dump_text
 from rulekit.tools.verify.checker import flow_context
 from rulekit.tools.verify.explore import player_counts
-from rulekit.tools.verify.observe import Observable, observables, snapshot
+from rulekit.tools.verify.observe import Observable, held_observables, observables, snapshot
 from rulekit.tools.verify.options import MAX_SEED, VerifyOptions
 from rulekit.tools.verify.suggest_action import Confidence, changers, per_action
 from rulekit.tools.verify.suggest_end import End, end_observables, end_relations, record
 from rulekit.tools.verify.suggest_if import conditional, decider
 from rulekit.tools.verify.suggest_model import Step, Suggestion
+from rulekit.tools.verify.suggest_seen import Sight
 
 __all__ = ["Confidence", "Mined", "Suggestion", "suggest"]
 
@@ -72,8 +73,8 @@ class Mined:
             f"# from {self.games} games ({self.actions} actions). Each held in every action watched; that",
             "# does not make it a rule. Review them: delete what is wrong or accidental, then keep the",
             "# file as a variant (`rulekit verify RULESET --variant THIS_FILE`) or move them into a",
-            "# file the ruleset includes: `properties:` as they are, each action's `ensures:` under",
-            "# `postconditions: ACTION:`.",
+            "# file the ruleset includes: `properties:` and `visibility:` as they are, each action's",
+            "# `ensures:` under `postconditions: ACTION:`.",
         ]
         data: dict[str, Any] = {
             "variant": f"{self.program.name}_suggested",
@@ -82,8 +83,17 @@ class Mined:
             "ruleset": self.program.name,
         }
         properties = {}
+        visibility = {}
         ensures: dict[str, list[dict[str, str]]] = {}
         for n, s in enumerate(self.suggestions, start=1):
+            if s.relation == "visibility":
+                visibility[f"suggested_{n}_{_slug(s.holds)}_{s.seen_by}"] = {
+                    "field": s.holds,
+                    "seen_by": s.seen_by,
+                    "message": s.message,
+                    "cite": "suggested by rulekit verify --suggest",
+                }
+                continue
             entry = {"holds": s.holds, "message": s.message, "cite": "suggested by rulekit verify --suggest"}
             if s.over != "action":
                 entry = {"over": s.over, **entry}
@@ -91,8 +101,12 @@ class Mined:
                 properties[f"suggested_{n}_{_slug(s.holds)}"] = entry
             else:
                 ensures.setdefault(s.action, []).append(entry)
+        if properties or visibility:
+            data["add"] = {}
         if properties:
-            data["add"] = {"properties": properties}
+            data["add"]["properties"] = properties
+        if visibility:
+            data["add"]["visibility"] = visibility
         if ensures:  # extended, not added: the ruleset may have postconditions of the action already
             data["extend"] = {"actions": {name: {"ensures": items} for name, items in ensures.items()}}
         body = dump_text(data)
@@ -116,6 +130,7 @@ def _watch(
     watched: list[Observable],
     ends: list[End] | None = None,
     at_end: Sequence[Observable] = (),
+    sight: Sight | None = None,
 ) -> Iterator[Step]:
     games: dict[int, Game] = {}
     for number in range(options.examples):
@@ -123,6 +138,8 @@ def _watch(
         players, seed = rng.choice(counts), rng.randrange(MAX_SEED)
         game = games.get(players) or games.setdefault(players, Game(program, players))
         state = game.new_initial_state(seed)
+        if sight is not None:
+            sight.look(state)
         before = snapshot(state.fields, watched, players)
         turn = (before, state.current_player() if not state.is_terminal() else None, flow_context(state), 0)
         for _ in range(options.max_actions):
@@ -132,6 +149,8 @@ def _watch(
             action = legal[rng.randrange(len(legal))]
             me = state.current_player()
             state.apply_action(action)
+            if sight is not None:
+                sight.look(state)
             after = snapshot(state.fields, watched, players)
             step = Step(action.name, me, tuple(action.args), before, after, players)
             step.next = None if state.is_terminal() else state.current_player()
@@ -171,11 +190,14 @@ def suggest(options: VerifyOptions, confidence: Confidence | None = None) -> Min
     confidence = confidence or Confidence()
     program, counts = player_counts(options)
     watched = observables(program)
+    held = held_observables(program)
     at_end = end_observables(program, watched)
     game_players = [o for o in watched if o.kind == "player" and o.scope == "game"]
     ends: list[End] = []
-    steps = list(_watch(options, program, counts, watched, ends, [*at_end, *game_players]))
+    sight = Sight(program)
+    steps = list(_watch(options, program, counts, [*watched, *held], ends, [*at_end, *game_players], sight))
     mined = Mined(program, options.examples, len(steps))
+    mined.suggestions += sight.suggestions(confidence)
     if len(steps) >= confidence.support:
         mined.suggestions += _global(steps, watched, confidence)
         mined.suggestions += _per_turn(steps, watched, confidence)
@@ -192,7 +214,7 @@ def suggest(options: VerifyOptions, confidence: Confidence | None = None) -> Min
         if len(mine) >= confidence.support:
             found = per_action(name, mine, steps, changed, watched, program, confidence)
             found += decider(name, mine, confidence, watched)
-            found += conditional(name, mine, program, watched, confidence, found)
+            found += conditional(name, mine, program, watched, confidence, found, held)
             mined.suggestions += found
     return mined
 

@@ -64,8 +64,9 @@ def changers(steps: list[Step], watched: list[Observable]) -> dict[str, set[str]
     found: dict[str, set[str]] = {o.key: set() for o in watched}
     for s in steps:
         for (_, key), value in s.after.items():
-            if s.name not in found[key] and s.before.get((_, key)) != value:
-                found[key].add(s.name)
+            seen = found.get(key)
+            if seen is not None and s.name not in seen and s.before.get((_, key)) != value:
+                seen.add(s.name)
     return found
 
 

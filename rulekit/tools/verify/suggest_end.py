@@ -24,14 +24,13 @@ which it decided something (two players whose values and returns differ), and
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import permutations
 from typing import Any
 
 from attrs import define
 
 from rulekit.compiler.program import Program
-from rulekit.tools.verify.observe import Fields, Observable
+from rulekit.tools.verify.observe import Fields, Observable, held_observables
 from rulekit.tools.verify.suggest_action import Confidence
 from rulekit.tools.verify.suggest_model import Suggestion
 
@@ -54,39 +53,7 @@ def end_observables(program: Program, watched: list[Observable]) -> list[Observa
     """The player values compared at the end: the player observables and, per list of
     components a player holds, the sum of each whole-number attribute of its components."""
     found = [o for o in watched if o.scope == "player" and o.kind in ("int", "bool")]
-    for name, decl in program.rules.fields.get("player", {}).items():
-        declared = decl.declared.type
-        element = declared.element
-        if declared.name not in ("list", "set") or element is None or element.name != "entity":
-            continue
-        ids = program.collections.get(str(element.kind), ())
-        if not ids:
-            continue
-        attributes = sorted(a for (i, a), v in program.attributes.items() if i == ids[0] and type(v) is int)
-        for attribute in attributes:
-            text = f"sum(c.{attribute} for c in {{}}.{name})"
-            found.append(
-                Observable(
-                    "player", f"sum:{name}.{attribute}", text, "int", _sum(program, name, attribute), True
-                )
-            )
-    return found
-
-
-def _sum(program: Program, name: str, attribute: str) -> Callable[[Fields, Any], Any]:
-    def read(fields: Fields, owner: Any) -> int | None:
-        value = fields.get((owner, name))
-        if not isinstance(value, (tuple, list, frozenset, set)):
-            return None
-        total = 0
-        for item in value:
-            amount = program.attributes.get((item, attribute))
-            if type(amount) is not int:
-                return None
-            total += amount
-        return total
-
-    return read
+    return found + [o for o in held_observables(program) if o.kind == "int"]
 
 
 def record(

@@ -13,7 +13,9 @@ side but not over all of them, written ``not (CONDITION) or (RELATION)``. The co
 * a true/false value before the action, of the game, the turn, ``me`` or a player parameter
   (``before(target.protected)``);
 * two values of the same field, of ``me`` and of a player parameter, equal before the action
-  (``before(me.strength) == before(target.strength)``).
+  (``before(me.strength) == before(target.strength)``);
+* the components players hold (:mod:`rulekit.tools.verify.suggest_held`): two players' hidden
+  cards compared, a guess against a hand.
 
 Each side needs ``Confidence.support`` applications behind it, and a relation about a change
 ``Confidence.changes`` changes in it (Daikon's justification): a rare branch proposes nothing.
@@ -21,6 +23,7 @@ Each side needs ``Confidence.support`` applications behind it, and a relation ab
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -29,7 +32,11 @@ from rulekit.compiler.program import Program
 from rulekit.dsl import ast
 from rulekit.tools.verify.observe import Observable
 from rulekit.tools.verify.suggest_action import Confidence, per_action
+from rulekit.tools.verify.suggest_held import held_splits
 from rulekit.tools.verify.suggest_model import Step, Suggestion
+
+#: How often a relation held, at the end of its message: "(in all N ...)", "(other actions do; in all N ...)".
+_SAID = re.compile(r" \((?:[^()]*; )?in all [^()]*\)$")
 
 #: The most distinct values a value set by an action takes to be split on (a die's faces).
 MAX_SPLIT_VALUES = 6
@@ -86,9 +93,11 @@ def conditional(
     watched: list[Observable],
     confidence: Confidence,
     found: list[Suggestion],
+    held: Sequence[Observable] = (),
 ) -> list[Suggestion]:
     """The relations of ``action`` that held on one side of a split of its applications
-    ``mine`` and are not among those ``found`` over all of them."""
+    ``mine`` and are not among those ``found`` over all of them (``held``: the observables of
+    the components players hold, split on by :mod:`rulekit.tools.verify.suggest_held`)."""
     unconditional = {s.holds for s in found}
     changed_here = {
         key for s in mine for (_, key), value in s.after.items() if s.before.get((_, key)) != value
@@ -96,7 +105,8 @@ def conditional(
     # frames on one side: what the action changes on the other side
     changed = {o.key: ({"another side"} if o.key in changed_here else set()) for o in watched}
     kept: list[tuple[frozenset[int], str, Suggestion, int]] = []
-    for condition, test, subject in _splits(action, mine, program, watched):
+    splits = _splits(action, mine, program, watched) + held_splits(action, mine, program, held)
+    for condition, test, subject in splits:
         for text, truth in ((condition[0], True), (condition[1], False)):
             branch = [i for i, s in enumerate(mine) if test(s) is truth]
             if len(branch) < confidence.support or len(branch) == len(mine):
@@ -121,7 +131,7 @@ def conditional(
         holds = f"not ({text}) or ({relation.holds})"
         if any(s.holds == holds for s in result):
             continue
-        what = relation.message.removeprefix("suggested: ").split(" (in all ")[0]
+        what = _SAID.sub("", relation.message.removeprefix("suggested: "))
         result.append(
             Suggestion(
                 action,
