@@ -376,7 +376,11 @@ def _run_one(options: VerifyOptions, say: Callable[[str], None]) -> int:
         print(format_counterexample(result.counterexample))
     else:
         rules = program.rules
-        properties = len(rules.properties) + sum(len(a.ensures) for a in rules.actions.values())
+        properties = (
+            len(rules.properties)
+            + sum(len(a.ensures) for a in rules.actions.values())
+            + sum(len(t.ensures) for t in rules.triggers.values())
+        )
         derived = sum(
             1 for prop in compile_properties(program).all() if prop.decl.name.startswith("derived:")
         )

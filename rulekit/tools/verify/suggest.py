@@ -49,6 +49,7 @@ from rulekit.tools.verify.suggest_action import Confidence, changers, per_action
 from rulekit.tools.verify.suggest_end import End, end_observables, end_relations, record
 from rulekit.tools.verify.suggest_if import conditional, decider
 from rulekit.tools.verify.suggest_model import Step, Suggestion
+from rulekit.tools.verify.suggest_trigger import TriggerWatch, per_trigger, set_once
 
 __all__ = ["Confidence", "Mined", "Suggestion", "suggest"]
 
@@ -83,18 +84,26 @@ class Mined:
         }
         properties = {}
         ensures: dict[str, list[dict[str, str]]] = {}
+        triggered: dict[str, list[dict[str, str]]] = {}
         for n, s in enumerate(self.suggestions, start=1):
             entry = {"holds": s.holds, "message": s.message, "cite": "suggested by rulekit verify --suggest"}
             if s.over != "action":
                 entry = {"over": s.over, **entry}
-            if s.action is None:
+            if s.trigger is not None:
+                triggered.setdefault(s.trigger, []).append(entry)
+            elif s.action is None:
                 properties[f"suggested_{n}_{_slug(s.holds)}"] = entry
             else:
                 ensures.setdefault(s.action, []).append(entry)
         if properties:
             data["add"] = {"properties": properties}
+        extend: dict[str, Any] = {}
         if ensures:  # extended, not added: the ruleset may have postconditions of the action already
-            data["extend"] = {"actions": {name: {"ensures": items} for name, items in ensures.items()}}
+            extend["actions"] = {name: {"ensures": items} for name, items in ensures.items()}
+        if triggered:
+            extend["triggers"] = {name: {"ensures": items} for name, items in triggered.items()}
+        if extend:
+            data["extend"] = extend
         body = dump_text(data)
         return "\n".join(header) + "\n" + body
 
@@ -116,12 +125,17 @@ def _watch(
     watched: list[Observable],
     ends: list[End] | None = None,
     at_end: Sequence[Observable] = (),
+    triggers: TriggerWatch | None = None,
 ) -> Iterator[Step]:
     games: dict[int, Game] = {}
     for number in range(options.examples):
         rng = random.Random(f"{options.seed}:{number}")
         players, seed = rng.choice(counts), rng.randrange(MAX_SEED)
-        game = games.get(players) or games.setdefault(players, Game(program, players))
+        game = games.get(players)
+        if game is None:
+            game = games[players] = Game(program, players)
+            if triggers is not None:
+                triggers.install(game)
         state = game.new_initial_state(seed)
         before = snapshot(state.fields, watched, players)
         turn = (before, state.current_player() if not state.is_terminal() else None, flow_context(state), 0)
@@ -174,10 +188,12 @@ def suggest(options: VerifyOptions, confidence: Confidence | None = None) -> Min
     at_end = end_observables(program, watched)
     game_players = [o for o in watched if o.kind == "player" and o.scope == "game"]
     ends: list[End] = []
-    steps = list(_watch(options, program, counts, watched, ends, [*at_end, *game_players]))
+    triggers = TriggerWatch(program, watched) if program.rules.triggers else None
+    steps = list(_watch(options, program, counts, watched, ends, [*at_end, *game_players], triggers))
     mined = Mined(program, options.examples, len(steps))
     if len(steps) >= confidence.support:
         mined.suggestions += _global(steps, watched, confidence)
+        mined.suggestions += set_once(steps, watched, confidence, f"in all {len(steps)} actions watched")
         mined.suggestions += _per_turn(steps, watched, confidence)
     optional = frozenset(
         o.key for o in game_players if program.rules.fields[o.scope][o.key.split(".", 1)[1]].declared.optional
@@ -194,6 +210,8 @@ def suggest(options: VerifyOptions, confidence: Confidence | None = None) -> Min
             found += decider(name, mine, confidence, watched)
             found += conditional(name, mine, program, watched, confidence, found)
             mined.suggestions += found
+    if triggers is not None:
+        mined.suggestions += per_trigger(triggers, steps, confidence)
     return mined
 
 
