@@ -515,16 +515,22 @@ def _run_suggest(options: VerifyOptions) -> int:
         return 1
     suggestions = mined.suggestions
     per_action = [s for s in suggestions if s.action is not None]
+    per_trigger = [s for s in suggestions if s.trigger is not None]
     at_end = sum(1 for s in suggestions if s.action is None and s.over == "game")
+    triggers = (
+        f", {len(per_trigger)} of {len({s.trigger for s in per_trigger})} trigger(s)" if per_trigger else ""
+    )
     print(
         f"suggest {mined.program.name}: {len(suggestions)} likely properties from {mined.games} games "
-        f"({mined.actions} actions): {len(suggestions) - len(per_action) - at_end} over every action, "
+        f"({mined.actions} actions): "
+        f"{len(suggestions) - len(per_action) - len(per_trigger) - at_end} over every action, "
         f"{at_end} at the end of the game, "
-        f"{len(per_action)} postconditions of {len({s.action for s in per_action})} action(s); "
+        f"{len(per_action)} postconditions of {len({s.action for s in per_action})} action(s){triggers}; "
         f"written to {path}"
     )
     for suggestion in suggestions:
-        where = f"{suggestion.action}: " if suggestion.action else ""
+        name = suggestion.action or suggestion.trigger
+        where = f"{'trigger ' if suggestion.trigger else ''}{name}: " if name else ""
         print(f"  {where}{suggestion.holds}")
     print(f"  review them, then: rulekit verify {options.ruleset} --variant {path}")
     return 0

@@ -111,9 +111,7 @@ def _signature(program: Program, name: str) -> Signature:
     return Signature(tuple(p for p, _ in params), tuple(ty for _, ty in params), me)
 
 
-def per_trigger(
-    tw: TriggerWatch, actions: list[Step], confidence: Confidence
-) -> list[Suggestion]:
+def per_trigger(tw: TriggerWatch, actions: list[Step], confidence: Confidence) -> list[Suggestion]:
     """The postconditions of every trigger that fired often enough in the games watched."""
     everything = [*actions, *(s for steps in tw.firings.values() for s in steps)]
     changed = changers(everything, tw.watched)
@@ -153,7 +151,7 @@ def every_player(
     ]
     found: list[Suggestion] = []
     for o in mine_int:
-        if o.derived:
+        if o.derived or not _several(mine, o.key):
             continue
         deltas = [_delta(s, p, o.key) for s, p in rows]
         if any(d is None for d in deltas) or sum(1 for d in deltas if d) < confidence.changes:
@@ -209,15 +207,18 @@ def _every_amount(
     for other in candidates:
         if other is o:
             continue
-        values = [s.before.get((p, other.key)) for s, p in rows]
+        values: list[int] = [s.before.get((p, other.key)) for s, p in rows]  # type: ignore[misc]
         if any(type(v) is not int for v in values):
             continue
-        options = [(f"before({other.text('p')})", values)]
+        options: list[tuple[str, list[Any]]] = [(f"before({other.text('p')})", values)]
         for table, entries in tables:
             options.append(
                 (
                     f"get({table}, before({other.text('p')}), last({table}))",
-                    [entries[v] if 0 <= v < len(entries) else entries[-1] if v >= 0 else None for v in values],
+                    [
+                        entries[v] if 0 <= v < len(entries) else entries[-1] if v >= 0 else None
+                        for v in values
+                    ],
                 )
             )
         for text, amounts in options:
@@ -229,6 +230,13 @@ def _every_amount(
     return None
 
 
+def _several(mine: list[Step], key: str) -> bool:
+    """Whether some firing changed ``key`` of two players or more (a trigger over every player)."""
+    return any(
+        sum(1 for p in range(s.players) if s.before.get((p, key)) != s.after.get((p, key))) >= 2 for s in mine
+    )
+
+
 def _delta(step: Step, owner: Any, key: str) -> int | None:
     a, b = step.before.get((owner, key)), step.after.get((owner, key))
     return b - a if type(a) is int and type(b) is int else None
@@ -237,7 +245,9 @@ def _delta(step: Step, owner: Any, key: str) -> int | None:
 # ---------------------------------------------------------------- set once
 
 
-def set_once(steps: Iterable[Step], watched: list[Observable], confidence: Confidence, said: str) -> list[Suggestion]:
+def set_once(
+    steps: Iterable[Step], watched: list[Observable], confidence: Confidence, said: str
+) -> list[Suggestion]:
     """Whole-number fields that, once non-zero, never change in ``steps`` (and were set from 0
     in at least ``Confidence.changes`` of them)."""
     steps = list(steps)
@@ -245,7 +255,9 @@ def set_once(steps: Iterable[Step], watched: list[Observable], confidence: Confi
     for o in watched:
         if o.kind != "int" or o.derived or o.scope == "turn":
             continue
-        pairs = [(s.before.get((w, o.key)), s.after.get((w, o.key))) for s in steps for w in o.owners(s.players)]
+        pairs = [
+            (s.before.get((w, o.key)), s.after.get((w, o.key))) for s in steps for w in o.owners(s.players)
+        ]
         if any(type(a) is not int or type(b) is not int for a, b in pairs):
             continue
         if any(a != 0 and b != a for a, b in pairs):
