@@ -86,6 +86,7 @@ def per_action(
     compiled = signature or program.actions[action]
     what = getattr(compiled, "what", "actions")
     said = f"in all {len(mine)} '{action}' {what} watched"
+    taken = "is taken" if what == "actions" else "fires"
     players = _player_targets(mine, compiled, watched)
     amounts = _Amounts(mine, compiled, program, watched, confidence)
     found: list[Suggestion] = []
@@ -104,7 +105,7 @@ def per_action(
                     Suggestion(
                         action,
                         f"before({read}) == {value}",
-                        f"suggested: {read} is {value} when '{action}' is taken ({said})",
+                        f"suggested: {read} is {value} when '{action}' {taken} ({said})",
                         len(mine),
                         relation="precondition",
                     )

@@ -123,7 +123,7 @@ def per_trigger(tw: TriggerWatch, actions: list[Step], confidence: Confidence) -
         signature = tw.signatures[name]
         mined = per_action(name, mine, everything, changed, tw.watched, tw.program, confidence, signature)
         mined += conditional(name, mine, tw.program, tw.watched, confidence, mined, signature)
-        mined += every_player(name, mine, tw.watched, tw.program, confidence)
+        mined += every_player(name, mine, tw.watched, tw.program, confidence, signature)
         mined += set_once(mine, tw.watched, confidence, f"in all {len(mine)} '{name}' firings watched")
         for s in mined:
             s.trigger, s.action = name, None
@@ -137,10 +137,16 @@ def per_trigger(tw: TriggerWatch, actions: list[Step], confidence: Confidence) -
 
 
 def every_player(
-    name: str, mine: list[Step], watched: list[Observable], program: Program, confidence: Confidence
+    name: str,
+    mine: list[Step],
+    watched: list[Observable],
+    program: Program,
+    confidence: Confidence,
+    signature: Signature,
 ) -> list[Suggestion]:
     """Each player's change in a trigger's firings: an amount of hers (every-amount), nothing
-    for a player whose count was 0 (every-none)."""
+    for a player whose count was 0 (every-none) -- of a trigger that changes the value of a
+    player it is not given (``me``, a player parameter): one that goes over every player."""
     said = f"in all {len(mine)} '{name}' firings watched"
     rows = [(s, p) for s in mine for p in range(s.players)]
     mine_int = [o for o in watched if o.scope == "player" and o.kind == "int"]
@@ -151,7 +157,7 @@ def every_player(
     ]
     found: list[Suggestion] = []
     for o in mine_int:
-        if o.derived or not _several(mine, o.key):
+        if o.derived or not _unbound(mine, o.key, signature):
             continue
         deltas = [_delta(s, p, o.key) for s, p in rows]
         if any(d is None for d in deltas) or sum(1 for d in deltas if d) < confidence.changes:
@@ -230,11 +236,14 @@ def _every_amount(
     return None
 
 
-def _several(mine: list[Step], key: str) -> bool:
-    """Whether some firing changed ``key`` of two players or more (a trigger over every player)."""
-    return any(
-        sum(1 for p in range(s.players) if s.before.get((p, key)) != s.after.get((p, key))) >= 2 for s in mine
-    )
+def _unbound(mine: list[Step], key: str, signature: Signature) -> bool:
+    """Whether some firing changed ``key`` of a player the trigger is not given."""
+    given = [i for i, ty in enumerate(signature.param_types) if ty.name == "player"]
+    for s in mine:
+        bound = {s.args[i] for i in given} | ({s.me} if signature.me else set())
+        if any(s.before.get((p, key)) != s.after.get((p, key)) for p in range(s.players) if p not in bound):
+            return True
+    return False
 
 
 def _delta(step: Step, owner: Any, key: str) -> int | None:
