@@ -63,7 +63,7 @@ class Checker(EngineChecks):
         self.fired: Callable[[str], None] | None = None
         self.recomputed: Recomputed | None = None
         self.branch: Callable[[Any, int], None] | None = None
-        #: The firings of triggers with postconditions since they were last checked:
+        #: The firings of triggers that failed a postcondition since they were last checked:
         #: (trigger, fields before its effect, fields after it, me, its parameters).
         self.firings: list[tuple[str, dict[Any, Any], dict[Any, Any], int, tuple[Any, ...]]] = []
 
@@ -78,14 +78,33 @@ class Checker(EngineChecks):
         return game
 
     def watch_triggers(self, game: Game) -> None:
-        """Record the firings of the triggers that have postconditions (none: nothing to do)."""
-        if self.properties.triggers:
-            watch(game, self._fired, set(self.properties.triggers))
+        """Check the postconditions of the triggers that have some after each of their firings
+        (none: nothing to do); a firing that fails one is kept (:attr:`firings`) and reported
+        once the action is over (:meth:`check_firings`)."""
+        if not self.properties.triggers:
+            return
+        runtime = game.runtime
 
-    def _fired(
-        self, name: str, before: dict[Any, Any], after: dict[Any, Any], me: int, args: tuple[Any, ...]
-    ) -> None:
-        self.firings.append((name, before, dict(after), me, args))
+        def fired(
+            name: str, before: dict[Any, Any], after: dict[Any, Any], me: int, args: tuple[Any, ...]
+        ) -> None:
+            R = runtime
+            budget = (R.max_steps, R.left, R.charged)  # the action's own budget goes on after
+            try:
+                for prop in self.properties.triggers.get(name, ()):
+                    self.stats.property_checks += 1
+                    R.reset_steps()
+                    try:
+                        holds = prop.check(after, R, me, before, after, *args)
+                    except Exception:
+                        holds = False
+                    if not holds:
+                        self.firings.append((name, before, dict(after), me, args))
+                        return
+            finally:
+                R.max_steps, R.left, R.charged = budget
+
+        watch(game, fired, set(self.properties.triggers))
 
     def work(self) -> int:
         """The rules' steps charged so far in this checker's games (see ``RuntimeContext.work``)."""
@@ -296,8 +315,8 @@ class Checker(EngineChecks):
             self.check_game(self.game_start, state)
 
     def check_firings(self, state: State, firings: list[Any] | None = None) -> None:
-        """The postconditions of the triggers that fired since the last check (or ``firings``),
-        each over the states just before and just after its effect."""
+        """Report the postconditions of the triggers that failed since the last check (or in
+        ``firings``), each over the states just before and just after its effect."""
         if firings is None:
             firings, self.firings = self.firings, []
         for name, before, after, me, args in firings:
