@@ -226,3 +226,19 @@ def test_the_suggested_file_extends_the_triggers_and_loads_as_a_variant(
     path.write_text(yaml.safe_dump(kept), encoding="utf-8")
     result = verify(VerifyOptions(str(directory), variants=(str(path),), examples=20, out=None, workers=1))
     assert result.counterexample is None
+
+
+def test_a_trigger_postcondition_leaves_the_semantic_fingerprint_as_it_was(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    from rulekit.load import load_program
+
+    plain = load_program(str(write_ruleset(PAYDAY, name="plain")))
+    text = PAYDAY.replace(
+        "    effect: me.money += 1\n", '    effect: me.money += 1\n    ensures: ["after(me.money) > 0"]\n'
+    )
+    assert text != PAYDAY
+    checked = load_program(str(write_ruleset(text, name="checked")))
+    assert checked.rules.triggers["tip"].ensures
+    assert checked.fingerprint != plain.fingerprint
+    assert checked.semantic_fingerprint == plain.semantic_fingerprint
