@@ -69,6 +69,7 @@ class Functions:
     def _reader(self, fn: Callable[..., Any]) -> Callable[[Any, Any], Any]:
         def read(fields: Any, owner: Any) -> Any:
             try:
+                self.runtime.reset_steps()
                 value = fn(fields, self.runtime, -1, owner)
             except Exception:  # a function that fails in some state reads nothing there
                 return None
@@ -93,14 +94,19 @@ class TriggerWatch:
 
         def fired(name: str, before: Any, after: Any, me: int, args: tuple[Any, ...]) -> None:
             self.functions.runtime = runtime
-            step = Step(
-                name,
-                me,
-                args,
-                snapshot(before, self.watched, players),
-                snapshot(after, self.watched, players),
-                players,
-            )
+            R = runtime
+            budget = (R.max_steps, R.left, R.charged)  # the functions read: not the action's steps
+            try:
+                step = Step(
+                    name,
+                    me,
+                    args,
+                    snapshot(before, self.watched, players),
+                    snapshot(after, self.watched, players),
+                    players,
+                )
+            finally:
+                R.max_steps, R.left, R.charged = budget
             self.firings.setdefault(name, []).append(step)
 
         watch(game, fired)
