@@ -8,11 +8,14 @@ A trigger that listens to an action takes the action's parameters, in their orde
 arguments as they are, without building a keyword dict per action. Everything else is as
 :meth:`rulekit.runtime.context.Runtime.emit` does it: nesting depth, the coverage hook, the
 trigger's span on a failure without one.
+
+:func:`watch` tells an observer of every firing (verify's trigger postconditions), at no cost
+to games nobody watches.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from rulekit.runtime.context import BANK, MAX_TRIGGER_DEPTH, Runtime, Trigger
@@ -80,3 +83,45 @@ def fire(
             raise
         finally:
             R.depth -= 1
+
+
+#: Told of a trigger's firing: ``(name, fields before its effect, fields after it (the live
+#: state: copy what you keep), me, its parameters' values in their declared order)``.
+Observer = Callable[[str, dict[Any, Any], dict[Any, Any], int, tuple[Any, ...]], None]
+
+
+def watch(game: Any, observer: Observer | None, names: Collection[str] | None = None) -> None:
+    """Have ``observer`` told of every firing of the triggers ``names`` (all if None) in
+    ``game``'s states (``rulekit verify``'s trigger postconditions and ``--suggest``); None:
+    stop. The engine's path is unchanged when nobody watches: the watched triggers' effects
+    are wrapped, and only theirs (the fields are copied before each watched firing)."""
+    rules = game.program.rules
+    runtime = game.runtime
+    runtime.triggers.clear()
+    for trigger in game.program.triggers:
+        decl = trigger.decl
+        effect = trigger.effect
+        if observer is not None and (names is None or decl.name in names):
+            effect = _watched(decl.name, effect, observer, _param_names(rules, decl.event))
+        runtime.triggers.setdefault((decl.timing, decl.event), []).append(
+            Trigger(decl.name, decl.timing, trigger.condition, effect, decl.span)
+        )
+    game._apply_plans.clear()  # they hold the action triggers as they were
+
+
+def _param_names(rules: Any, event: str) -> tuple[str, ...] | None:
+    """The keywords an event's trigger is called with (None: an action's, called positionally)."""
+    if event in rules.actions:
+        return None
+    return tuple(f"v_{name}" for name, _ in rules.events[event].fields)
+
+
+def _watched(
+    name: str, effect: Callable[..., Any], observer: Observer, keywords: tuple[str, ...] | None
+) -> Callable[..., Any]:
+    def run(F: dict[Any, Any], R: Runtime, me: int, *args: Any, **kw: Any) -> None:
+        before = dict(F)
+        effect(F, R, me, *args, **kw)
+        observer(name, before, F, me, args if keywords is None else tuple(kw.get(k) for k in keywords))
+
+    return run

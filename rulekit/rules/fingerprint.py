@@ -42,7 +42,7 @@ COSMETIC_TOP = frozenset(
 )
 #: Keys of a section's entry (an action, trigger, function, field, kind...) that never decide play.
 COSMETIC_ENTRY = frozenset({"doc", "cite"})
-#: Keys of an action that never decide play: its wording and its ``ensures`` (checked by verify).
+#: Keys of an action (or trigger) that never decide play: its wording and its ``ensures`` (checked by verify).
 COSMETIC_ACTION = COSMETIC_ENTRY | {"ensures"}
 #: Keys of an action's requirement that never decide play (the message shown when it fails).
 COSMETIC_REQUIREMENT = frozenset({"else", "cite"})
@@ -61,6 +61,8 @@ def semantic_data(data: Any) -> Any:
             value = {scope: _entries(fields) for scope, fields in value.items()}
         elif key in ("actions", "requirements") and isinstance(value, dict):
             value = {name: _action(action) for name, action in value.items()}
+        elif key == "triggers" and isinstance(value, dict):
+            value = {name: _strip(trigger, COSMETIC_ACTION) for name, trigger in value.items()}
         elif isinstance(value, dict):
             value = _entries(value)
         result[key] = value

@@ -101,6 +101,8 @@ class _Builder:
         self.data = DataContext({i.id: k.name for k in kinds.values() for i in k.items}, high)
         self.item_values(kinds)
         actions = self.actions()
+        triggers = self.triggers()
+        self.postconditions(actions, triggers)
         display = root.get("display")
         fields = self.state(kinds)
         money = root.get("money")
@@ -126,7 +128,7 @@ class _Builder:
             enums=self.enums(kinds),
             events=self.events(),
             actions=actions,
-            triggers=self.triggers(),
+            triggers=triggers,
             invariants=self.invariants(),
             setup=root.get("setup"),
             flow=self.steps(root.get("flow", [])),
@@ -491,23 +493,29 @@ class _Builder:
                 offered_with=spec.get("offered_with") or (),
                 ensures=self.ensures(name, spec.get("ensures", [])),
             )
-        self.postconditions(result)
         return result
 
-    def postconditions(self, actions: dict[str, m.ActionDecl]) -> None:
-        """Append the ``postconditions:`` section's entries to the actions they name."""
+    def postconditions(self, actions: dict[str, m.ActionDecl], triggers: dict[str, m.TriggerDecl]) -> None:
+        """Append the ``postconditions:`` section's entries to the actions (or triggers) they name."""
         section = _section(self.root, "postconditions")
         for name, nodes in section.items():
-            action = actions.get(name)
-            if action is None:
-                self.bag.error(f"postconditions of an unknown action '{name}'", section.spans[name])
+            entry: m.ActionDecl | m.TriggerDecl | None = actions.get(name) or triggers.get(name)
+            if entry is None:
+                self.bag.error(
+                    f"postconditions of an unknown action or trigger '{name}'",
+                    section.spans[name],
+                    hint=did_you_mean(name, [*actions, *triggers]),
+                )
                 continue
             more = tuple(
-                self.property(f"{name}.ensures[{len(action.ensures) + i + 1}]", node)
+                self.property(f"{name}.ensures[{len(entry.ensures) + i + 1}]", node)
                 for i, node in enumerate(nodes)
                 if "holds" in node.values
             )
-            actions[name] = attrs.evolve(action, ensures=action.ensures + more)
+            if isinstance(entry, m.ActionDecl):
+                actions[name] = attrs.evolve(entry, ensures=entry.ensures + more)
+            else:
+                triggers[name] = attrs.evolve(entry, ensures=entry.ensures + more)
 
     def requirement(self, node: Node) -> m.Requirement:
         written = node.raw["if"]
@@ -595,6 +603,7 @@ class _Builder:
                 run_original(node.values["effect"], node.get("original") or ()),
                 node.get("cite"),
                 section.spans[name],
+                ensures=self.ensures(name, node.get("ensures", [])),
             )
         return result
 

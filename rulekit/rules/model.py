@@ -193,6 +193,9 @@ class TriggerDecl:
     effect: ast.Block
     cite: str | None
     span: Span | None
+    #: Postconditions of each firing (``before(...)``/``after(...)``: just before and just after
+    #: its effect; its parameters bound, ``me`` for a trigger of an action). Checked by verify.
+    ensures: tuple[PropertyDecl, ...] = ()
 
 
 @frozen

@@ -192,8 +192,8 @@ SECTIONS: tuple[Key, ...] = (
     Key(
         "postconditions",
         MapOf(ListOf(Either(ENSURES), one_ok=True), "action's postconditions"),
-        "Postconditions of actions kept apart from them (a file of properties mined by "
-        "verify --suggest): by action name, checked after that action as its own ensures.",
+        "Postconditions of actions and triggers kept apart from them (a file of properties mined "
+        "by verify --suggest): by action or trigger name, checked as its own ensures.",
         section="named",
     ),
     Key(

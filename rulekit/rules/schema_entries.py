@@ -383,6 +383,13 @@ TRIGGER = Table(
         Key("cite", Text(), "The rule it comes from."),
         Key("doc", Text(), "What the trigger does."),
         Key(
+            "ensures",
+            ListOf(Either(ENSURES), one_ok=True),
+            "Postconditions checked by verify after each firing (before(...) and after(...): "
+            "just before and after its effect).",
+            extend=True,
+        ),
+        Key(
             "original",
             ListOf(Block()),
             "The effects original() runs: set when an override or replace wraps a trigger "

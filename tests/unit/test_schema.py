@@ -134,7 +134,11 @@ def test_sections_and_extendable_keys_come_from_the_schema() -> None:
 
     assert compose.NAMED_SECTIONS == schema.NAMED_SECTIONS
     assert "spaces" in schema.SINGLE_SECTIONS
-    assert compose.EXTENDABLE == {"actions": ("require", "ignoring", "ensures"), "invariants": ("relax",)}
+    assert compose.EXTENDABLE == {
+        "actions": ("require", "ignoring", "ensures"),
+        "triggers": ("ensures",),
+        "invariants": ("relax",),
+    }
     assert isinstance(schema.shape_at(["actions", "buy", "offered_with"]), schema.Names)
     assert isinstance(schema.shape_at(["flow", "0", "repeat", "until"]), schema.Expr)
 

@@ -164,5 +164,5 @@ def test_postconditions_of_an_unknown_action_are_a_located_error(write_ruleset: 
     directory = write_ruleset(PAYING + POSTCONDITIONS.replace("  rest:", "  sleep:"))
     with pytest.raises(RulesetError) as raised:
         load_program(str(directory))
-    assert "postconditions of an unknown action 'sleep'" in str(raised.value)
+    assert "postconditions of an unknown action or trigger 'sleep'" in str(raised.value)
     assert "ruleset.yaml:" in str(raised.value)

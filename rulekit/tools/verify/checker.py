@@ -7,6 +7,7 @@ from typing import Any
 
 from rulekit.compiler.program import CompiledInvariant, Program
 from rulekit.engine.game import Action, Game, State
+from rulekit.engine.triggers import watch
 from rulekit.tools.verify.coverage import coverage_off
 from rulekit.tools.verify.derived_outcome import Recomputed
 from rulekit.tools.verify.engine_checks import EngineChecks
@@ -62,6 +63,9 @@ class Checker(EngineChecks):
         self.fired: Callable[[str], None] | None = None
         self.recomputed: Recomputed | None = None
         self.branch: Callable[[Any, int], None] | None = None
+        #: The firings of triggers that failed a postcondition since they were last checked:
+        #: (trigger, fields before its effect, fields after it, me, its parameters).
+        self.firings: list[tuple[str, dict[Any, Any], dict[Any, Any], int, tuple[Any, ...]]] = []
 
     def game(self, players: int) -> Game:
         game = self.games.get(players)
@@ -69,8 +73,38 @@ class Checker(EngineChecks):
             game = Game(self.program, players)
             game.runtime.fired = self.fired
             game.runtime.branch = self.branch
+            self.watch_triggers(game)
             self.games[players] = game
         return game
+
+    def watch_triggers(self, game: Game) -> None:
+        """Check the postconditions of the triggers that have some after each of their firings
+        (none: nothing to do); a firing that fails one is kept (:attr:`firings`) and reported
+        once the action is over (:meth:`check_firings`)."""
+        if not self.properties.triggers:
+            return
+        runtime = game.runtime
+
+        def fired(
+            name: str, before: dict[Any, Any], after: dict[Any, Any], me: int, args: tuple[Any, ...]
+        ) -> None:
+            R = runtime
+            budget = (R.max_steps, R.left, R.charged)  # the action's own budget goes on after
+            try:
+                for prop in self.properties.triggers.get(name, ()):
+                    self.stats.property_checks += 1
+                    R.reset_steps()
+                    try:
+                        holds = prop.check(after, R, me, before, after, *args)
+                    except Exception:
+                        holds = False
+                    if not holds:
+                        self.firings.append((name, before, dict(after), me, args))
+                        return
+            finally:
+                R.max_steps, R.left, R.charged = budget
+
+        watch(game, fired, set(self.properties.triggers))
 
     def work(self) -> int:
         """The rules' steps charged so far in this checker's games (see ``RuntimeContext.work``)."""
@@ -80,11 +114,15 @@ class Checker(EngineChecks):
     def start(self, players: int, seed: int) -> State:
         self.players, self.seed = players, seed
         self.history: list[tuple[int, str]] = []
+        self.firings.clear()
         try:
             state = self.game(players).new_initial_state(seed)
         except Exception as error:
             raise self._failure("engine:setup", f"setup failed: {describe_error(error)}") from None
         self.stats.games += 1
+        if self.firings:
+            with coverage_off(state):
+                self.check_firings(state)
         self.turn_start, self.turn_player, self.turn_context, self.turn_ended = None, None, None, False
         self.game_start = dict(state.fields) if self.properties.over_game else None
         if self.properties.over_turn and not state.is_terminal():
@@ -105,6 +143,8 @@ class Checker(EngineChecks):
         scenario's) from ``state`` on: each action then goes through :meth:`after_action`."""
         self.history = []
         self.players, self.seed = state.game.num_players, 0
+        self.firings.clear()
+        self.watch_triggers(state.game)
         self.turn_start, self.turn_player, self.turn_context, self.turn_ended = None, None, None, False
         self.game_start = dict(state.fields) if self.properties.over_game else None
         if self.properties.over_turn and not state.is_terminal():
@@ -119,6 +159,7 @@ class Checker(EngineChecks):
         """
         self.history.append((player, str(state.game.action_to_string(action))))
         with coverage_off(state):
+            self.check_firings(state)
             self.check_properties(before, state, action, player)
 
     def step(self, state: State, action: Action) -> None:
@@ -134,12 +175,14 @@ class Checker(EngineChecks):
             or action.name in properties.ensures
         )
         before_fields = dict(state.fields) if wanted else None
+        self.firings.clear()
         if self.focus_properties:
             self.history.append((player, text))
             try:
                 state.apply_action(action)
             except Exception as error:
                 raise self._failure("engine:legal-applies", describe_error(error), state=state) from None
+            self.check_firings(state)
             self.check_properties(before_fields, state, action, player)
             return
         if self.focus:
@@ -148,6 +191,7 @@ class Checker(EngineChecks):
                 state.apply_action(action)
             except Exception as error:
                 raise self._failure("engine:legal-applies", describe_error(error), state=state) from None
+            self.firings.clear()
             self.check_invariants(state, self.focus)
             return
         heavy = self.full or (len(self.history) + 1) % HEAVY_EVERY == 0
@@ -156,6 +200,7 @@ class Checker(EngineChecks):
         before = snapshot(state.fields, deep=heavy)
         legal_before = list(state.legal_actions())
         twin = state.clone()
+        self.firings.clear()
         try:
             state.apply_action(action)
         except Exception as error:
@@ -165,6 +210,7 @@ class Checker(EngineChecks):
                 message += "; and the state was left changed"
             raise self._failure("engine:legal-applies", message, state=state) from None
         self.history.append((player, text))
+        fired, self.firings = self.firings, []  # not those of the checks' own plays below
         self.stats.actions += 1
         self.stats.property_checks += 1
         if snapshot(twin.fields, deep=heavy) != before or twin.legal_actions() != legal_before:
@@ -182,6 +228,8 @@ class Checker(EngineChecks):
         self.check_state(state, heavy=heavy)
         with coverage_off(state):
             self.check_scenarios(state)
+            if fired:
+                self.check_firings(state, fired)
         if before_fields is not None:
             with coverage_off(state):
                 self.check_properties(before_fields, state, action, player)
@@ -268,6 +316,15 @@ class Checker(EngineChecks):
         if self.properties.over_game and self.game_start is not None and state.is_terminal():
             self.check_game(self.game_start, state)
 
+    def check_firings(self, state: State, firings: list[Any] | None = None) -> None:
+        """Report the postconditions of the triggers that failed since the last check (or in
+        ``firings``), each over the states just before and just after its effect."""
+        if firings is None:
+            firings, self.firings = self.firings, []
+        for name, before, after, me, args in firings:
+            for prop in self.properties.triggers.get(name, ()):
+                self._check_property(prop, before, state, me, args, after=after)
+
     def check_game(self, start: dict[Any, Any], state: State) -> None:
         """The properties ``over: game``, from the game's first state ``start`` to its last,
         ``result(p)`` reading each seat's return and ``score(p)`` her score."""
@@ -306,9 +363,16 @@ class Checker(EngineChecks):
             self._check_property(prop, start, state, -1, ())
 
     def _check_property(
-        self, prop: CompiledProperty, before: dict[Any, Any], state: State, me: int, args: Sequence[Any]
+        self,
+        prop: CompiledProperty,
+        before: dict[Any, Any],
+        state: State,
+        me: int,
+        args: Sequence[Any],
+        *,
+        after: dict[Any, Any] | None = None,
     ) -> None:
-        after = state.fields
+        after = state.fields if after is None else after
         if prop.applies is not None and not prop.applies(before, after):
             return
         self.stats.property_checks += 1
@@ -326,6 +390,9 @@ class Checker(EngineChecks):
             ) from None
         if not holds:
             details = [f"action {self.history[-1][1]} by P{me + 1}"] if prop.action is not None else []
+            if prop.trigger is not None:
+                during = f" during action {self.history[-1][1]}" if self.history else " during the set-up"
+                details = [f"trigger {prop.trigger} fired{during}"]
             program = self.program
 
             def explain() -> list[str]:

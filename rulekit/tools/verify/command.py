@@ -377,7 +377,11 @@ def _run_one(options: VerifyOptions, say: Callable[[str], None]) -> int:
         print(format_counterexample(result.counterexample))
     else:
         rules = program.rules
-        properties = len(rules.properties) + sum(len(a.ensures) for a in rules.actions.values())
+        properties = (
+            len(rules.properties)
+            + sum(len(a.ensures) for a in rules.actions.values())
+            + sum(len(t.ensures) for t in rules.triggers.values())
+        )
         derived = sum(
             1 for prop in compile_properties(program).all() if prop.decl.name.startswith("derived:")
         )
@@ -519,21 +523,27 @@ def _run_suggest(options: VerifyOptions) -> int:
         return 1
     suggestions = mined.suggestions
     per_action = [s for s in suggestions if s.action is not None]
+    per_trigger = [s for s in suggestions if s.trigger is not None]
     at_end = sum(1 for s in suggestions if s.action is None and s.over == "game")
     seen = sum(1 for s in suggestions if s.relation == "visibility")
+    triggers = (
+        f", {len(per_trigger)} of {len({s.trigger for s in per_trigger})} trigger(s)" if per_trigger else ""
+    )
     print(
         f"suggest {mined.program.name}: {len(suggestions)} likely properties from {mined.games} games "
-        f"({mined.actions} actions): {len(suggestions) - len(per_action) - at_end - seen} over every "
-        f"action, {at_end} at the end of the game, "
+        f"({mined.actions} actions): "
+        f"{len(suggestions) - len(per_action) - len(per_trigger) - at_end - seen} over every action, "
+        f"{at_end} at the end of the game, "
         + (f"{seen} visibility expectation(s), " if seen else "")
-        + f"{len(per_action)} postconditions of {len({s.action for s in per_action})} action(s); "
+        + f"{len(per_action)} postconditions of {len({s.action for s in per_action})} action(s){triggers}; "
         f"written to {path}"
     )
     for suggestion in suggestions:
         if suggestion.relation == "visibility":
             print(f"  visibility: {suggestion.holds} seen by {suggestion.seen_by}")
             continue
-        where = f"{suggestion.action}: " if suggestion.action else ""
+        name = suggestion.action or suggestion.trigger
+        where = f"{'trigger ' if suggestion.trigger else ''}{name}: " if name else ""
         print(f"  {where}{suggestion.holds}")
     print(f"  review them, then: rulekit verify {options.ruleset} --variant {path}")
     return 0

@@ -75,7 +75,11 @@ def _property_decl(program: Program, key: str) -> PropertyDecl | None:
         return None
     name = key.split(":", 1)[1]
     rules = program.rules
-    decls = [*rules.properties.values(), *(d for a in rules.actions.values() for d in a.ensures)]
+    decls = [
+        *rules.properties.values(),
+        *(d for a in rules.actions.values() for d in a.ensures),
+        *(d for t in rules.triggers.values() for d in t.ensures),
+    ]
     found = next((d for d in decls if d.name == name), None)
     if found is None and name.startswith("derived:"):
         from rulekit.tools.verify.derived import derived_properties

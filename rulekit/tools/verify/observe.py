@@ -8,7 +8,8 @@ between observables can be written back as a property. They are:
 * the size of their lists, sets and maps (``len(p.hand)``, ``len(game.deck)``);
 * per player, how many entries of a game map (``game.board``) or how many components
   (``cells``) name her as their value (``count(c for c in cells if c.mark == p)``): whose
-  mark, disc or piece it is.
+  mark, disc or piece it is; and how many entries of the components' lists of players name
+  her (``sum(count_of(c.fortresses, p) for c in cities)``): her fortresses.
 
 A player observable's text has ``{}`` where the player goes (``me``, ``p``, a parameter).
 
@@ -97,7 +98,24 @@ def observables(program: Program) -> list[Observable]:
         collection = program.rules.kinds[kind_name].collection
         ids = program.collections.get(kind_name, ())
         for name, decl in fields.items():
-            if decl.declared.type.name != "player" or not ids:
+            declared = decl.declared.type
+            if (
+                declared.name == "list"
+                and declared.element is not None
+                and declared.element.name == "player"
+                and ids
+            ):
+                found.append(
+                    Observable(
+                        "player",
+                        f"count:{collection}.{name}[]",
+                        f"sum(count_of(c.{name}, {{}}) for c in {collection})",
+                        "int",
+                        _component_list_count(ids, name),
+                        True,
+                    )
+                )
+            if declared.name != "player" or not ids:
                 continue
             found.append(
                 Observable(
@@ -199,6 +217,17 @@ def _map_count(name: str) -> Reader:
 
 def _component_count(ids: tuple[str, ...], name: str) -> Reader:
     return lambda fields, owner: sum(1 for i in ids if fields.get((i, name)) == owner)
+
+
+def _component_list_count(ids: tuple[str, ...], name: str) -> Reader:
+    def read(fields: Fields, owner: Any) -> int:
+        return sum(
+            sum(1 for v in value if v == owner)
+            for i in ids
+            if isinstance(value := fields.get((i, name)), (tuple, list))
+        )
+
+    return read
 
 
 def snapshot(fields: Fields, watched: list[Observable], players: int) -> dict[tuple[Any, str], Any]:

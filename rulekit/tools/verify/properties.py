@@ -1,4 +1,4 @@
-"""Properties over two states: the ruleset's ``properties:`` and its actions' ``ensures:``.
+"""Properties over two states: the ruleset's ``properties:``, its actions' and triggers' ``ensures:``.
 
 An invariant sees one state; a property compares the state *before* and *after*
 an action (``over: action``, the default) or a turn (``over: turn``; where a turn
@@ -21,6 +21,17 @@ player who acted and its parameters are bound by name::
         ensures:
           - holds: "after(me.money) == before(me.money) - card.cost"
             message: buying costs the card's price
+
+A trigger's ``ensures:`` are checked after each of its firings: ``before(...)`` and
+``after(...)`` read the states just before and just after its effect; the event's (or the
+action's) parameters are bound by name, and ``me`` for a trigger of an action::
+
+    triggers:
+      payday_bonus:
+        after: payday
+        effect: ...
+        ensures:
+          - holds: "all(after(p.money) >= before(p.money) for p in players)"
 
 Properties are compiled here, against the compiled program's functions, with
 the same checker and messages as every rule expression (errors are located).
@@ -146,6 +157,8 @@ class CompiledProperty:
     #: A derived property (``derived.py``): whether it is about these two states (``None``:
     #: an authored property, about every pair).
     applies: Callable[[dict[Any, Any], dict[Any, Any]], bool] | None = None
+    #: A trigger's postcondition: the trigger (checked after each of its firings).
+    trigger: str | None = None
 
 
 @define
@@ -157,9 +170,11 @@ class Properties:
     ensures: dict[str, list[CompiledProperty]]
     #: ``over: game``: from the game's first state to its last, checked when it ends.
     over_game: list[CompiledProperty] = attrs.Factory(list)
+    #: The triggers' ensures, by trigger (checked after each firing).
+    triggers: dict[str, list[CompiledProperty]] = attrs.Factory(dict)
 
     def __bool__(self) -> bool:
-        return bool(self.over_action or self.over_turn or self.ensures or self.over_game)
+        return bool(self.over_action or self.over_turn or self.ensures or self.over_game or self.triggers)
 
     def all(self) -> list[CompiledProperty]:
         return [
@@ -167,6 +182,7 @@ class Properties:
             *self.over_turn,
             *self.over_game,
             *(p for ps in self.ensures.values() for p in ps),
+            *(p for ps in self.triggers.values() for p in ps),
         ]
 
 
@@ -177,9 +193,25 @@ def select(properties: Properties, names: set[str]) -> Properties:
         return [p for p in found if p.decl.name in names]
 
     ensures = {name: keep(found) for name, found in properties.ensures.items() if keep(found)}
+    triggers = {name: keep(found) for name, found in properties.triggers.items() if keep(found)}
     return Properties(
-        keep(properties.over_action), keep(properties.over_turn), ensures, keep(properties.over_game)
+        keep(properties.over_action),
+        keep(properties.over_turn),
+        ensures,
+        keep(properties.over_game),
+        triggers,
     )
+
+
+def trigger_params(program: Program, name: str) -> tuple[list[tuple[str, Type]], bool]:
+    """What a trigger's postconditions have bound: its parameters (the action's, or the event's
+    fields) with their types, and whether ``me`` is (a trigger of an action)."""
+    event = program.rules.triggers[name].event
+    action = program.actions.get(event)
+    if action is not None:
+        return list(zip(action.params, action.param_types, strict=True)), True
+    declared = program.rules.events.get(event)
+    return [(n, d.type) for n, d in declared.fields] if declared is not None else [], False
 
 
 def compile_properties(program: Program, *, derived: bool = True) -> Properties:
@@ -207,6 +239,15 @@ def compile_properties(program: Program, *, derived: bool = True) -> Properties:
         for decl in action.ensures:
             fn = _compile(program, decl.condition, bag, me=True, params=params)
             ensures.setdefault(name, []).append(CompiledProperty(decl, fn, name, tuple(p for p, _ in params)))
+    triggers: dict[str, list[CompiledProperty]] = {}
+    for name, trigger in rules.triggers.items():
+        if not trigger.ensures:
+            continue
+        params, me = trigger_params(program, name)
+        names = tuple(p for p, _ in params)
+        for decl in trigger.ensures:
+            fn = _compile(program, decl.condition, bag, me=me, params=params)
+            triggers.setdefault(name, []).append(CompiledProperty(decl, fn, params=names, trigger=name))
     bag.raise_if_any()
     if derived:
         from rulekit.tools.verify.derived import derived_properties
@@ -225,7 +266,7 @@ def compile_properties(program: Program, *, derived: bool = True) -> Properties:
                 continue
             target = over_turn if item.decl.over == "turn" else over_action
             target.append(CompiledProperty(item.decl, fn, applies=item.applies))
-    return Properties(over_action, over_turn, ensures, over_game)
+    return Properties(over_action, over_turn, ensures, over_game, triggers)
 
 
 def _generator(game: bool) -> tuple[type[CodeGen], tuple[str, ...]]:
@@ -276,17 +317,20 @@ def evaluate_parts(
     from rulekit.tools.verify.explain import Binding, explain_with
 
     params: list[tuple[str, Type]] = []
+    has_me = prop.action is not None
     if prop.action is not None:
         compiled = program.actions[prop.action]
         params = list(zip(compiled.params, compiled.param_types, strict=True))
+    elif prop.trigger is not None:
+        params, has_me = trigger_params(program, prop.trigger)
 
-    generator, extra = _generator(prop.decl.over == "game" and prop.action is None)
+    generator, extra = _generator(prop.decl.over == "game" and prop.action is None and prop.trigger is None)
 
     def evaluate(expr: ast.Expr, bindings: Sequence[Binding]) -> tuple[Any, Type]:
         fn, type_ = program.compile_function(
             two_state(expr),
             params=[*params, *((name, type_) for name, type_, _ in bindings)],
-            me=prop.action is not None,
+            me=has_me,
             generator=generator,
             extra_args=extra,
         )

@@ -27,7 +27,7 @@ _ENGINE = "_"
 
 def condition_of(rules: RulesModel, key: str) -> ast.Expr | None:
     """The condition of the check a failure ``key`` names (``invariant:NAME``,
-    ``property:NAME`` or ``property:ACTION.ensures[I]``); ``None`` for engine properties."""
+    ``property:NAME`` or ``property:ACTION.ensures[I]``, a trigger's too); ``None`` for engine properties."""
     kind, _, name = key.partition(":")
     if kind == "invariant" and name in rules.invariants:
         return rules.invariants[name].condition
@@ -35,7 +35,7 @@ def condition_of(rules: RulesModel, key: str) -> ast.Expr | None:
         return None
     if ".ensures[" in name:
         action, _, index = name.partition(".ensures[")
-        decl = rules.actions.get(action)
+        decl = rules.actions.get(action) or rules.triggers.get(action)
         position = int(index.rstrip("]")) - 1 if index.rstrip("]").isdigit() else -1
         if decl is None or not 0 <= position < len(decl.ensures):
             return None

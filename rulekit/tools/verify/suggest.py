@@ -50,6 +50,7 @@ from rulekit.tools.verify.suggest_end import End, end_observables, end_relations
 from rulekit.tools.verify.suggest_if import conditional, decider
 from rulekit.tools.verify.suggest_model import Step, Suggestion
 from rulekit.tools.verify.suggest_seen import Sight
+from rulekit.tools.verify.suggest_trigger import TriggerWatch, per_trigger, set_once
 
 __all__ = ["Confidence", "Mined", "Suggestion", "suggest"]
 
@@ -85,6 +86,7 @@ class Mined:
         properties = {}
         visibility = {}
         ensures: dict[str, list[dict[str, str]]] = {}
+        triggered: dict[str, list[dict[str, str]]] = {}
         for n, s in enumerate(self.suggestions, start=1):
             if s.relation == "visibility":
                 visibility[f"suggested_{n}_{_slug(s.holds)}_{s.seen_by}"] = {
@@ -97,7 +99,9 @@ class Mined:
             entry = {"holds": s.holds, "message": s.message, "cite": "suggested by rulekit verify --suggest"}
             if s.over != "action":
                 entry = {"over": s.over, **entry}
-            if s.action is None:
+            if s.trigger is not None:
+                triggered.setdefault(s.trigger, []).append(entry)
+            elif s.action is None:
                 properties[f"suggested_{n}_{_slug(s.holds)}"] = entry
             else:
                 ensures.setdefault(s.action, []).append(entry)
@@ -107,8 +111,13 @@ class Mined:
             data["add"]["properties"] = properties
         if visibility:
             data["add"]["visibility"] = visibility
+        extend: dict[str, Any] = {}
         if ensures:  # extended, not added: the ruleset may have postconditions of the action already
-            data["extend"] = {"actions": {name: {"ensures": items} for name, items in ensures.items()}}
+            extend["actions"] = {name: {"ensures": items} for name, items in ensures.items()}
+        if triggered:
+            extend["triggers"] = {name: {"ensures": items} for name, items in triggered.items()}
+        if extend:
+            data["extend"] = extend
         body = dump_text(data)
         return "\n".join(header) + "\n" + body
 
@@ -131,12 +140,17 @@ def _watch(
     ends: list[End] | None = None,
     at_end: Sequence[Observable] = (),
     sight: Sight | None = None,
+    triggers: TriggerWatch | None = None,
 ) -> Iterator[Step]:
     games: dict[int, Game] = {}
     for number in range(options.examples):
         rng = random.Random(f"{options.seed}:{number}")
         players, seed = rng.choice(counts), rng.randrange(MAX_SEED)
-        game = games.get(players) or games.setdefault(players, Game(program, players))
+        game = games.get(players)
+        if game is None:
+            game = games[players] = Game(program, players)
+            if triggers is not None:
+                triggers.install(game)
         state = game.new_initial_state(seed)
         if sight is not None:
             sight.look(state)
@@ -195,11 +209,15 @@ def suggest(options: VerifyOptions, confidence: Confidence | None = None) -> Min
     game_players = [o for o in watched if o.kind == "player" and o.scope == "game"]
     ends: list[End] = []
     sight = Sight(program)
-    steps = list(_watch(options, program, counts, [*watched, *held], ends, [*at_end, *game_players], sight))
+    triggers = TriggerWatch(program, watched) if program.rules.triggers else None
+    steps = list(
+        _watch(options, program, counts, [*watched, *held], ends, [*at_end, *game_players], sight, triggers)
+    )
     mined = Mined(program, options.examples, len(steps))
     mined.suggestions += sight.suggestions(confidence)
     if len(steps) >= confidence.support:
         mined.suggestions += _global(steps, watched, confidence)
+        mined.suggestions += set_once(steps, watched, confidence, f"in all {len(steps)} actions watched")
         mined.suggestions += _per_turn(steps, watched, confidence)
     optional = frozenset(
         o.key for o in game_players if program.rules.fields[o.scope][o.key.split(".", 1)[1]].declared.optional
@@ -216,6 +234,8 @@ def suggest(options: VerifyOptions, confidence: Confidence | None = None) -> Min
             found += decider(name, mine, confidence, watched)
             found += conditional(name, mine, program, watched, confidence, found, held)
             mined.suggestions += found
+    if triggers is not None:
+        mined.suggestions += per_trigger(triggers, steps, confidence)
     return mined
 
 

@@ -78,11 +78,16 @@ def per_action(
     watched: list[Observable],
     program: Program,
     confidence: Confidence,
+    signature: Any = None,
 ) -> list[Suggestion]:
     """The postconditions of ``action`` that held in all its applications ``mine``
-    (``changed``: :func:`changers` of all the actions watched)."""
-    compiled = program.actions[action]
-    said = f"in all {len(mine)} '{action}' actions watched"
+    (``changed``: :func:`changers` of all the actions watched). ``signature``: what is bound
+    instead of the action's parameters and ``me`` (a trigger's firings:
+    :class:`~rulekit.tools.verify.suggest_model.Signature`)."""
+    compiled = signature or program.actions[action]
+    what = getattr(compiled, "what", "actions")
+    said = f"in all {len(mine)} '{action}' {what} watched"
+    taken = "is taken" if what == "actions" else "fires"
     players = _player_targets(mine, compiled, watched)
     amounts = _Amounts(mine, compiled, program, watched, confidence)
     found: list[Suggestion] = []
@@ -101,7 +106,7 @@ def per_action(
                     Suggestion(
                         action,
                         f"before({read}) == {value}",
-                        f"suggested: {read} is {value} when '{action}' is taken ({said})",
+                        f"suggested: {read} is {value} when '{action}' {taken} ({said})",
                         len(mine),
                         relation="precondition",
                     )
@@ -141,7 +146,7 @@ def _player_targets(mine: list[Step], compiled: Any, watched: list[Observable]) 
     """``me``, the player parameters, and the game's and turn's player fields the action leaves
     alone (the player whose turn it is), each once: a target always the same player as an
     earlier one is left out."""
-    targets = [_Target("me", _acting)]
+    targets = [_Target("me", _acting)] if getattr(compiled, "me", True) else []
     for i, param in enumerate(compiled.params):
         if compiled.param_types[i].name == "player":
             targets.append(_Target(param, _argument(i)))
@@ -250,18 +255,27 @@ def _candidates(
                 found.append(
                     (f"{param}.{attribute}", [program.attributes.get((v, attribute)) for v in values])
                 )
+    subjects: list[tuple[str, Callable[[Step], Any]]] = []
+    if getattr(compiled, "me", True):
+        subjects.append(("me", _acting))
+    else:  # a trigger of an event: its player parameters
+        subjects += [
+            (param, _argument(i))
+            for i, param in enumerate(compiled.params)
+            if compiled.param_types[i].name == "player"
+        ]
     for o in watched:
         if o.kind != "int":
             continue
-        owner = _acting if o.scope == "player" else _constant_owner(o.scope)
-        values = [s.before.get((owner(s), o.key)) for s in mine]
-        text = f"before({o.text('me')})"
-        found.append((text, values))
+        for label, owner in subjects if o.scope == "player" else [("", _constant_owner(o.scope))]:
+            values = [s.before.get((owner(s), o.key)) for s in mine]
+            text = f"before({o.text(label)})"
+            found.append((text, values))
+            if not o.derived:
+                indices.append((text, values))
+                indices.append((f"{text} - 1", [v - 1 if type(v) is int else None for v in values]))
         if o.scope != "player" and not o.derived:  # a value the action sets: a face rolled
             found.append((f"after({o.text()})", [s.after.get((o.scope, o.key)) for s in mine]))
-        if not o.derived:
-            indices.append((text, values))
-            indices.append((f"{text} - 1", [v - 1 if type(v) is int else None for v in values]))
     for name, table in tables:
         for index, values in indices:
             entries = [table[v] if type(v) is int and 0 <= v < len(table) else None for v in values]

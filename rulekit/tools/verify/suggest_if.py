@@ -94,10 +94,14 @@ def conditional(
     confidence: Confidence,
     found: list[Suggestion],
     held: Sequence[Observable] = (),
+    signature: Any = None,
 ) -> list[Suggestion]:
     """The relations of ``action`` that held on one side of a split of its applications
     ``mine`` and are not among those ``found`` over all of them (``held``: the observables of
-    the components players hold, split on by :mod:`rulekit.tools.verify.suggest_held`)."""
+    the components players hold, split on by :mod:`rulekit.tools.verify.suggest_held`;
+    ``signature``: a trigger's, as :func:`~rulekit.tools.verify.suggest_action.per_action`
+    takes it)."""
+    what = getattr(signature, "what", "actions")
     unconditional = {s.holds for s in found}
     changed_here = {
         key for s in mine for (_, key), value in s.after.items() if s.before.get((_, key)) != value
@@ -105,15 +109,18 @@ def conditional(
     # frames on one side: what the action changes on the other side
     changed = {o.key: ({"another side"} if o.key in changed_here else set()) for o in watched}
     kept: list[tuple[frozenset[int], str, Suggestion, int]] = []
-    splits = _splits(action, mine, program, watched) + held_splits(action, mine, program, held)
+    splits = _splits(action, mine, program, watched, signature)
+    if signature is None:  # an action's: held components are split on for actions only
+        splits += held_splits(action, mine, program, held)
     for condition, test, subject in splits:
         for text, truth in ((condition[0], True), (condition[1], False)):
             branch = [i for i, s in enumerate(mine) if test(s) is truth]
             if len(branch) < confidence.support or len(branch) == len(mine):
                 continue
             steps = [mine[i] for i in branch]
-            mined = per_action(action, steps, steps, changed, watched, program, confidence)
-            mined += decider(action, steps, confidence, watched)
+            mined = per_action(action, steps, steps, changed, watched, program, confidence, signature)
+            if signature is None:
+                mined += decider(action, steps, confidence, watched)
             for relation in mined:
                 if (
                     relation.relation == "precondition"
@@ -131,12 +138,12 @@ def conditional(
         holds = f"not ({text}) or ({relation.holds})"
         if any(s.holds == holds for s in result):
             continue
-        what = _SAID.sub("", relation.message.removeprefix("suggested: "))
+        said = _SAID.sub("", relation.message.removeprefix("suggested: "))
         result.append(
             Suggestion(
                 action,
                 holds,
-                f"suggested: when {text}, {what} (in all {len(side)} such '{action}' actions "
+                f"suggested: when {text}, {said} (in all {len(side)} such '{action}' {what} "
                 f"of {total} watched)",
                 len(side),
                 relation=f"if-{relation.relation}",
@@ -146,7 +153,7 @@ def conditional(
 
 
 def _splits(
-    action: str, mine: list[Step], program: Program, watched: list[Observable]
+    action: str, mine: list[Step], program: Program, watched: list[Observable], signature: Any = None
 ) -> list[tuple[tuple[str, str], Test, str]]:
     """The conditions the applications are split by: (its text, its negation's), its test and
     the value it reads (a relation about that value only says the condition again; ``""``:
@@ -158,8 +165,10 @@ def _splits(
         for c in program.rules.constants.values()
         if type(c.value) is int and c.value >= 0 and c.name in compared
     }
-    compiled = program.actions[action]
-    people: list[tuple[str, Callable[[Step], Any]]] = [("me", lambda s: s.me)]
+    compiled = signature or program.actions[action]
+    people: list[tuple[str, Callable[[Step], Any]]] = []
+    if getattr(compiled, "me", True):
+        people.append(("me", lambda s: s.me))
     for i, param in enumerate(compiled.params):
         if compiled.param_types[i].name == "player":
             people.append((param, _argument(i)))
@@ -195,7 +204,7 @@ def _splits(
                         o.text(label),
                     )
                 )
-        elif o.kind == "int" and not o.derived:
+        elif o.kind == "int" and not o.derived and people and people[0][0] == "me":
             for label, who in people[1:]:
                 a, b = f"before({o.text('me')})", f"before({o.text(label)})"
                 found.append(((f"{a} == {b}", f"{a} != {b}"), _same_before(o.key, who), ""))

@@ -17,12 +17,14 @@ class Suggestion:
     support: int
     over: str = "action"  # of a property (action None): over every action or every turn
     #: What kind of relation: amount, one-of, sign, set, who, transfer, frame, monotonic,
-    #: range, set-once, per-turn, decider, end-values, end-sum, end-named, end-order,
-    #: end-tiebreak, end-score, visibility; a conditional relation is "if-" and the kind of the
-    #: relation it implies.
+    #: range, set-once, per-turn, every-amount, every-none (a trigger's, over every player),
+    #: decider, end-values, end-sum, end-named, end-order, end-tiebreak, end-score, visibility;
+    #: a conditional relation is "if-" and the kind of the relation it implies.
     relation: str = ""
     #: A ``visibility`` expectation: who may see the field ``holds`` names, at most.
     seen_by: str = ""
+    #: A postcondition of this trigger (``action`` is then None): checked after each firing.
+    trigger: str | None = None
 
 
 @define
@@ -41,3 +43,15 @@ class Step:
     turn: tuple[dict[tuple[Any, str], Any], int] | None = None
     #: Who decides after the action (``None``: the game is over).
     next: int | None = None
+
+
+@define(frozen=True)
+class Signature:
+    """What a trigger's postconditions have bound, in place of an action's: its parameters
+    (the action's or the event's), their types, and whether ``me`` is (a trigger of an action)."""
+
+    params: tuple[str, ...]
+    param_types: tuple[Any, ...]
+    me: bool
+    #: How its applications are named in a suggestion's message.
+    what: str = "firings"
