@@ -233,6 +233,11 @@ class Game:
             self._apply_plans[name] = plan
         return plan
 
+    def forget_apply_plans(self) -> None:
+        """Drop the plans :meth:`apply_plan` built (they hold the action triggers as they were
+        when built): after the runtime's triggers change (:func:`rulekit.engine.triggers.watch`)."""
+        self._apply_plans.clear()
+
     def planned_listing(self, names: Any) -> Planned | None:
         """The actions ``names`` (a decision's), each with its planned enumerator, if every
         one has one and none is offered only if nothing else is (:mod:`rulekit.engine.priority`),

@@ -106,7 +106,7 @@ def watch(game: Any, observer: Observer | None, names: Collection[str] | None = 
         runtime.triggers.setdefault((decl.timing, decl.event), []).append(
             Trigger(decl.name, decl.timing, trigger.condition, effect, decl.span)
         )
-    game._apply_plans.clear()  # they hold the action triggers as they were
+    game.forget_apply_plans()  # they hold the action triggers as they were
 
 
 def _param_names(rules: Any, event: str) -> tuple[str, ...] | None:
