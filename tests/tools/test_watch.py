@@ -41,6 +41,17 @@ def _until(lines: queue.Queue[str], text: str, timeout: float = 30) -> str:
             return "".join(seen)
 
 
+def _quiet(lines: queue.Queue[str], seconds: float = 1.0) -> str:
+    """The output until none comes for ``seconds`` (a save may reach the watcher as two
+    batches of changes, so a second check may start after the first is reported)."""
+    seen = []
+    while True:
+        try:
+            seen.append(lines.get(timeout=seconds))
+        except queue.Empty:
+            return "".join(seen)
+
+
 def test_check_watch_reports_a_saved_mistake_then_its_fix_and_stops_on_ctrl_c(
     write_ruleset: Callable[..., Path],
 ) -> None:
@@ -60,8 +71,13 @@ def test_check_watch_reports_a_saved_mistake_then_its_fix_and_stops_on_ctrl_c(
         second = _until(lines, "watching for changes")
         (folder / "ruleset.yaml").write_text(TINY)
         third = _until(lines, "watching for changes")
+        third += _quiet(lines)
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=30) == 0
+        try:
+            status = process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"no exit 30 s after Ctrl-C; the output after the third check: {_quiet(lines)!r}")
+        assert status == 0
     finally:
         process.kill()
         process.wait(timeout=30)
