@@ -435,6 +435,7 @@ class ComponentRelabeller:
         ids = group.ids
         self.mapping = {a: ids[(i + 1) % len(ids)] for i, a in enumerate(ids)}
         self.ids = frozenset(ids)
+        self.kinds = frozenset({group.kind})
         self.kind_of = {item.id: kind.name for kind in program.rules.kinds.values() for item in kind.items}
 
     def permutation(self) -> str:
@@ -445,7 +446,11 @@ class ComponentRelabeller:
         if value is None:
             return None
         if type_.name == "entity" and type_.kind is not None:
-            return self.mapping.get(value, value) if type_.kind == self.group.kind else value
+            return self.mapping.get(value, value) if type_.kind in self.kinds else value
+        if type_.name == "tuple" and isinstance(value, tuple):
+            image = self.point(value)
+            if image is not None:
+                return image
         if type_.is_list and type_.element is not None and isinstance(value, tuple):
             return tuple(self.value(v, type_.element) for v in value)
         if type_.is_map and type_.key is not None and isinstance(value, dict):
@@ -456,6 +461,10 @@ class ComponentRelabeller:
         if self.holds(value):
             raise Unknown
         return value
+
+    def point(self, value: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """A position's image (None: positions are not relabelled)."""
+        return None
 
     def holds(self, value: Any) -> bool:
         """Whether ``value`` holds one of the group's ids anywhere."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Any
 
 from rulekit.compiler.program import Program
-from rulekit.dsl import types as t
 from rulekit.rules.evaluate import Unevaluable
 from rulekit.rules.model import SymmetryDecl
 from rulekit.rules.symmetries import point_image
@@ -47,27 +46,9 @@ class SymmetryRelabeller(ComponentRelabeller):
             pairs.append(f"positions ({names}) moved")
         return ", ".join(pairs[:4]) + (", ..." if len(pairs) > 4 else "")
 
-    def value(self, value: Any, type_: t.Type) -> Any:
-        if value is None:
-            return None
-        if type_.name == "entity" and type_.kind is not None:
-            return self.mapping.get(value, value) if type_.kind in self.kinds else value
-        if type_.name == "tuple" and isinstance(value, tuple) and self.symmetry.points:
-            image = self.point(value)
-            if image is not None:
-                return image
-        if type_.is_list and type_.element is not None and isinstance(value, tuple):
-            return tuple(self.value(v, type_.element) for v in value)
-        if type_.is_map and type_.key is not None and isinstance(value, dict):
-            element = type_.element or t.ANY
-            return {self.value(k, type_.key): self.value(v, element) for k, v in value.items()}
-        if type_.is_record and isinstance(value, dict):
-            return {k: self.value(v, type_.field(k) or t.ANY) for k, v in value.items()}
-        if self.holds(value):
-            raise Unknown
-        return value
-
     def point(self, value: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        if not self.symmetry.points:
+            return None
         try:
             return point_image(self.symmetry, value)
         except Unevaluable:
