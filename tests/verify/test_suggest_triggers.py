@@ -1,8 +1,8 @@
 """Triggers' postconditions and ``verify --suggest``'s relations per trigger firing: a
 trigger's ``ensures:`` is checked after each firing (located, shrunk, saved as a scenario);
 the miner proposes per-player amounts, "nothing for a player whose count is 0", who a
-trigger pays and set-once whole numbers on a small ruleset, and a planted wrong payout
-breaks each."""
+trigger pays, set-once whole numbers, the rounds a trigger fires in and a player field set to
+the player with the fewest tokens on a small ruleset, and a planted wrong rule breaks each."""
 
 from __future__ import annotations
 
@@ -24,9 +24,12 @@ constants:
   BONUS: [0, 1, 3, 6, 10]
   DIVIDEND: 2
   ROUNDS: 4
+  AUDIT_ROUNDS: [2, 4]
 state:
   game:
     round: {type: int}
+    audits: {type: int}
+    leader: {type: "player?"}
     active: {type: "player?"}
   player:
     money: {type: int, initial: "5"}
@@ -64,6 +67,10 @@ triggers:
   tip:
     after: take
     effect: me.money += 1
+  audit:
+    after: payday
+    when: "round in AUDIT_ROUNDS"
+    effect: game.audits += 1
 flow:
   - repeat:
       until: game.round >= ROUNDS
@@ -74,6 +81,7 @@ flow:
             steps:
               - turn: game.active
         - do: |
+            game.leader = last(rank(p for p in players by p.tokens))
             game.round += 1
             emit payday(round=game.round)
 scoring:
@@ -86,6 +94,11 @@ PAY_AMOUNT = (
 NO_TOKENS_NO_DIVIDEND = "all(after(p.money) == before(p.money) for p in players if before(p.tokens) == 0)"
 TIP_ME_ONLY = "all(after(p.money) == before(p.money) for p in players if p != me)"
 FIRST_ONCE = "all(before(p.first) == 0 or after(p.first) == before(p.first) for p in players)"
+AUDIT_ROUNDS = "before(game.round) in AUDIT_ROUNDS"
+LEADER_FEWEST = (
+    "after(game.leader) == before(game.leader)"
+    " or all(after(game.leader.tokens) <= after(q.tokens) for q in players)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -172,6 +185,11 @@ def test_the_trigger_relations_are_mined_per_firing(payday: tuple[Path, dict[str
     assert TIP_ME_ONLY in found["trigger:tip"]
     assert "after(me.money) == before(me.money) + 1" in found["trigger:tip"]
     assert FIRST_ONCE in found["over:action"]
+    assert AUDIT_ROUNDS in found["trigger:audit"]
+    # a player field set to the player with the fewest tokens, in the rule's terms
+    assert LEADER_FEWEST in found["take"] and LEADER_FEWEST in found["skip"]
+    # every payday fires in every round: no "fires only when" is said of it
+    assert not any(" in " in h and h.startswith("before(game.round)") for h in found["trigger:pay"])
     # the dividend is no amount of a player's own values: no per-player amount is said of it
     assert not any(h.startswith("all(after(p.money) == before(p.money) +") for h in found["trigger:dividend"])
 
@@ -191,8 +209,17 @@ def test_the_trigger_relations_are_mined_per_firing(payday: tuple[Path, dict[str
         ),
         ("tip", TIP_ME_ONLY, {"triggers.tip.effect": "for p in players:\n    p.money += 1\n"}),
         (None, FIRST_ONCE, {"actions.take.effect": "me.tokens += 1\nme.first = game.round + 1\n"}),
+        ("audit", AUDIT_ROUNDS, {"triggers.audit.when": "round + 1 in AUDIT_ROUNDS"}),
+        (
+            None,
+            LEADER_FEWEST,
+            {
+                "flow.0.repeat.steps.1.do": "game.leader = first(rank(p for p in players by p.tokens))\n"
+                "game.round += 1\nemit payday(round=game.round)\n"
+            },
+        ),
     ],
-    ids=["every-amount", "every-none", "who", "set-once"],
+    ids=["every-amount", "every-none", "who", "set-once", "fires-at", "extreme-holder"],
 )
 def test_a_planted_wrong_payout_breaks_the_mined_trigger_relation(
     payday: tuple[Path, dict[str, set[str]]],

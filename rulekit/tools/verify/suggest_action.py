@@ -180,6 +180,10 @@ def _relation(
             return f"after({read}) == {value}", f"{read} is {value} after it", "set"
         return None
     if o.kind == "player":
+        # a rule's own terms first (the lowest power card starts), then who took it or is named
+        extreme = _extreme_holder(read, before, after, mine, amounts.watched, confidence)
+        if extreme is not None:
+            return extreme
         for target in players:
             if all(b == a or b == target.owner(s) for a, b, s in zip(before, after, mine, strict=True)):
                 if target.label == read:
@@ -211,6 +215,43 @@ def _relation(
         return f"after({read}) >= before({read})", f"{read} never falls", "sign"
     if not o.derived and max(deltas) <= 0:
         return f"after({read}) <= before({read})", f"{read} never rises", "sign"
+    return None
+
+
+def _extreme_holder(
+    read: str,
+    before: list[Any],
+    after: list[Any],
+    mine: list[Step],
+    watched: list[Observable],
+    confidence: Confidence,
+) -> tuple[str, str, str] | None:
+    """A player field that, whenever it changes, names a player with the lowest (or highest)
+    whole number of players after it (the next start player: the lowest power card), the only
+    one in at least ``Confidence.changes`` of the changes (else it may be a coincidence)."""
+    changed = [(s, a) for s, b, a in zip(mine, before, after, strict=True) if a != b and type(a) is int]
+    if len(changed) < confidence.changes:
+        return None
+    for o in watched:
+        if o.scope != "player" or o.kind != "int" or o.derived:
+            continue
+        for op, pick, word in (("<=", min, "lowest"), (">=", max, "highest")):
+            alone = 0
+            for s, who in changed:
+                read_values = [s.after.get((p, o.key)) for p in range(s.players)]
+                values = [v for v in read_values if type(v) is int]
+                if who >= len(read_values) or len(values) < len(read_values) or values[who] != pick(values):
+                    break
+                alone += values.count(values[who]) == 1
+            else:
+                if alone >= confidence.changes:
+                    field = o.text("q")
+                    return (
+                        f"after({read}) == before({read}) or "
+                        f"all(after({o.text(read)}) {op} after({field}) for q in players)",
+                        f"{read}, when it changes, becomes a player with the {word} {o.text('player')}",
+                        "who",
+                    )
     return None
 
 

@@ -20,7 +20,13 @@ own functions of one player returning a whole number (``proliferation_count(p)``
 observed at each firing: an amount or a condition may read them.
 
 Also here: a whole-number field that starts at 0 and, once non-zero, never changes (a bonus
-card taken), over every action and as the ensures of each trigger that sets it.
+card taken), over every action and as the ensures of each trigger that sets it; and *when* a
+trigger fires: a whole number of the game that, at every firing, was one of a few values with
+a gap between them that the game passed through without a firing (a scoring after rounds 4 and
+7 only: ``before(game.round) in SCORING_ROUNDS``, named by the constant list of exactly those
+values if there is one). An action's legality is in its requirements, where an author reads
+it; a trigger's timing often hides in the flow (an ``emit`` in a step, a ``when:``), so this
+is said of triggers only.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from rulekit.engine.triggers import watch
 from rulekit.errors import RulekitError
 from rulekit.tools.verify.observe import Observable, snapshot
 from rulekit.tools.verify.properties import trigger_params
-from rulekit.tools.verify.suggest_action import Confidence, changers, per_action
+from rulekit.tools.verify.suggest_action import MAX_ONE_OF, Confidence, changers, per_action
 from rulekit.tools.verify.suggest_if import conditional
 from rulekit.tools.verify.suggest_model import Signature, Step, Suggestion
 
@@ -131,6 +137,7 @@ def per_trigger(tw: TriggerWatch, actions: list[Step], confidence: Confidence) -
         mined += conditional(name, mine, tw.program, tw.watched, confidence, mined, signature=signature)
         mined += every_player(name, mine, tw.watched, tw.program, confidence, signature)
         mined += set_once(mine, tw.watched, confidence, f"in all {len(mine)} '{name}' firings watched")
+        mined += fires_at(name, mine, everything, tw.watched, tw.program, confidence)
         for s in mined:
             s.trigger, s.action = name, None
             if s.relation == "set-once":
@@ -291,3 +298,64 @@ def set_once(
             )
         )
     return found
+
+
+# ---------------------------------------------------------------- when it fires
+
+
+def fires_at(
+    name: str,
+    mine: list[Step],
+    steps: list[Step],
+    watched: list[Observable],
+    program: Program,
+    confidence: Confidence,
+) -> list[Suggestion]:
+    """The few values a whole number of the game had at every firing of ``name``, when the
+    game also passed, without a firing, through a value between them (``steps``: every action
+    and firing watched): ``before(game.round) in SCORING_ROUNDS``."""
+    found: list[Suggestion] = []
+    for o in watched:
+        if o.kind != "int" or o.scope != "game":
+            continue
+        read = [s.before.get(("game", o.key)) for s in mine]
+        values = [v for v in read if type(v) is int]
+        if len(values) < len(read):
+            continue
+        chosen = sorted(set(values))
+        if not 2 <= len(chosen) <= MAX_ONE_OF or any(values.count(v) < confidence.changes for v in chosen):
+            continue
+        gaps = {
+            v
+            for s in steps
+            for v in (s.before.get(("game", o.key)), s.after.get(("game", o.key)))
+            if type(v) is int and chosen[0] < v < chosen[-1] and v not in chosen
+        }
+        if not gaps:
+            continue
+        text = o.text()
+        listed = _constant_list(program, chosen) or f"[{', '.join(str(v) for v in chosen)}]"
+        passed = ", ".join(str(v) for v in sorted(gaps))
+        found.append(
+            Suggestion(
+                None,
+                f"before({text}) in {listed}",
+                f"suggested: '{name}' fires only when {text} is one of {listed} "
+                f"(in all {len(mine)} firings watched; never at {passed})",
+                len(mine),
+                relation="fires-at",
+            )
+        )
+    return found
+
+
+def _constant_list(program: Program, values: list[int]) -> str | None:
+    """The one constant list of exactly ``values`` (in any order), if there is one."""
+    names = [
+        c.name
+        for c in program.rules.constants.values()
+        if isinstance(c.value, (list, tuple))
+        and all(type(v) is int for v in c.value)
+        and sorted(c.value) == values
+    ]
+    return names[0] if len(names) == 1 else None
