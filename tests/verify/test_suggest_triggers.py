@@ -52,6 +52,12 @@ actions:
   skip:
     ends_turn: true
     effect: me.skips += 1
+  rest:
+    ends_turn: true
+    require:
+      - if: "game.round > 0"
+        else: "no rest in the first round"
+    effect: me.skips += 1
 triggers:
   pay:
     after: payday
@@ -95,6 +101,7 @@ NO_TOKENS_NO_DIVIDEND = "all(after(p.money) == before(p.money) for p in players 
 TIP_ME_ONLY = "all(after(p.money) == before(p.money) for p in players if p != me)"
 FIRST_ONCE = "all(before(p.first) == 0 or after(p.first) == before(p.first) for p in players)"
 AUDIT_ROUNDS = "before(game.round) in AUDIT_ROUNDS"
+REST_LATER = "before(game.round) >= 1"
 LEADER_FEWEST = (
     "after(game.leader) == before(game.leader)"
     " or all(after(game.leader.tokens) <= after(q.tokens) for q in players)"
@@ -188,6 +195,8 @@ def test_the_trigger_relations_are_mined_per_firing(payday: tuple[Path, dict[str
     assert AUDIT_ROUNDS in found["trigger:audit"]
     # a player field set to the player with the fewest tokens, in the rule's terms
     assert LEADER_FEWEST in found["take"] and LEADER_FEWEST in found["skip"]
+    # an action never taken in the first round (a requirement's bound), said of it only
+    assert REST_LATER in found["rest"] and REST_LATER not in found["skip"]
     # every payday fires in every round: no "fires only when" is said of it
     assert not any(" in " in h and h.startswith("before(game.round)") for h in found["trigger:pay"])
     # the dividend is no amount of a player's own values: no per-player amount is said of it
@@ -210,6 +219,7 @@ def test_the_trigger_relations_are_mined_per_firing(payday: tuple[Path, dict[str
         ("tip", TIP_ME_ONLY, {"triggers.tip.effect": "for p in players:\n    p.money += 1\n"}),
         (None, FIRST_ONCE, {"actions.take.effect": "me.tokens += 1\nme.first = game.round + 1\n"}),
         ("audit", AUDIT_ROUNDS, {"triggers.audit.when": "round + 1 in AUDIT_ROUNDS"}),
+        ("action:rest", REST_LATER, {"actions.rest.require": []}),
         (
             None,
             LEADER_FEWEST,
@@ -219,7 +229,7 @@ def test_the_trigger_relations_are_mined_per_firing(payday: tuple[Path, dict[str
             },
         ),
     ],
-    ids=["every-amount", "every-none", "who", "set-once", "fires-at", "extreme-holder"],
+    ids=["every-amount", "every-none", "who", "set-once", "fires-at", "lower-bound", "extreme-holder"],
 )
 def test_a_planted_wrong_payout_breaks_the_mined_trigger_relation(
     payday: tuple[Path, dict[str, set[str]]],
@@ -231,6 +241,9 @@ def test_a_planted_wrong_payout_breaks_the_mined_trigger_relation(
     directory, _ = payday
     if trigger is None:
         added: dict[str, object] = {"add": {"properties": {"mined": {"holds": holds}}}}
+    elif trigger.startswith("action:"):  # an action's precondition
+        trigger = trigger.removeprefix("action:")
+        added = {"extend": {"actions": {trigger: {"ensures": [{"holds": holds}]}}}}
     else:
         added = _ensures(trigger, holds)
     assert _verify(directory, tmp_path, added, {}) is None  # the rules keep it

@@ -111,6 +111,18 @@ def per_action(
                         relation="precondition",
                     )
                 )
+            if o.kind == "int" and o.scope == "game" and not o.derived:
+                bound = _lower_bound(read, before, steps, o, confidence)
+                if bound is not None:
+                    found.append(
+                        Suggestion(
+                            action,
+                            bound[0],
+                            f"suggested: {bound[1]} when '{action}' {taken} ({said})",
+                            len(mine),
+                            relation="precondition",
+                        )
+                    )
             if changes == 0:
                 if o.scope != "player" and changed[o.key] - {action}:
                     frames.append(f"after({read}) == before({read})")
@@ -438,6 +450,31 @@ def _value_before(key: tuple[Any, str]) -> Callable[[Step], Any]:
 
 def _always(values: list[Any]) -> bool:
     return bool(values) and isinstance(values[0], bool) and all(v is values[0] for v in values)
+
+
+def _lower_bound(
+    read: str,
+    before: list[Any],
+    steps: list[Step],
+    o: Observable,
+    confidence: Confidence,
+) -> tuple[str, str] | None:
+    """A whole number of the game that was never below ``m`` when the action was taken (and
+    was ``m`` in at least ``Confidence.changes`` of them: the bound is the action's, not a
+    coincidence of how late it came), while other states watched had it below ``m`` at least
+    ``Confidence.support`` times (no loan in the first round: ``before(game.round) > 1``)."""
+    values = [v for v in before if type(v) is int]
+    if len(values) < len(before) or not values:
+        return None
+    least = min(values)
+    if values.count(least) < confidence.changes:
+        return None
+    below = sum(1 for s in steps if type(v := s.before.get(("game", o.key))) is int and v < least)
+    if below < confidence.support:
+        return None
+    # a number: the constant a rule compares with is the reviewer's to name (a coincidence of
+    # values would name another)
+    return f"before({read}) >= {least}", f"{read} is at least {least}"
 
 
 def _seen_other(steps: list[Step], o: Observable, value: Any) -> bool:
