@@ -73,6 +73,12 @@ triggers:
   tip:
     after: take
     effect: me.money += 1
+  toll:
+    after: take
+    effect: |
+      for p in players:
+          if p != me:
+              transfer_up_to(1, p, me)
   audit:
     after: payday
     when: "round in AUDIT_ROUNDS"
@@ -102,6 +108,7 @@ TIP_ME_ONLY = "all(after(p.money) == before(p.money) for p in players if p != me
 FIRST_ONCE = "all(before(p.first) == 0 or after(p.first) == before(p.first) for p in players)"
 AUDIT_ROUNDS = "before(game.round) in AUDIT_ROUNDS"
 REST_LATER = "before(game.round) >= 1"
+TOLL_KEPT = "sum(after(p.money) for p in players) == sum(before(p.money) for p in players)"
 LEADER_FEWEST = (
     "after(game.leader) == before(game.leader)"
     " or all(after(game.leader.tokens) <= after(q.tokens) for q in players)"
@@ -195,6 +202,8 @@ def test_the_trigger_relations_are_mined_per_firing(payday: tuple[Path, dict[str
     assert AUDIT_ROUNDS in found["trigger:audit"]
     # a player field set to the player with the fewest tokens, in the rule's terms
     assert LEADER_FEWEST in found["take"] and LEADER_FEWEST in found["skip"]
+    # a toll every other player pays the taker: the players' money is only moved among them
+    assert TOLL_KEPT in found["trigger:toll"] and TOLL_KEPT not in found["trigger:tip"]
     # an action never taken in the first round (a requirement's bound), said of it only
     assert REST_LATER in found["rest"] and REST_LATER not in found["skip"]
     # every payday fires in every round: no "fires only when" is said of it
@@ -221,6 +230,14 @@ def test_the_trigger_relations_are_mined_per_firing(payday: tuple[Path, dict[str
         ("audit", AUDIT_ROUNDS, {"triggers.audit.when": "round + 1 in AUDIT_ROUNDS"}),
         ("action:rest", REST_LATER, {"actions.rest.require": []}),
         (
+            "toll",
+            TOLL_KEPT,
+            {
+                "triggers.toll.effect": "for p in players:\n"
+                "    if p != me:\n        transfer_up_to(1, p, bank)\n"
+            },
+        ),
+        (
             None,
             LEADER_FEWEST,
             {
@@ -229,7 +246,16 @@ def test_the_trigger_relations_are_mined_per_firing(payday: tuple[Path, dict[str
             },
         ),
     ],
-    ids=["every-amount", "every-none", "who", "set-once", "fires-at", "lower-bound", "extreme-holder"],
+    ids=[
+        "every-amount",
+        "every-none",
+        "who",
+        "set-once",
+        "fires-at",
+        "lower-bound",
+        "conserved",
+        "extreme-holder",
+    ],
 )
 def test_a_planted_wrong_payout_breaks_the_mined_trigger_relation(
     payday: tuple[Path, dict[str, set[str]]],

@@ -141,6 +141,7 @@ def per_action(
         if o.scope == "player" and o.kind in ("int", "bool"):
             found += _who(action, o, mine, changed, players, confidence, said, frames, framed)
     found += _transfers(action, mine, watched, players, confidence, said)
+    found += _conserved(action, mine, watched, confidence, said)
     if frames:
         found.append(
             Suggestion(
@@ -529,6 +530,39 @@ def _transfers(
                             relation="transfer",
                         )
                     )
+    return found
+
+
+def _conserved(
+    action: str, mine: list[Step], watched: list[Observable], confidence: Confidence, said: str
+) -> list[Suggestion]:
+    """A whole number of the players whose total the action never changes, although it moved
+    it between at least two players in ``Confidence.changes`` of its applications (a charge
+    every other player pays the mover: what they lose, she gains, nothing goes to the bank)."""
+    found = []
+    for o in watched:
+        if o.scope != "player" or o.kind != "int" or o.derived:
+            continue
+        moved = 0
+        for s in mine:
+            deltas = [_delta(s, (p, o.key)) for p in range(s.players)]
+            changes = [d for d in deltas if d is not None]
+            if len(changes) < len(deltas) or sum(changes) != 0:
+                break
+            moved += int(sum(1 for d in changes if d) >= 2)
+        else:
+            if moved >= confidence.changes:
+                p = o.text("p")
+                found.append(
+                    Suggestion(
+                        action,
+                        f"sum(after({p}) for p in players) == sum(before({p}) for p in players)",
+                        f"suggested: '{action}' moves {o.text('player')} between players only, "
+                        f"their total never changes ({said})",
+                        len(mine),
+                        relation="conserved",
+                    )
+                )
     return found
 
 

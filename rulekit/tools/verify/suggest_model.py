@@ -16,7 +16,7 @@ class Suggestion:
     message: str
     support: int
     over: str = "action"  # of a property (action None): over every action or every turn
-    #: What kind of relation: amount, one-of, sign, set, who, transfer, frame, monotonic,
+    #: What kind of relation: amount, one-of, sign, set, who, transfer, conserved, frame, monotonic,
     #: range, set-once, per-turn, every-amount, every-none (a trigger's, over every player),
     #: decider, end-values, end-sum, end-named, end-order, end-tiebreak, end-score, visibility,
     #: fires-at (when a trigger fires); a conditional relation is "if-" and the kind of the
