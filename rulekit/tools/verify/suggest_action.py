@@ -12,8 +12,14 @@ before and after:
   (or positive);
 * who: which players' values change (``all(after(p.money) == before(p.money) for p in players
   if p != me and p != to)``), who receives what ``me`` pays, who a player field is set to
-  (``after(game.winner) == before(game.winner) or after(game.winner) == me``), what a true/false
-  field is set to;
+  (``after(game.winner) == before(game.winner) or after(game.winner) == me``) -- first in the
+  rule's own terms, the player with the lowest or highest value of hers (``after(game.start) ==
+  before(game.start) or all(after(game.start.power) <= after(q.power) for q in players)``) --,
+  what a true/false field is set to, and a players' total the action never changes although it
+  moves it between them (``sum(after(p.money) for p in players) == sum(before(p.money) for p
+  in players)``);
+* preconditions: what a true/false field is when the action is taken, and a lower bound of a
+  whole number of the game (``before(game.round) >= 2``: never in the first round);
 * frames: the values other actions change that this one never does, in one postcondition.
 
 A relation is kept only with enough distinct observations behind it (:class:`Confidence`).
