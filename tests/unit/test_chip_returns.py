@@ -70,10 +70,13 @@ def test_bad_returns_are_reported_at_their_position(
     assert "ruleset.yaml:" in str(raised.value)
 
 
-def test_verify_reports_returns_outside_the_declared_bounds(write_ruleset: Callable[..., Path]) -> None:
+def test_verify_reports_returns_outside_the_declared_bounds(
+    write_ruleset: Callable[..., Path], tmp_path: Path
+) -> None:
     scoring = "{score: 'player.won - 1', returns: {min: -1, max: 1, sum: 0}}"
     directory = write_ruleset(_rules(scoring, take="5"))
-    result = verify(VerifyOptions(ruleset=str(directory), examples=5, max_actions=10))
+    # the counterexample goes to the test's directory, not to verify-out/ in the project
+    result = verify(VerifyOptions(ruleset=str(directory), examples=5, max_actions=10, out=tmp_path / "ce"))
     assert not result.ok
     assert result.counterexample is not None
     assert result.counterexample.key == "engine:terminal"
@@ -83,5 +86,7 @@ def test_verify_reports_returns_outside_the_declared_bounds(write_ruleset: Calla
 
 def test_verify_passes_returns_within_the_declared_bounds(write_ruleset: Callable[..., Path]) -> None:
     scoring = "{score: 'player.won - 1', returns: {min: -1, max: 1, sum: 0}}"
-    result = verify(VerifyOptions(ruleset=str(write_ruleset(_rules(scoring))), examples=5, max_actions=10))
+    result = verify(
+        VerifyOptions(ruleset=str(write_ruleset(_rules(scoring))), examples=5, max_actions=10, out=None)
+    )
     assert result.ok
