@@ -82,7 +82,9 @@ class Outcome:
 
     @property
     def ok(self) -> bool:
-        return self.caught_by is not None and self.seconds <= MAX_SECONDS and self.actions <= self.bug.longest
+        """Caught within ``MAX_SECONDS`` of CPU (the bar is CPU time: on a shared machine the
+        wall clock counts other processes' work) and ``MAX_ACTIONS`` actions."""
+        return self.caught_by is not None and self.cpu <= MAX_SECONDS and self.actions <= self.bug.longest
 
 
 def corpus(*patterns: str) -> list[Bug]:
@@ -316,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     lengths = [o.actions for o in caught]
     print(
         f"\n{len(caught)}/{len(outcomes)} caught by default verify; {len(ok)}/{len(outcomes)} within "
-        f"{MAX_SECONDS:.0f}s with at most {MAX_ACTIONS} actions (or the minimum a bug declares)"
+        f"{MAX_SECONDS:.0f}s of CPU with at most {MAX_ACTIONS} actions (or the minimum a bug declares)"
     )
     if args.scenarios:
         either = sum(1 for o in outcomes if o.caught_by or o.scenarios)
