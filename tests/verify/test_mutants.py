@@ -218,3 +218,20 @@ def test_notes_and_constants_only_bots_use_are_not_mutated(write_ruleset: Callab
     sites = mutation_sites(load_program(str(write_ruleset(rules_text))).rules)
     assert not any("PATIENCE" in s.detail or "note(" in s.before for s in sites)
     assert any(s.detail == "PRICE 3 -> 4" for s in sites)
+
+
+def test_functions_and_constants_only_the_postconditions_read_are_not_mutated(
+    write_ruleset: Callable[..., Path],
+) -> None:
+    """A reference a postcondition computes the payment with is a check, not a rule: mutating
+    it would make the check fail on correct rules and count as a kill for free."""
+    rules_text = SHOP.replace("  PRICE: 3\n", "  PRICE: 3\n  LIST_PRICE: 3\n").replace(
+        "    ends_turn: true\n  wait:",
+        "    ends_turn: true\n    ensures:\n"
+        '      - holds: "after(me.money) == before(me.money) - ref_price(1)"\n'
+        "        message: a purchase costs the list price\n  wait:",
+    )
+    rules_text += "functions:\n  ref_price:\n    params: {n: int}\n    body: n * LIST_PRICE + 0\n"
+    sites = mutation_sites(load_program(str(write_ruleset(rules_text))).rules)
+    assert not any("ref_price" in s.context or "LIST_PRICE" in s.detail for s in sites)
+    assert any(s.detail == "PRICE 3 -> 4" for s in sites)

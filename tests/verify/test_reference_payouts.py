@@ -17,14 +17,16 @@ from rulekit.tools.scenario import run_scenario
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "verify" / "corpus"
 
-# Three players; P2 builds her last warehouse, so the round ends in a payday (§3). Tunis holds
-# a tie of one warehouse each (P1's at the front: P1 first, P2 second, §9.3); P3's fortress in
-# Valencia (one warehouse: not the most built city) earns half of V (§9.4).
-PAYDAY = f"""\
-scenario: a payday after a tie in Tunis and a fortress outside the most built city
-ruleset: {ROOT / "rulesets" / "el_capitan"}
-players: 3
-skip_invariants: [warehouses_accounted, fortresses_accounted]
+# P2 builds her last warehouse, so the round ends in a payday (§3). Tunis holds a tie of one
+# warehouse each (the front one first, §9.3) and ties Napoli for the most built city, so P1's
+# fortress there earns V; with three players P3's fortress in Valencia (one warehouse) earns
+# half of V (§9.4).
+PAYDAY = """\
+scenario: a payday after a tie in Tunis, with fortresses in and outside the most built cities
+ruleset: {ruleset}
+players: {players}
+modules: [{modules}]
+skip_invariants: [warehouses_accounted, fortresses_accounted{skip}]
 setup:
   P1.ship: napoli
   P1.berth: 1
@@ -32,26 +34,37 @@ setup:
   P2.berth: 2
   P2.supply_warehouses: 1
   P2.supply_fortresses: 0
-  P3.ship: valencia
-  P3.berth: 1
-setup_effect: |
+  P2.supply_neutral: 0
+{setup}setup_effect: |
   let a = main_warehouse(player_at(1))
   let b = main_warehouse(player_at(2))
-  cities.tunis.sites = [a, b] + [none for i in between(3, 12)]
+  cities.tunis.sites = [{tunis}] + [none for i in between(3, 12)]
   cities.tunis.top = 2
-  cities.valencia.fortresses = [player_at(3), none]
-actions:
+  cities.tunis.fortresses = [player_at(1), none]
+{effect}actions:
   - build_warehouse(1)
   - end_turn
   - build_warehouse(2)
   - end_turn
-  - build_warehouse(1)
-  - end_turn
-  - choose_start_player(P1)
-expect_properties: ["payday_majorities.ensures[4]", "payday_fortresses.ensures[4]"]
-expect:
-  - game.phase == 2
+{actions}expect_properties: [{properties}]
 """
+
+THREE: dict[str, str] = {
+    "players": "3",
+    "modules": "",
+    "tunis": "a, b",
+    "setup": "  P3.ship: valencia\n  P3.berth: 1\n",
+    "effect": "  cities.valencia.fortresses = [player_at(3), none]\n",
+    "actions": "  - build_warehouse(1)\n  - end_turn\n",
+    "properties": '"payday_majorities.ensures[4]", "payday_fortresses.ensures[4]"',
+    "skip": "",
+}
+
+
+def payday(**changes: str) -> str:
+    """The payday scenario, three players unless ``changes`` say otherwise."""
+    return PAYDAY.format(ruleset=ROOT / "rulesets" / "el_capitan", **{**THREE, **changes})
+
 
 # Lisboa (§12.3): P2 builds behind P1's warehouse; one each, P1's earlier, so P2 ranks second
 # and is paid half of the next free value.
@@ -76,15 +89,43 @@ expect:
 """
 
 
-def _failures(tmp_path: Path, text: str, bug: str | None = None) -> list[str]:
+def _failures(tmp_path: Path, text: str, *bugs: str) -> list[str]:
     path = tmp_path / "s.yaml"
     path.write_text(text, encoding="utf-8")
-    variants = [str(CORPUS / bug)] if bug else []
+    variants = [bug if bug.startswith("/") else str(CORPUS / bug) for bug in bugs]
     return run_scenario(path, variants=variants).failures
 
 
-def test_the_reference_payday_holds_on_the_shipped_rules(tmp_path: Path) -> None:
-    assert _failures(tmp_path, PAYDAY) == []
+def _variant(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "variant.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+# Two players (§11): Tunis' tie is between P2's neutral colour (at the front: first) and P1's
+# main colour (second, which pays nothing with two players).
+TWO: dict[str, str] = {
+    "players": "2",
+    "skip": ", neutral_warehouses_accounted",
+    "tunis": "neutral_warehouse(player_at(2)), a",
+    "setup": "",
+    "effect": "",
+    "actions": "",
+}
+# Porto (§12.2, R30): P1 first, P2 and P3 present; the off-board payday pays them half V.
+PORTO: dict[str, str] = {
+    "modules": "porto",
+    "skip": ", porto_warehouses_accounted",
+    "effect": THREE["effect"]
+    + "  cities.porto.sites = [a, b, main_warehouse(player_at(3)), a] + [none for i in between(5, 12)]\n"
+    + "  cities.porto.top = 4\n",
+    "properties": THREE["properties"] + ', "porto_payday_everyone_present.ensures[1]"',
+}
+
+
+@pytest.mark.parametrize("changes", [{}, TWO, PORTO], ids=["three players", "two players", "porto"])
+def test_the_reference_payday_holds_on_the_shipped_rules(tmp_path: Path, changes: dict[str, str]) -> None:
+    assert _failures(tmp_path, payday(**changes)) == []
 
 
 @pytest.mark.parametrize(
@@ -96,9 +137,42 @@ def test_the_reference_payday_holds_on_the_shipped_rules(tmp_path: Path) -> None
     ],
 )
 def test_a_payday_paying_the_wrong_amount_breaks_the_reference(tmp_path: Path, bug: str, key: str) -> None:
-    failures = _failures(tmp_path, PAYDAY, bug)
+    failures = _failures(tmp_path, payday(), bug)
     assert len(failures) == 1
     assert f"property '{key}' fails" in failures[0]
+
+
+def test_a_fortress_in_a_city_tied_for_the_most_warehouses_paid_half_breaks_the_reference(
+    tmp_path: Path,
+) -> None:
+    strict = _variant(
+        tmp_path,
+        "variant: strict\nruleset: el_capitan\nset:\n"
+        "  functions.most_built.body: >\n"
+        "    operating_count(city) > max(operating_count(c) for c in cities if c != city)\n",
+    )
+    failures = _failures(tmp_path, payday(), strict)
+    assert len(failures) == 1
+    assert "property 'payday_fortresses.ensures[4]' fails" in failures[0]
+
+
+def test_a_second_rank_paid_with_two_players_breaks_the_reference(tmp_path: Path) -> None:
+    second = _variant(
+        tmp_path,
+        "variant: second\nruleset: el_capitan\nset:\n"
+        "  functions.majority_income.body: >\n"
+        "    (V(city) if len(r) > 0 and r[0] == m else half(V(city)) if len(r) > 1 and r[1] == m else 0)\n"
+        "    where r = colour_ranking(city) where m = main_warehouse(p)\n",
+    )
+    failures = _failures(tmp_path, payday(**TWO), second)
+    assert len(failures) == 1
+    assert "property 'payday_majorities.ensures[4]' fails" in failures[0]
+
+
+def test_porto_paying_everyone_present_in_full_breaks_the_reference(tmp_path: Path) -> None:
+    failures = _failures(tmp_path, payday(**PORTO), "el_capitan/porto_payday_pays_the_full_value.yaml")
+    assert len(failures) == 1
+    assert "property 'porto_payday_everyone_present.ensures[1]' fails" in failures[0]
 
 
 def test_lisboa_paying_the_second_rank_in_full_breaks_the_reference(tmp_path: Path) -> None:
@@ -138,7 +212,7 @@ actions:
   - end_turn
   - place_area(cape_06, (-1, 0), 1)
   - end_turn
-expect_properties: ["score_the_map.ensures[2]"]
+expect_properties: ["score_the_map.ensures[5]"]
 expect:
   - "[p.score for p in players] == [3, 0]"
 """
@@ -154,4 +228,66 @@ def test_the_reference_scoring_holds_on_the_shipped_rules(tmp_path: Path) -> Non
 def test_a_scoring_paying_the_wrong_amount_breaks_the_reference(tmp_path: Path, bug: str) -> None:
     failures = _failures(tmp_path, SCORING, bug)
     assert len(failures) == 1
-    assert "property 'score_the_map.ensures[2]' fails" in failures[0]
+    assert "property 'score_the_map.ensures[5]' fails" in failures[0]
+
+
+# El Caballero, three players: the display and the stack are empty, so each turn's placement is
+# skipped (A24) and round 4 ends in a scoring after three turns. The island (2 cards + 1 gold,
+# value 3) has P1 at strength 5, P2 at 3 (single second) or 5 (tied first) and P3 at 2.
+THREE_SCORING = f"""\
+scenario: places on an island with three players at the scoring after round 4
+ruleset: {ROOT / "rulesets" / "el_caballero"}
+players: 3
+skip_invariants: [area_cards_accounted, caballero_cards_conserved]
+setup:
+  game.round: 4
+setup_effect: |
+  game.map = with_area(with_area({{{{}}}}, (0, 0), area_cards.land_03, 0), (1, 0), area_cards.land_01, 0)
+  game.map = with_caballero(game.map, (0, -1), player_at(1), 2, 5)
+  game.map = with_caballero(game.map, (1, -1), player_at(2), 2, {{p2}})
+  game.map = with_caballero(game.map, (0, 1), player_at(3), 0, 2)
+  game.display = []
+  game.stack = []
+actions:
+  - play_power(10)
+  - play_power(3)
+  - play_power(5)
+  - draw_area
+  - end_turn
+  - draw_area
+  - end_turn
+  - draw_area
+  - end_turn
+expect_properties: ["score_the_map.ensures[5]"]
+expect:
+  - "[p.score for p in players] == {{scores}}"
+"""
+
+
+@pytest.mark.parametrize(
+    ("p2", "scores"), [(3, [6, 3, 0]), (5, [3, 3, 0])], ids=["single second", "tie for first"]
+)
+def test_the_reference_scoring_holds_with_three_players(tmp_path: Path, p2: int, scores: list[int]) -> None:
+    assert _failures(tmp_path, THREE_SCORING.format(p2=p2, scores=scores)) == []
+
+
+def test_a_single_second_place_left_unpaid_breaks_the_reference(tmp_path: Path) -> None:
+    unpaid = _variant(
+        tmp_path,
+        "variant: unpaid\nruleset: el_caballero\nset:\n  functions.place_points.body: >\n"
+        "    let mine = s[seat(p) - 1] in let top = max(x for x in s) in\n"
+        "    let firsts = count(x for x in s if x == top) in\n"
+        "    0 if mine == 0 else FIRST_MULTIPLIER * value if mine == top and firsts == 1\n"
+        "    else SECOND_MULTIPLIER * value if mine == top else 0\n",
+    )
+    failures = _failures(tmp_path, THREE_SCORING.format(p2=3, scores=[6, 3, 0]), unpaid)
+    assert len(failures) == 1
+    assert "property 'score_the_map.ensures[5]' fails" in failures[0]
+
+
+def test_a_tie_for_first_paid_in_full_with_three_players_breaks_the_reference(tmp_path: Path) -> None:
+    failures = _failures(
+        tmp_path, THREE_SCORING.format(p2=5, scores=[3, 3, 0]), "el_caballero/tie_for_first_scores_first.yaml"
+    )
+    assert len(failures) == 1
+    assert "property 'score_the_map.ensures[5]' fails" in failures[0]

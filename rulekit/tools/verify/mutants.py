@@ -18,7 +18,8 @@ The operators work on the rules model and its DSL trees (never on the YAML text)
 
 Mutations apply to actions (parameter domains, requirements, costs, effects), triggers, the
 functions and the constants the rules use -- never to the invariants and properties that are
-to catch them, nor to functions or constants only the display or the bots use, nor inside a
+to catch them (``ensures:`` included, and what only they read), nor to functions or constants
+only the display or the bots use, nor inside a
 ``note(...)`` (a message to everyone that no rule, score or seat's knowledge depends on).
 Running them is :mod:`.mutation_run`.
 """
@@ -149,7 +150,8 @@ def mutation_sites(rules: m.RulesModel) -> list[Mutation]:
 
 
 def _used_functions(rules: m.RulesModel) -> set[str]:
-    """The functions the rules call (from actions, triggers, setup, flow and scoring), transitively."""
+    """The functions the rules call (from actions, triggers, setup, flow and scoring), transitively;
+    not those only the checks call (an action's or a trigger's ``ensures:``)."""
     roots = [rules.actions, rules.triggers, rules.setup, rules.flow, rules.scoring]
     used: set[str] = set()
     pending = [name for root in roots for name in _calls(root, rules.functions)]
@@ -178,7 +180,7 @@ def _names(node: Any) -> Iterator[str]:
         return
     if isinstance(node, str):
         return
-    if not attrs.has(type(node)):
+    if not attrs.has(type(node)) or isinstance(node, m.PropertyDecl):  # an ensures: a check
         return
     if isinstance(node, ast.Name):
         yield node.id
@@ -194,7 +196,7 @@ def _calls(node: Any, functions: dict[str, m.FunctionDecl]) -> Iterator[str]:
         for item in node:
             yield from _calls(item, functions)
         return
-    if not attrs.has(type(node)):
+    if not attrs.has(type(node)) or isinstance(node, m.PropertyDecl):  # an ensures: a check
         return
     if isinstance(node, ast.Call) and node.function in functions:
         yield node.function
