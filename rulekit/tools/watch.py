@@ -20,7 +20,7 @@ POLL = 0.5
 def watch(
     paths: Sequence[Path],
     check: Callable[[], int],
-    out: Callable[[str], None] = print,
+    out: Callable[[str], None] | None = None,
     *,
     polling: bool = False,
 ) -> int:
