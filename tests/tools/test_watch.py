@@ -41,6 +41,17 @@ def _until(lines: queue.Queue[str], text: str, timeout: float = 30) -> str:
             return "".join(seen)
 
 
+def _signal_state(pid: int) -> str:
+    """The process's blocked, ignored, caught and pending signals, as Linux shows them (for a
+    failure's message: a SIGINT blocked or ignored by what started the process never arrives)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return "unknown"
+    kinds = ("SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")
+    return ", ".join(line for line in status if line.startswith(kinds))
+
+
 def _quiet(lines: queue.Queue[str], seconds: float = 1.0) -> str:
     """The output until none comes for ``seconds`` (a save may reach the watcher as two
     batches of changes, so a second check may start after the first is reported)."""
@@ -76,7 +87,10 @@ def test_check_watch_reports_a_saved_mistake_then_its_fix_and_stops_on_ctrl_c(
         try:
             status = process.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            pytest.fail(f"no exit 30 s after Ctrl-C; the output after the third check: {_quiet(lines)!r}")
+            pytest.fail(
+                f"no exit 30 s after Ctrl-C; the output after the third check: {_quiet(lines)!r}; "
+                f"its signals: {_signal_state(process.pid)}"
+            )
         assert status == 0
     finally:
         process.kill()
