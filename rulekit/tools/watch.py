@@ -6,6 +6,8 @@ else by comparing the YAML files' modification times every :data:`POLL` seconds.
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
@@ -29,6 +31,7 @@ def watch(
     flush, so a report shows at once through a pipe (``| tee``)."""
     if out is None:
         out = _print
+    restore = _ctrl_c_stops()
     try:
         for _ in _rounds(paths, polling):
             out(f"--- rulekit check at {datetime.now():%H:%M:%S} ---")
@@ -40,7 +43,27 @@ def watch(
             out(f"--- {'ok' if status == 0 else 'problems found'}; watching for changes (Ctrl-C stops) ---")
     except KeyboardInterrupt:
         out("stopped")
+    finally:
+        restore()
     return 0
+
+
+def _ctrl_c_stops() -> Callable[[], None]:
+    """Make Ctrl-C raise KeyboardInterrupt while watching, even in a process started with SIGINT
+    ignored (seen under pytest-xdist: SIGINT and SIGQUIT ignored, as a parent's ``system()`` leaves
+    them while it runs), since Ctrl-C is the only way to stop; returns what puts the old handling
+    back."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGINT)
+    if previous != signal.SIG_IGN:
+        return lambda: None
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def restore() -> None:
+        signal.signal(signal.SIGINT, previous)
+
+    return restore
 
 
 def _print(text: str) -> None:

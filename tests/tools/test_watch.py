@@ -118,3 +118,31 @@ def test_watching_without_watchfiles_polls_the_files(tmp_path: Path, monkeypatch
     assert watch.watch([tmp_path], check, out.append, polling=True) == 0
     assert calls == ["a: 1\n", "a: 22\n"]
     assert out[-1] == "stopped"
+
+
+def test_ctrl_c_stops_the_watch_in_a_process_started_with_sigint_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child inherits SIG_IGN for SIGINT from a parent that ignores it at that moment (seen in
+    pytest-xdist workers); Ctrl-C is the only way to stop watching, so it must still work."""
+    file = tmp_path / "ruleset.yaml"
+    file.write_text("a: 1\n")
+    out: list[str] = []
+    calls: list[int] = []
+
+    def check() -> int:
+        calls.append(1)
+        if len(calls) > 1:
+            raise AssertionError("Ctrl-C did not stop the watch")
+        threading.Timer(1.0, lambda: file.write_text("a: 22\n")).start()  # a second check if it goes on
+        os.kill(os.getpid(), signal.SIGINT)
+        return 0
+
+    monkeypatch.setattr(watch, "POLL", 0.05)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        assert watch.watch([tmp_path], check, out.append, polling=True) == 0
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # the old handling is back
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert out[-1] == "stopped"
