@@ -96,6 +96,12 @@ def _failures(tmp_path: Path, text: str, *bugs: str) -> list[str]:
     return run_scenario(path, variants=variants).failures
 
 
+def _only_failure_is(failures: list[str], key: str) -> None:
+    """The scenario failed once, on the property ``key``."""
+    assert len(failures) == 1
+    assert f"property '{key}' fails" in failures[0]
+
+
 def _variant(tmp_path: Path, text: str) -> str:
     path = tmp_path / "variant.yaml"
     path.write_text(text, encoding="utf-8")
@@ -138,8 +144,7 @@ def test_the_reference_payday_holds_on_the_shipped_rules(tmp_path: Path, changes
 )
 def test_a_payday_paying_the_wrong_amount_breaks_the_reference(tmp_path: Path, bug: str, key: str) -> None:
     failures = _failures(tmp_path, payday(), bug)
-    assert len(failures) == 1
-    assert f"property '{key}' fails" in failures[0]
+    _only_failure_is(failures, key)
 
 
 def test_a_fortress_in_a_city_tied_for_the_most_warehouses_paid_half_breaks_the_reference(
@@ -152,8 +157,7 @@ def test_a_fortress_in_a_city_tied_for_the_most_warehouses_paid_half_breaks_the_
         "    operating_count(city) > max(operating_count(c) for c in cities if c != city)\n",
     )
     failures = _failures(tmp_path, payday(), strict)
-    assert len(failures) == 1
-    assert "property 'payday_fortresses.ensures[4]' fails" in failures[0]
+    _only_failure_is(failures, "payday_fortresses.ensures[4]")
 
 
 def test_a_second_rank_paid_with_two_players_breaks_the_reference(tmp_path: Path) -> None:
@@ -165,21 +169,18 @@ def test_a_second_rank_paid_with_two_players_breaks_the_reference(tmp_path: Path
         "    where r = colour_ranking(city) where m = main_warehouse(p)\n",
     )
     failures = _failures(tmp_path, payday(**TWO), second)
-    assert len(failures) == 1
-    assert "property 'payday_majorities.ensures[4]' fails" in failures[0]
+    _only_failure_is(failures, "payday_majorities.ensures[4]")
 
 
 def test_porto_paying_everyone_present_in_full_breaks_the_reference(tmp_path: Path) -> None:
     failures = _failures(tmp_path, payday(**PORTO), "el_capitan/porto_payday_pays_the_full_value.yaml")
-    assert len(failures) == 1
-    assert "property 'porto_payday_everyone_present.ensures[1]' fails" in failures[0]
+    _only_failure_is(failures, "porto_payday_everyone_present.ensures[1]")
 
 
 def test_lisboa_paying_the_second_rank_in_full_breaks_the_reference(tmp_path: Path) -> None:
     assert _failures(tmp_path, LISBOA) == []
     failures = _failures(tmp_path, LISBOA, "el_capitan/lisboa_second_rank_paid_in_full.yaml")
-    assert len(failures) == 1
-    assert "property 'lisboa_immediate_payment.ensures[1]' fails" in failures[0]
+    _only_failure_is(failures, "lisboa_immediate_payment.ensures[1]")
 
 
 # El Caballero, two players, the scoring after round 4 reached by actions (§5.4): P1 and P2 tie
@@ -227,8 +228,7 @@ def test_the_reference_scoring_holds_on_the_shipped_rules(tmp_path: Path) -> Non
 )
 def test_a_scoring_paying_the_wrong_amount_breaks_the_reference(tmp_path: Path, bug: str) -> None:
     failures = _failures(tmp_path, SCORING, bug)
-    assert len(failures) == 1
-    assert "property 'score_the_map.ensures[5]' fails" in failures[0]
+    _only_failure_is(failures, "score_the_map.ensures[5]")
 
 
 # El Caballero, three players: the display and the stack are empty, so each turn's placement is
@@ -281,13 +281,11 @@ def test_a_single_second_place_left_unpaid_breaks_the_reference(tmp_path: Path) 
         "    else SECOND_MULTIPLIER * value if mine == top else 0\n",
     )
     failures = _failures(tmp_path, THREE_SCORING.format(p2=3, scores=[6, 3, 0]), unpaid)
-    assert len(failures) == 1
-    assert "property 'score_the_map.ensures[5]' fails" in failures[0]
+    _only_failure_is(failures, "score_the_map.ensures[5]")
 
 
 def test_a_tie_for_first_paid_in_full_with_three_players_breaks_the_reference(tmp_path: Path) -> None:
     failures = _failures(
         tmp_path, THREE_SCORING.format(p2=5, scores=[3, 3, 0]), "el_caballero/tie_for_first_scores_first.yaml"
     )
-    assert len(failures) == 1
-    assert "property 'score_the_map.ensures[5]' fails" in failures[0]
+    _only_failure_is(failures, "score_the_map.ensures[5]")
