@@ -666,22 +666,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise UsageError(Diagnostic("--port must be from 0 to 65535"))
     sock = bind(args.port)  # before the log is created: a port in use leaves no file behind
-    session = session_from_args(args)
-    port = sock.getsockname()[1]
-    title = session.game.program.rules.title
-    print(f"{title} (log: {session.log_path}; Ctrl-C stops). Open, each in its own browser:")
-    for who, url in session.urls(port):
-        if who == "watch":
-            print(f"  to watch (no seat, cannot act): {url}")
-        elif who == "hotseat":
-            print(f"  every person on one device, in turn (hotseat): {url}")
-        else:
-            print(f"  {who}: {url}")
-    if session.rated:
-        print("rated play: no undo")
-    server = make_server(make_app(session))
-    try:
-        server.run(sockets=[sock])
-    finally:  # only now: knowing the seed during play would tell the deal (the log holds it)
-        print(f"the game's seed was {args.seed} (serve it again with --seed {args.seed})")
+    with sock:  # closed however serve ends: a refused log or ruleset, Ctrl-C, the server stopping
+        session = session_from_args(args)
+        port = sock.getsockname()[1]
+        title = session.game.program.rules.title
+        print(f"{title} (log: {session.log_path}; Ctrl-C stops). Open, each in its own browser:")
+        for who, url in session.urls(port):
+            if who == "watch":
+                print(f"  to watch (no seat, cannot act): {url}")
+            elif who == "hotseat":
+                print(f"  every person on one device, in turn (hotseat): {url}")
+            else:
+                print(f"  {who}: {url}")
+        if session.rated:
+            print("rated play: no undo")
+        server = make_server(make_app(session))
+        try:
+            server.run(sockets=[sock])
+        finally:  # only now: knowing the seed during play would tell the deal (the log holds it)
+            print(f"the game's seed was {args.seed} (serve it again with --seed {args.seed})")
     return 0

@@ -40,7 +40,7 @@ from tests.hostile.html_checks import (
     svg_problems,
     variant_args,
 )
-from tests.view.conftest import need_web
+from tests.view.conftest import need_web, web_client
 
 IMG = "<img src=x onerror=window.pwned=1>"
 ASSETS = Path(__file__).resolve().parents[2] / "rulekit" / "tools" / "assets"
@@ -62,14 +62,12 @@ def _replay(
 def _served(directory: Path, work: Path, variants: Sequence[str] = ()) -> tuple[str, str, dict[str, Any]]:
     """The served page of ``directory`` (its text and policy header) and the state it asks for."""
     need_web()
-    from starlette.testclient import TestClient
-
     from rulekit.tools.serve import TOKEN_HEADER, Session, make_app
 
     game = load_game(str(directory), 2, variants=variants)
     session = Session(game, 0, {0}, [FirstLegalBot(), FirstLegalBot()], str(work / "served.jsonl"))
     session.act(0, "place(b2)")  # the log and a note
-    client = TestClient(make_app(session), base_url="http://127.0.0.1")
+    client = web_client(make_app(session))
     token = session.seat_tokens[0]
     page = client.get(f"/?token={token}")
     assert page.status_code == 200
@@ -157,13 +155,11 @@ def test_the_replay_page_declares_a_policy_that_runs_only_its_own_script_and_sty
 
 def test_the_served_page_sends_a_policy_with_a_fresh_nonce_per_response(tmp_path: Path) -> None:
     need_web()
-    from starlette.testclient import TestClient
-
     from rulekit.tools.serve import Session, make_app
 
     game = load_game("tic_tac_toe", 2)
     session = Session(game, 0, {0}, [FirstLegalBot(), FirstLegalBot()], str(tmp_path / "g.jsonl"))
-    client = TestClient(make_app(session), base_url="http://127.0.0.1")
+    client = web_client(make_app(session))
     nonces = []
     for _ in range(2):
         response = client.get(f"/?token={session.seat_tokens[0]}")

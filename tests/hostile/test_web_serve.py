@@ -203,6 +203,26 @@ def test_an_existing_log_is_never_overwritten(
     assert json.loads((tmp_path / "game-2.jsonl").read_text().splitlines()[0])["ruleset"] == "tic_tac_toe"
 
 
+def test_a_refused_log_closes_the_socket_serve_had_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    need_web()
+    monkeypatch.setattr(serve, "make_server", lambda app: _NoServer())
+    bound: list[Any] = []
+    real_bind = serve.bind
+
+    def bind(port: int) -> Any:
+        bound.append(real_bind(port))
+        return bound[-1]
+
+    monkeypatch.setattr(serve, "bind", bind)
+    kept = tmp_path / "mine.jsonl"
+    kept.write_text("precious\n", encoding="utf-8")
+    assert main(["serve", "tic_tac_toe", "--port", "0", "--log", str(kept)]) == 1
+    assert "exists; serve never overwrites a log" in capsys.readouterr().err
+    assert len(bound) == 1 and bound[0].fileno() == -1  # closed, not left to the garbage collector
+
+
 def test_serve_prints_one_address_per_seat_with_its_token(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from attrs import frozen
 from rulekit.load import load_game
 from rulekit.tools.bots import FirstLegalBot
 from rulekit.tools.serve import MAX_BODY, TOKEN_HEADER, Session, make_app
+from tests.view.conftest import web_client
 
 BASE_URL = "http://127.0.0.1"
 
@@ -34,11 +34,7 @@ def new_session(
 
 def client(session: Session) -> Any:
     """A TestClient for the session's app on a host name the app accepts."""
-    with warnings.catch_warnings():  # Starlette prefers httpx2 now; httpx is what is installed
-        warnings.simplefilter("ignore")
-        from starlette.testclient import TestClient
-
-        return TestClient(make_app(session), base_url=BASE_URL)
+    return web_client(make_app(session), BASE_URL)
 
 
 @frozen

@@ -12,6 +12,7 @@ import os
 import shutil
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,17 @@ def need_web() -> None:
     for module in ("starlette", "uvicorn"):
         if importlib.util.find_spec(module) is None:
             missing(f"the web extra ({module})", INSTALL_WEB)
+
+
+def web_client(app: Any, base_url: str = "http://127.0.0.1") -> Any:
+    """Starlette's TestClient for ``app`` (the web extra must be there: :func:`need_web`),
+    without the warning Starlette gives on import when it finds httpx rather than httpx2
+    (httpx is what the test extra installs, and what the hostile request tests catch)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    return TestClient(app, base_url=base_url)
 
 
 def chromium_paths() -> tuple[str, str] | None:

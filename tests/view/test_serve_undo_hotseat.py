@@ -14,7 +14,7 @@ from rulekit.load import load_game
 from rulekit.tools.bots import make_bots
 from rulekit.tools.log import replay
 from rulekit.tools.serve import TOKEN_HEADER, BadRequest, Session, make_app, session_from_args
-from tests.view.conftest import need_web
+from tests.view.conftest import need_web, web_client
 
 
 def _session(tmp_path: Path, ruleset: str, humans: set[int], players: int = 2, **options: Any) -> Session:
@@ -30,9 +30,7 @@ def _play_first(session: Session, seat: int) -> str:
 
 def _client(session: Session) -> Any:
     need_web()
-    from starlette.testclient import TestClient
-
-    return TestClient(make_app(session), base_url="http://127.0.0.1")
+    return web_client(make_app(session))
 
 
 def _post(client: Any, path: str, body: dict[str, Any], token: str) -> Any:
