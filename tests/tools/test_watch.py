@@ -24,8 +24,9 @@ def _reader(process: subprocess.Popen[str]) -> queue.Queue[str]:
 
     def read() -> None:
         assert process.stdout is not None
-        for line in process.stdout:
-            lines.put(line)
+        with process.stdout:  # closed at the end of the output, not left to the garbage collector
+            for line in process.stdout:
+                lines.put(line)
 
     threading.Thread(target=read, daemon=True).start()
     return lines
